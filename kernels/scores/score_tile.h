@@ -18,7 +18,7 @@
 /* The kinds of rule. The first three read their own kernel's outputs by position
  * (bollinger's upper, middle, lower; macd's macd, signal, hist); the others are generic: a
  * kind applied to the output(s) named in apo__rule, with the rule's own thresholds, so one
- * row of runtime/catalog/scored_kernels.c's table makes a rule on any catalog indicator. */
+ * row of runtime/catalog/scored_table.c's table makes a rule on any catalog indicator. */
 enum {
     APO_RULE_BANDS_REVERT = 0,
     APO_RULE_BANDS_ZONE = 1,

@@ -50,7 +50,7 @@ enum {
     APO_SCORED_BODY_VOLUME
 };
 
-/* The catalog kernels a built-in rule reads (runtime/catalog/scored_kernels.c, scored_defs):
+/* The catalog kernels a built-in rule reads (runtime/catalog/scored_table.c, scored_defs):
  * X(name, family body, apo__cat_id) each. */
 #define APO_SCORED_CATALOG_BODIES(X)                                                               \
     X(sma, APO_SCORED_BODY_AVERAGES, APO_CAT_SMA)                                                  \

@@ -1,10 +1,10 @@
 /*
  * The runtime's balancing state: per workload tag, a cost model per device (from a profile,
- * refined by calls) and forced ratios. distribute.c asks it for a call's shares and tells it
- * what each device measured. Its life, the profile files it is loaded from and stored to,
- * and the models and ratios that are stored at once (core/profiling.c fits and applies new
- * models) are balance_files.h. Everything here is guarded by its own mutex, since queries
- * may come from any thread while a call runs.
+ * refined by calls) and forced ratios. core/ asks it for a call's shares and tells it what
+ * each device measured (core/call_learning.c). Its life, the profile files it is loaded from and
+ * stored to, and the models and ratios that are stored at once (core/profiling.c fits and applies
+ * new models) are balance_files.h. Everything here is guarded by its own mutex, since queries may
+ * come from any thread while a call runs.
  */
 #ifndef APO_RUNTIME_BALANCE_BALANCE_STATE_H
 #define APO_RUNTIME_BALANCE_BALANCE_STATE_H

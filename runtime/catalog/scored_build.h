@@ -1,11 +1,12 @@
 /*
- * scored_build.h: what the scored kernels' two sources share, private to catalog/:
- * scored_kernels.c (the table's rules, the hooks every scored kernel runs, building a kernel
- * from a rule's row) and scored_generic.c (the rules on any output of a built-in indicator,
+ * scored_build.h: what the scored kernels' sources share, private to catalog/:
+ * scored_kernels.c (the hooks every scored kernel runs, building a kernel from a rule's row),
+ * scored_table.c (the table's rules and the lookups by name), scored_launch.c (the CUDA
+ * launch) and scored_generic.c (the rules on any output of a built-in indicator,
  * docs/scores.md "Rules on any output", built on first use from a row made for them). The
- * two call each other through it: the lookups of scored_kernels.c fall back on the rules on
- * any output, which are built with scored_kernels.c's builder. It includes neither's header,
- * so that neither file's piece includes the other's.
+ * table's lookups fall back on the rules on any output, which are built with
+ * scored_kernels.c's builder. It includes none of their headers, so that no file's piece
+ * includes another's.
  */
 #ifndef APO_RUNTIME_CATALOG_SCORED_BUILD_H
 #define APO_RUNTIME_CATALOG_SCORED_BUILD_H
@@ -14,7 +15,7 @@
 
 #include "catalog/kernel.h"
 
-/* A rule's row: the table's (scored_kernels.c), or one made for a rule on any output. */
+/* A rule's row: the table's (scored_table.c), or one made for a rule on any output. */
 typedef struct apo__scored_def {
     const char *indicator;
     const char *rule_name;
@@ -31,6 +32,10 @@ typedef struct apo__scored_def {
 void apo__scored_fill(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind,
                       const char *rule_name, const apo__scored_def *d, int view);
 
+/* scored_launch.c: the GPU side of the built-in rules' kernels in the sum view (a launcher
+ * where the build has CUDA), and of the others, which have no launcher: GPUs take no share. */
+extern const apo__cuda_impl apo__scored_cuda;
+extern const apo__cuda_impl apo__scored_host_only_cuda;
 /* Leaves k, a scored kernel, without a GPU launcher: GPUs take no share of it. */
 void apo__scored_host_only(apo__kernel *k);
 

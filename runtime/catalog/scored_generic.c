@@ -1,7 +1,7 @@
 /*
  * scored_generic.c: the rules on any output of a built-in indicator (docs/scores.md, "Rules
  * on any output"), `<kind>.<output>` or `cross.<a>.<b>` after the indicator's name, such as
- * "macd:cross.macd.signal". Where the table of scored_kernels.c names a rule for an
+ * "macd:cross.macd.signal". Where the table of scored_table.c names a rule for an
  * indicator, these make the row from the rule's name: its kind, the outputs it reads by their
  * names, thresholds without defaults of their own. Each such kernel is built on first use
  * with the table's builder (scored_build.h), so it runs the same hooks and gives the same

@@ -4,9 +4,10 @@
  * `periods_per_year`), with the scores as outputs of one column and a tile that is a whole
  * series: a series is scored by one device in one pass, so scores are the same bits on any
  * devices, ratios and split (a split along time cuts nothing: the tiled axis is one long).
- * Here: the table of built-in rules, the hooks every scored kernel runs (the series' fold, the
- * CUDA launch), building a kernel from a rule's row, the lookups and the user rules; the
- * rules on any output, built on first use, are scored_generic.c's (scored_build.h).
+ * Here: the hooks every scored kernel runs (the series' fold on the host) and building a
+ * kernel from a rule's row. The table of built-in rules and the lookups by name are
+ * scored_table.c's, the CUDA launch scored_launch.c's, a user's rule scored_user_rules.c's;
+ * the rules on any output, built on first use, are scored_generic.c's (scored_build.h).
  */
 #include <assert.h>
 #include <math.h>
@@ -36,51 +37,6 @@ static const char *const more_names[APO_SCORE_MORE_IX_COUNT] = {
     "sortino",       "calmar",    "cagr",     "win_rate",
     "profit_factor", "avg_trade", "turnover", "round_trips"};
 
-/* The views' suffixes of a rule's name (score_more.h's APO_SCORE_VIEW_*): `bands_revert`,
- * `bands_revert/compound`, `bands_revert/log`, `bands_revert/more`. */
-static const char *const view_names[APO_SCORE_VIEW_COUNT] = {"", "compound", "log", "more"};
-
-#define NO_THRESHOLDS 0, 0.0, 0.0, 0.0, 0.0
-#define ZONE_AND_REVERT(ind, out, lo, hi, min, max)                                                \
-    {ind, ind "_zone", APO_RULE_ZONE, out, 0, 1, lo, hi, min, max}, {                              \
-        ind, ind "_revert", APO_RULE_REVERT, out, 0, 1, lo, hi, min, max                           \
-    }
-#define PRICE_CROSS(ind)                                                                           \
-    { ind, "price_cross", APO_RULE_PRICE_CROSS, 0, 0, NO_THRESHOLDS }
-
-/* Which rule fits which indicator: a rule reads the outputs of its indicator by position
- * (docs/scores.md, "Rules", has the same table in words). A scored kernel's parameters are
- * the indicator's, the rule's thresholds and cost and periods_per_year, at most
- * APO_MAX_PARAMS: stoch's five leave no room for two thresholds, so stoch has its cross
- * and no zone (stochf's fastk has both). */
-static const apo__scored_def scored_defs[] = {
-    {"bollinger", "bands_revert", APO_RULE_BANDS_REVERT, 0, 0, NO_THRESHOLDS},
-    {"bollinger", "bands_zone", APO_RULE_BANDS_ZONE, 0, 0, NO_THRESHOLDS},
-    {"macd", "macd_cross", APO_RULE_MACD_CROSS, 0, 0, NO_THRESHOLDS},
-    ZONE_AND_REVERT("rsi", 0, 30.0, 70.0, 0.0, 100.0),
-    ZONE_AND_REVERT("stochf", 0, 20.0, 80.0, 0.0, 100.0),
-    {"stochf", "stochf_cross", APO_RULE_CROSS, 0, 1, NO_THRESHOLDS},
-    {"stoch", "stoch_cross", APO_RULE_CROSS, 0, 1, NO_THRESHOLDS},
-    ZONE_AND_REVERT("willr", 0, -80.0, -20.0, -100.0, 0.0),
-    /* CCI has no bound of its own. */
-    ZONE_AND_REVERT("cci", 0, -100.0, 100.0, -HUGE_VAL, HUGE_VAL),
-    ZONE_AND_REVERT("mfi", 0, 20.0, 80.0, 0.0, 100.0),
-    ZONE_AND_REVERT("cmo", 0, -50.0, 50.0, -100.0, 100.0),
-    PRICE_CROSS("sma"),
-    PRICE_CROSS("ema"),
-    PRICE_CROSS("wma"),
-    PRICE_CROSS("dema"),
-    PRICE_CROSS("tema"),
-    PRICE_CROSS("kama"),
-};
-#define N_SCORED (sizeof scored_defs / sizeof scored_defs[0])
-
-/* Every rule in every view: scored[i * APO_SCORE_VIEW_COUNT + view]. */
-#define N_KERNELS (N_SCORED * APO_SCORE_VIEW_COUNT)
-static apo__kernel scored[N_KERNELS];
-static apo__scoring scorings[N_KERNELS];
-static pthread_once_t scored_once = PTHREAD_ONCE_INIT;
-
 /* ---- the kernel's hooks ------------------------------------------------------------------ */
 
 static size_t one_len(const apo__kernel *k, const double *params, size_t cols) {
@@ -105,11 +61,6 @@ static uint64_t series_work(const apo__kernel *k, const double *params, size_t c
     return ind->unit_work(ind, params, cols) * (uint64_t)cols;
 }
 
-static size_t no_halo(const apo__kernel *k, const double *params) {
-    (void)k, (void)params;
-    return 0;
-}
-
 /* The scratch and the chains at once of a scored call on a GPU (scored_kernels.h): what the
  * planner's wave and the replayed GPUs take, built with or without CUDA. */
 size_t apo__scored_scratch_of(const apo__call *call) {
@@ -126,105 +77,7 @@ size_t apo__scored_gpu_chains(size_t scratch, int sms) {
     return apo__scored_chains_at_once(scratch, sms);
 }
 
-/* ---- the CUDA launch ---------------------------------------------------------------------- */
-
-/* A built-in rule's series is scored on a GPU by kernels/scores/scored.cu (docs/cuda.md,
- * "Scored sweeps on a GPU"): one GPU thread per series of a chunk, from its samples in GPU
- * memory, only the scores coming back; a call of shared pieces (the sets of one pass, or on a
- * GPU consecutive sets of several passes: worker_pool.c) is one chunk for all of them, its
- * inputs staged once and each set's scores written into its own columns of the chunk
- * (apo__cuda_chunk.set_stride), and one launch for all of them (apo__cuda_scored_mixed when
- * their passes differ). The host resolves each set here, once per chunk: the indicator's
- * pass and tile, its halo and macd's warm-up (libm's log, which the GPU might round
- * otherwise), the set's rule, cost and sqrt(periods_per_year), so the GPU runs the CPU's
- * bodies on the CPU's numbers. Every tile (a series) reads its whole row. A user's rule is a
- * function of this process's CPU, so its kernel has no launcher and GPUs take no share of
- * it. */
-#ifdef APO_HAVE_CUDA
-/* What the launch returns for a call it cannot take (cudaErrorInvalidValue's number: this
- * file includes no CUDA header). */
-#define SCORED_CUDA_INVALID 1
-
-/* The set of `call` as the launcher takes it; 0 when its indicator is neither bollinger, macd
- * nor a catalog kernel (scored_defs below has none such; the launcher refuses a catalog kernel
- * no built-in rule reads). */
-static int resolve_set(const apo__call *call, apo__scored_cuda_set *s) {
-    const apo__scoring *sc = call->kernel->scoring;
-    const apo__kernel *ind = sc->indicator;
-    memset(s, 0, sizeof *s);
-    s->pass = sc->pass.kind;
-    s->n_in = ind->n_inputs;
-    s->n_pass = sc->pass.n_out;
-    s->n_out = ind->n_outputs;
-    s->close_in = sc->close_input;
-    s->tile = ind->tile_len(ind, call->params);
-    s->halo = apo__kernel_halo(ind, call->params);
-    s->whole_row = apo__kernel_whole_row_input(ind, call->params);
-    for (size_t p = 0; p < ind->n_params && p < APO_CAT_MAX_PAR; p++)
-        s->params[p] = call->params[p];
-    const int cat = apo__catalog_id_of(ind);
-    if (sc->pass.kind == APO_SCORE_PASS_BOLLINGER_WIDTHS) {
-        s->indicator = APO_SCORED_CUDA_BOLLINGER;
-    } else if (strcmp(ind->name, "macd") == 0) {
-        s->indicator = APO_SCORED_CUDA_MACD;
-        s->warmup = s->halo; /* macd's halo is its warm-up (builtin_kernels.c) */
-    } else if (cat >= 0) {
-        s->indicator = APO_SCORED_CUDA_CATALOG;
-        s->cat_id = cat;
-        /* The io the host's tile builds (catalog_kernels.c): the parameters and the halo. */
-        memcpy(s->io.p, s->params, sizeof s->io.p);
-        s->io.h = apo__catalog_halo((apo__cat_id)cat, s->io.p);
-    } else {
-        return 0;
-    }
-    const size_t fold_params = ind->n_params + sc->n_rule_params;
-    s->rule = apo__scoring_rule(sc, call->params);
-    s->cost = call->params[fold_params];
-    s->sqrt_periods = sqrt(call->params[fold_params + 1]);
-    return 1;
-}
-
-static int scored_cuda_launch(const apo__call *call, const apo__cuda_chunk *chunk, void *stream) {
-    size_t n_sets;
-    const apo__call *pieces = apo__grid_shared_pieces(call, &n_sets);
-    if (n_sets > APO_GRID_SHARE_MAX || call->kernel->scoring->user_fn != NULL)
-        return SCORED_CUDA_INVALID;
-    apo__scored_cuda_set sets[APO_GRID_SHARE_MAX];
-    for (size_t j = 0; j < n_sets; j++)
-        if (!resolve_set(&pieces[j], &sets[j]))
-            return SCORED_CUDA_INVALID;
-    apo__scored_cuda_rows rows;
-    memset(&rows, 0, sizeof rows);
-    for (size_t i = 0; i < sets[0].n_in; i++)
-        rows.in[i] = chunk->in[i];
-    for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
-        rows.scores[k] = chunk->out[k];
-    rows.set_stride = chunk->set_stride;
-    rows.cols = call->cols;
-    /* A scored call's tile is a whole series: tile g is row g. */
-    rows.row0 = (size_t)chunk->first;
-    rows.rows = (size_t)(chunk->end - chunk->first);
-    /* A GPU's group may hold sets of several passes (worker_pool.c): where one starts. */
-    unsigned char pass_starts[APO_GRID_SHARE_MAX];
-    int mixed = 0;
-    pass_starts[0] = 1;
-    for (size_t j = 1; j < n_sets; j++) {
-        pass_starts[j] =
-            !call->kernel->shares_pass(call->kernel, pieces[j - 1].params, pieces[j].params);
-        mixed |= pass_starts[j];
-    }
-    return mixed ? apo__cuda_scored_mixed(sets, n_sets, pass_starts, &rows, stream)
-                 : apo__cuda_scored(sets, n_sets, &rows, stream);
-}
-
-static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1,
-                                           scored_cuda_launch, NULL,    0};
-#else
-static const apo__cuda_impl scored_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL, NULL, 0};
-#endif
-/* No launcher: a user's rule (its function is the host's), and the views of score_more.h,
- * whose finish takes a log and a power a GPU would round otherwise. GPUs take no share. */
-static const apo__cuda_impl host_only_cuda = {APO_SCORE_IX_COUNT, no_halo, 1, NULL, NULL, 0};
+/* ---- the series' fold --------------------------------------------------------------------- */
 
 /* Tiles of a row whose pass is computed at once, at most (apo__score_pass_group: the lanes
  * of the widest path). */
@@ -744,7 +597,7 @@ void apo__scored_fill(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind,
     memset(k, 0, sizeof *k);
     /* The built-ins' names fit, and apo__scored_kernel_user refuses a user's that does not. */
     if (snprintf(k->name, sizeof k->name, "%s:%s%s%s", ind->name, rule_name, view ? "/" : "",
-                 view_names[view]) >= (int)sizeof k->name)
+                 apo__scored_view_name(view)) >= (int)sizeof k->name)
         k->name[0] = '\0';
     k->builtin = d != NULL;
     k->n_inputs = ind->n_inputs;
@@ -780,167 +633,10 @@ void apo__scored_fill(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind,
     k->output_cols = one_col;
     k->run_tile = scored_run;
     k->run_tiles = scored_run_tiles;
-    k->cuda = d != NULL && view == APO_SCORE_VIEW_SUM ? &scored_cuda : &host_only_cuda;
+    k->cuda =
+        d != NULL && view == APO_SCORE_VIEW_SUM ? &apo__scored_cuda : &apo__scored_host_only_cuda;
     k->shares_pass = scored_shares_pass;
     k->scoring = sc;
 }
 
-void apo__scored_host_only(apo__kernel *k) { k->cuda = &host_only_cuda; }
-
-static void build_one(size_t i) {
-    const apo__scored_def *d = &scored_defs[i];
-    for (int v = 0; v < APO_SCORE_VIEW_COUNT; v++) {
-        const size_t at = i * APO_SCORE_VIEW_COUNT + (size_t)v;
-        apo__scored_fill(&scored[at], &scorings[at], apo__builtin_kernel_named(d->indicator),
-                         d->rule_name, d, v);
-    }
-}
-
-static void build_all(void) {
-    for (size_t i = 0; i < N_SCORED; i++)
-        build_one(i);
-}
-
-/* The view a rule's name asks for after its '/' (none: the sum), or -1. `base` gets the
- * rule's own name. */
-int apo__scored_view_of(const char *rule, char *base, size_t base_size) {
-    const char *slash = strchr(rule, '/');
-    const size_t len = slash != NULL ? (size_t)(slash - rule) : strlen(rule);
-    snprintf(base, base_size, "%.*s", (int)len, rule);
-    if (slash == NULL)
-        return APO_SCORE_VIEW_SUM;
-    for (int v = 1; v < APO_SCORE_VIEW_COUNT; v++)
-        if (apo__kernel_name_equal(slash + 1, view_names[v]))
-            return v;
-    return -1;
-}
-
-const char *apo__scored_view_name(int view) { return view_names[view]; }
-
-const apo__kernel *apo__scored_kernel_find(const char *name) {
-    if (strchr(name, ':') == NULL)
-        return NULL;
-    pthread_once(&scored_once, build_all);
-    for (size_t i = 0; i < N_KERNELS; i++)
-        if (apo__kernel_name_equal(scored[i].name, name))
-            return &scored[i];
-    /* A rule on any output of a built-in indicator, built on first use. */
-    const char *colon = strchr(name, ':');
-    char indicator[APO_NAME_MAX];
-    if ((size_t)(colon - name) >= sizeof indicator || !apo__scored_generic_kind_known(colon + 1))
-        return NULL;
-    snprintf(indicator, sizeof indicator, "%.*s", (int)(colon - name), name);
-    const apo__kernel *ind = apo__builtin_kernel_named(indicator);
-    const apo__kernel *k = NULL;
-    char err[256];
-    if (ind == NULL || apo__scored_generic_kernel(ind, colon + 1, &k, err, sizeof err) != APO_OK)
-        return NULL;
-    return k;
-}
-
-apo_status apo__scored_kernel_of(const char *kernel, const char *rule_view,
-                                 const apo__kernel **out) {
-    pthread_once(&scored_once, build_all);
-    *out = NULL;
-    char rule[APO_NAME_MAX];
-    const int view = apo__scored_view_of(rule_view, rule, sizeof rule);
-    if (view < 0)
-        return apo__fail(APO_ERR_UNKNOWN_KERNEL,
-                         "rule \"%s\": after the '/' comes compound, log or more (docs/kernels.md, "
-                         "\"More statistics and compounding\")",
-                         rule_view);
-    int rule_known = 0;
-    char fits[128] = "";
-    size_t len = 0;
-    for (size_t i = 0; i < N_SCORED; i++) {
-        if (apo__kernel_name_equal(scored_defs[i].rule_name, rule)) {
-            rule_known = 1;
-            if (apo__kernel_name_equal(scored_defs[i].indicator, kernel)) {
-                *out = &scored[i * APO_SCORE_VIEW_COUNT + (size_t)view];
-                return APO_OK;
-            }
-        }
-        if (apo__kernel_name_equal(scored_defs[i].indicator, kernel) && len < sizeof fits)
-            len += (size_t)snprintf(fits + len, sizeof fits - len, "%s%s", len ? ", " : "",
-                                    scored_defs[i].rule_name);
-    }
-    const apo__kernel *ind = apo__builtin_kernel_named(kernel);
-    if (apo__scored_generic_kind_known(rule) && (!rule_known || strchr(rule, '.') != NULL) &&
-        ind != NULL) {
-        char err[512];
-        const apo_status st = apo__scored_generic_kernel(ind, rule_view, out, err, sizeof err);
-        return st == APO_OK ? APO_OK : apo__fail(st, "%s", err);
-    }
-    if (!rule_known) {
-        /* The rules from the table, each once (price_cross fits several averages). */
-        char names[512] = "";
-        size_t at = 0;
-        for (size_t i = 0; i < N_SCORED && at < sizeof names; i++) {
-            size_t seen = 0;
-            while (seen < i && strcmp(scored_defs[seen].rule_name, scored_defs[i].rule_name) != 0)
-                seen++;
-            if (seen == i)
-                at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "",
-                                       scored_defs[i].rule_name);
-        }
-        return apo__fail(APO_ERR_UNKNOWN_KERNEL,
-                         "no rule named \"%s\" (rules: %s; on any output of a built-in "
-                         "indicator: zone.<output>, revert.<output>, cross.<a>.<b>, "
-                         "price_cross.<output>, signal.<output>)",
-                         rule, names);
-    }
-    return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                     "rule %s does not fit kernel %s: it reads the outputs of another kernel; %s%s",
-                     rule, kernel, len ? "the rules for it are " : "no rule reads its outputs yet",
-                     fits);
-}
-
-/* ---- user rules -------------------------------------------------------------------------- */
-
-int apo__scored_rule_builtin(const char *rule) {
-    /* A user's rule's name has no '.': only a kind's bare name can meet one. */
-    if (apo__scored_generic_kind_known(rule))
-        return 1;
-    for (size_t i = 0; i < N_SCORED; i++)
-        if (apo__kernel_name_equal(scored_defs[i].rule_name, rule))
-            return 1;
-    return 0;
-}
-
-apo_status apo__scored_kernel_user(apo__kernel *k, apo__scoring *sc, const apo__kernel *indicator,
-                                   const char *rule_name, apo_rule_fn fn, void *user,
-                                   apo__rule_failure *failure, char *err, size_t err_size) {
-    if (!apo__scored_scorable(indicator, 2, err, err_size))
-        return APO_ERR_INVALID_ARGUMENT;
-    if (strlen(indicator->name) + 1 + strlen(rule_name) >= APO_NAME_MAX) {
-        snprintf(err, err_size, "%s:%s is longer than %d characters", indicator->name, rule_name,
-                 APO_NAME_MAX - 1);
-        return APO_ERR_INVALID_ARGUMENT;
-    }
-    apo__scored_fill(k, sc, indicator, rule_name, NULL, APO_SCORE_VIEW_SUM);
-    sc->user_fn = fn;
-    sc->user = user;
-    sc->failure = failure;
-    return APO_OK;
-}
-
-void apo__scored_failure_clear(const apo__kernel *k) {
-    if (k->scoring == NULL || k->scoring->failure == NULL)
-        return;
-    apo__rule_failure *fail = k->scoring->failure;
-    pthread_mutex_lock(&fail->mutex);
-    fail->failed = 0;
-    pthread_mutex_unlock(&fail->mutex);
-}
-
-int apo__scored_failure_take(const apo__kernel *k, char *msg, size_t msg_size) {
-    if (k->scoring == NULL || k->scoring->failure == NULL)
-        return 0;
-    apo__rule_failure *fail = k->scoring->failure;
-    pthread_mutex_lock(&fail->mutex);
-    const int failed = fail->failed;
-    if (failed)
-        snprintf(msg, msg_size, "%s", fail->message);
-    pthread_mutex_unlock(&fail->mutex);
-    return failed;
-}
+void apo__scored_host_only(apo__kernel *k) { k->cuda = &apo__scored_host_only_cuda; }

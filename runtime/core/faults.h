@@ -1,6 +1,6 @@
 /*
  * The fault policy: the deadline a device's job gets, and quarantine (docs/design.md,
- * "Faults"). distribute.c applies it; this file only decides.
+ * "Faults"). run_phases.c applies it; this file only decides.
  *
  * Deadline: a job predicted to take t seconds (the balancing model of the device for the
  * workload's tag, t(n) = latency + n * cost) must be over max(floor, factor * t) seconds

@@ -8,7 +8,7 @@
  * of scratch, so this checks the windows, the fold and the per-thread layout at once, with
  * fewer threads than series and with a chunk that starts inside the rows.
  *
- * The sets are written here rather than resolved by the runtime (runtime/catalog/scored_kernels.c):
+ * The sets are written here rather than resolved by the runtime (runtime/catalog/scored_launch.c):
  * the runtime of a CUDA build links the launcher compiled by nvcc, whose symbols would clash
  * with these (as in test_catalog_simt.c). The inputs each catalog kernel reads are written
  * here too, in its descriptor's order.
@@ -33,7 +33,7 @@
 #define COST 0.0005
 #define PERIODS_PER_YEAR 252.0
 
-/* A built-in rule of the scored kernels' table (runtime/catalog/scored_kernels.c) on its
+/* A built-in rule of the scored kernels' table (runtime/catalog/scored_table.c) on its
  * indicator: APO_SCORED_CUDA_BOLLINGER and _MACD, or a catalog kernel with its inputs (1: the
  * close; 3: high, low, close; 4: and the volume) and parameters. */
 typedef struct scored_case {
