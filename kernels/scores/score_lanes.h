@@ -5,6 +5,8 @@
  *
  * How a lane keeps the scalar fold's bits:
  *   - the bands of a set's widths are the operations of apo__bollinger_pass_bands_compared;
+ *     a run of bars where neither a flat sd nor a NaN band nor a close that is not finite can
+ *     occur (apo__score_lanes_clean) skips those tests, whose outcome there is known;
  *   - a position is a double, -1, 0 or +1 (never -0: only those constants are selected), so
  *     (double)prev * move and cost * (double)change are the scalar fold's products of the
  *     same values; the rules' integer arithmetic on comparisons becomes selections of those
@@ -142,8 +144,8 @@ static inline apo_vd apo__score_lanes_sign(const apo__score_lanes_k *k, apo_vd a
 /* apo__rule_revert_step: from flat the zone; long, 1 while v is below the middle; short, -1
  * while v is above it; else 0. What each side would become does not depend on prev, so only
  * two comparisons of prev and two selections wait on the previous bar's position: the bars'
- * chain, and fewer instructions a bar than the held sides' sum (docs/PERF.md). Each outcome
- * is the same constant, +0 included. */
+ * chain, and fewer instructions a bar than the held sides' sum
+ * (docs/perf-log/2026-11-26-score-rival.md). Each outcome is the same constant, +0 included. */
 static inline apo_vd apo__score_lanes_revert(const apo__score_lanes_k *k, apo_vd prev, apo_vd v,
                                              apo_vd lower, apo_vd middle, apo_vd upper) {
     const apo_vd stay_long = apo__score_lanes_if(apo_vd_lt(v, middle), k->one);
