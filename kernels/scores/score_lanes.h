@@ -5,6 +5,8 @@
  *
  * How a lane keeps the scalar fold's bits:
  *   - the bands of a set's widths are the operations of apo__bollinger_pass_bands_compared;
+ *     a run of bars where neither a flat sd nor a NaN band nor a close that is not finite can
+ *     occur (apo__score_lanes_clean) skips those tests, whose outcome there is known;
  *   - a position is a double, -1, 0 or +1 (never -0: only those constants are selected), so
  *     (double)prev * move and cost * (double)change are the scalar fold's products of the
  *     same values; the rules' integer arithmetic on comparisons becomes selections of those
@@ -111,6 +113,20 @@ static inline apo_vd apo__score_lanes_max(apo_vd a, apo_vd b) {
 #endif
 }
 
+/* a < b ? a : b, lane by lane: x86's min, the mirror of apo__score_lanes_max (its second
+ * operand unless the first is less). */
+static inline apo_vd apo__score_lanes_min(apo_vd a, apo_vd b) {
+#if APO_LANES_X86 == 512
+    return (apo_vd)_mm512_min_pd((__m512d)a, (__m512d)b);
+#elif APO_LANES_X86 == 256
+    return (apo_vd)_mm256_min_pd((__m256d)a, (__m256d)b);
+#elif APO_LANES_X86 == 128
+    return (apo_vd)_mm_min_pd((__m128d)a, (__m128d)b);
+#else
+    return apo_vd_select(apo_vd_lt(a, b), a, b);
+#endif
+}
+
 /* apo__rule_zone: +1 below `lower`, else -1 above `upper`, else 0. */
 static inline apo_vd apo__score_lanes_zone(const apo__score_lanes_k *k, apo_vd v, apo_vd lower,
                                            apo_vd upper) {
@@ -126,14 +142,17 @@ static inline apo_vd apo__score_lanes_sign(const apo__score_lanes_k *k, apo_vd a
 }
 
 /* apo__rule_revert_step: from flat the zone; long, 1 while v is below the middle; short, -1
- * while v is above it; else 0 (long and short exclude each other, as in the sign). */
+ * while v is above it; else 0. What each side would become does not depend on prev, so only
+ * two comparisons of prev and two selections wait on the previous bar's position: the bars'
+ * chain, and fewer instructions a bar than the held sides' sum
+ * (docs/perf-log/2026-11-26-score-rival.md). Each outcome is the same constant, +0 included. */
 static inline apo_vd apo__score_lanes_revert(const apo__score_lanes_k *k, apo_vd prev, apo_vd v,
                                              apo_vd lower, apo_vd middle, apo_vd upper) {
-    const apo_vm hold_long = apo_vm_and(apo_vd_gt(prev, k->zero), apo_vd_lt(v, middle));
-    const apo_vm hold_short = apo_vm_and(apo_vd_lt(prev, k->zero), apo_vd_gt(v, middle));
-    const apo_vd held =
-        apo__score_lanes_if(hold_long, k->one) + apo__score_lanes_if(hold_short, k->minus_one);
-    return apo_vd_select(apo_vd_ne(prev, k->zero), held, apo__score_lanes_zone(k, v, lower, upper));
+    const apo_vd stay_long = apo__score_lanes_if(apo_vd_lt(v, middle), k->one);
+    const apo_vd stay_short = apo__score_lanes_if(apo_vd_gt(v, middle), k->minus_one);
+    const apo_vd from_flat = apo__score_lanes_zone(k, v, lower, upper);
+    return apo_vd_select(apo_vd_gt(prev, k->zero), stay_long,
+                         apo_vd_select(apo_vd_lt(prev, k->zero), stay_short, from_flat));
 }
 
 /* isfinite, lane by lane: |v| <= DBL_MAX is false for infinities and NaN. */
@@ -163,18 +182,22 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_return(const apo__score_la
                                                              const apo__score_lanes_sets *set,
                                                              apo_vd prev, apo_vd pos, apo_vd move,
                                                              apo_vd *traded, apo_vd *exposed) {
-    const apo_vm moved = apo_vd_ne(pos, prev);
-    *traded = apo__score_lanes_if(moved, k->one);
-    *exposed = apo__score_lanes_if(apo_vd_ne(pos, k->zero), k->one);
-    /* |pos - prev|: 1 for a change, 1 more for a flip. */
-    const apo_vd change = *traded + apo__score_lanes_if(apo_vd_lt(pos * prev, k->zero), k->one);
+    /* |pos - prev|: +0 (x - x is +0), 1 for a change, 2 for a flip, the scalar fold's
+     * integers; a trade where it is not 0, exposure where pos is not: 1 or +0 each, the
+     * constants a comparison and a selection gave, in two instructions fewer. */
+    const apo_vd change = apo_vd_abs(pos - prev);
+    *traded = apo__score_lanes_min(change, k->one);
+    *exposed = apo_vd_abs(pos);
     return prev * move - set->cost * change;
 }
 
 /* The rule's position at bar i from the previous one `prev` (apo__score_bar_move): the rule's
  * at a finite close, else prev. Leaves in o[0 .. 3) the bands of a `widths` pass, which say
- * whether a set may start. */
+ * whether a set may start. `clean` (a constant, for a `widths` pass only): the bar is one of
+ * a run that apo__score_lanes_clean has checked, so the bands need neither their flat case
+ * nor their NaN test, nor the close its own: the same values, fewer instructions. */
 static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_position(const int kind, const int widths,
+                                                               const int clean,
                                                                const apo__score_sets_tile *tile,
                                                                const apo__score_lanes_sets *set,
                                                                const apo__score_lanes_k *k,
@@ -188,10 +211,15 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_position(const int kind, c
         /* apo__bollinger_pass_bands_compared: upper, middle, lower. */
         const apo_vd mean = apo__score_lanes_load1(&out[1][i]);
         const apo_vd sd = apo__score_lanes_load1(&out[0][i]);
-        const apo_vm flat = apo_vd_lt(sd, k->zero);
-        o[0] = apo_vd_select(flat, mean, mean + set->nbdev_up * sd);
+        if (clean) {
+            o[0] = mean + set->nbdev_up * sd;
+            o[2] = mean - set->nbdev_dn * sd;
+        } else {
+            const apo_vm flat = apo_vd_lt(sd, k->zero);
+            o[0] = apo_vd_select(flat, mean, mean + set->nbdev_up * sd);
+            o[2] = apo_vd_select(flat, mean, mean - set->nbdev_dn * sd);
+        }
         o[1] = mean;
-        o[2] = apo_vd_select(flat, mean, mean - set->nbdev_dn * sd);
         if (kind == APO_RULE_CROSS || kind == APO_RULE_ZONE || kind == APO_RULE_REVERT ||
             kind == APO_RULE_PRICE_CROSS || kind == APO_RULE_SIGNAL)
             oa = o[tile->a < 3 ? tile->a : 0];
@@ -206,11 +234,13 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_position(const int kind, c
         if (kind == APO_RULE_CROSS)
             ob = apo__score_lanes_load1(&out[tile->b][i]);
     }
-    if (!isfinite(tile->close[i]))
+    if (!clean && !isfinite(tile->close[i]))
         return prev;
     const apo_vd c = apo__score_lanes_load1(&tile->close[i]);
     switch (kind) {
     case APO_RULE_BANDS_REVERT: {
+        if (clean)
+            return apo__score_lanes_revert(k, prev, c, o[2], o[1], o[0]);
         const apo_vm bands = apo_vm_and(
             apo_vm_and(apo__score_lanes_not_nan(k, o[0]), apo__score_lanes_not_nan(k, o[1])),
             apo__score_lanes_not_nan(k, o[2]));
@@ -237,13 +267,13 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_position(const int kind, c
 
 /* Bar i of a set whose lanes have all started: its position after the bar, and on a scored
  * bar its return, stored in *ret, with the bar's trade and exposure added to *trades and
- * *exposed. The chunks of the fold and of a ranged call's reference chain are this step. */
-static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_bar(
-    const int kind, const int widths, const apo__score_sets_tile *tile,
+ * *exposed; `clean` as apo__score_lanes_position takes it. */
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_step(
+    const int kind, const int widths, const int clean, const apo__score_sets_tile *tile,
     const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd pos, size_t i, int scored,
     apo_vd *ret, apo_vd *trades, apo_vd *exposed) {
     apo_vd o[3];
-    const apo_vd next = apo__score_lanes_position(kind, widths, tile, set, k, pos, i, o);
+    const apo_vd next = apo__score_lanes_position(kind, widths, clean, tile, set, k, pos, i, o);
     if (scored) {
         apo_vd traded, held;
         *ret = apo__score_lanes_return(k, set, pos, next, apo__score_lanes_load1(&tile->move[i]),
@@ -252,6 +282,16 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_bar(
         *exposed = *exposed + held;
     }
     return next;
+}
+
+/* apo__score_lanes_started_step on any bar: the chunks of a ranged call's reference chain
+ * (score_ride_lanes.h) are this step. */
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_bar(
+    const int kind, const int widths, const apo__score_sets_tile *tile,
+    const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd pos, size_t i, int scored,
+    apo_vd *ret, apo_vd *trades, apo_vd *exposed) {
+    return apo__score_lanes_started_step(kind, widths, 0, tile, set, k, pos, i, scored, ret, trades,
+                                         exposed);
 }
 
 /* Bar i while some set has not started (apo__score_bar_pos, lane by lane): a lane scores the
@@ -263,7 +303,7 @@ static APO_SCORE_LANES_INLINE void apo__score_lanes_warm_bar(const int kind, con
                                                              const apo__score_lanes_k *k,
                                                              apo__score_lanes *s, size_t i) {
     apo_vd o[3];
-    const apo_vd pos = apo__score_lanes_position(kind, widths, tile, set, k, s->pos, i, o);
+    const apo_vd pos = apo__score_lanes_position(kind, widths, 0, tile, set, k, s->pos, i, o);
     const apo_vm on = apo_vd_gt(s->started, k->zero);
     if (tile->finite[i] && apo_vm_bits(on) != 0) {
         apo_vd traded, exposed;
@@ -333,12 +373,66 @@ apo__score_lanes_sums(apo__score_lanes *s, const apo_vd *returns, size_t m) {
  * the other four). */
 #define APO_SCORE_LANES_ROUNDS 2
 
+/* Whether bars [i, stop) of a `widths` pass whose sets' widths are finite may take the clean
+ * step (apo__score_lanes_position): every close, mean and sd finite and no sd flat (< 0). Then
+ * each band is the width's sum, never NaN (a finite mean plus or minus a finite width times a
+ * finite sd is finite or an infinity), and the rule is asked at every bar: the checked step's
+ * outcome at every bar, for a vector load and test per APO_LANES bars of each array. */
+static inline int apo__score_lanes_clean(const apo__score_sets_tile *tile,
+                                         const apo__score_lanes_k *k, size_t i, size_t stop) {
+    const double *close = tile->close, *sd = tile->out[0], *mean = tile->out[1];
+    size_t t = i;
+    for (; t + APO_LANES <= stop; t += APO_LANES) {
+        const apo_vd v = apo_vd_loadu(sd + t);
+        const apo_vm ok =
+            apo_vm_and(apo_vm_and(apo__score_lanes_finite(k, apo_vd_loadu(close + t)),
+                                  apo__score_lanes_finite(k, apo_vd_loadu(mean + t))),
+                       apo_vm_and(apo_vd_ge(v, k->zero), apo_vd_le(v, k->max_finite)));
+        if (apo_vm_bits(ok) != APO_LANES_ALL)
+            return 0;
+    }
+    for (; t < stop; t++)
+        if (!isfinite(close[t]) || !isfinite(mean[t]) || !(sd[t] >= 0.0 && sd[t] <= DBL_MAX))
+            return 0;
+    return 1;
+}
+
+/* Whether every lane of the rounds' sets has finite widths (apo__score_lanes_clean). */
+static inline int apo__score_lanes_finite_widths(const apo__score_lanes_sets *set, int rounds,
+                                                 const apo__score_lanes_k *k) {
+    for (int r = 0; r < rounds; r++)
+        if (apo_vm_bits(apo_vm_and(apo__score_lanes_finite(k, set[r].nbdev_up),
+                                   apo__score_lanes_finite(k, set[r].nbdev_dn))) != APO_LANES_ALL)
+            return 0;
+    return 1;
+}
+
+/* The positions of bars [i, stop) of `rounds` rounds, each scored bar's return into
+ * returns[r][0 ..), its trade and exposure added to trades[r] and exposed[r]; returns the
+ * bars scored. `clean` as apo__score_lanes_position takes it. */
+static APO_SCORE_LANES_INLINE size_t apo__score_lanes_chunk(
+    const int kind, const int widths, const int clean, const int rounds,
+    const apo__score_sets_tile *tile, const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
+    apo_vd *pos, apo_vd (*returns)[APO_SCORE_LANES_CHUNK], apo_vd *trades, apo_vd *exposed,
+    size_t i, size_t stop) {
+    size_t m = 0;
+    for (; i < stop; i++) {
+        const int scored = tile->finite[i] != 0;
+        for (int r = 0; r < rounds; r++)
+            pos[r] = apo__score_lanes_started_step(kind, widths, clean, tile, &set[r], k, pos[r], i,
+                                                   scored, &returns[r][m], &trades[r], &exposed[r]);
+        m += (size_t)scored;
+    }
+    return m;
+}
+
 /* Bars [i, end) of `rounds` rounds (1 or 2, a constant) whose sets have all started: a chunk
  * at a time in two loops, the positions and each scored bar's return, then the sums, peak
  * and drawdown over those returns (apo__score_lanes_sums). Each loop's state fits in
  * registers, where one loop with both spilled its chains to memory; a value is computed from
  * the same values by the same operations either way, and each chain takes its bars in
- * order. The bars scored are the same in every lane and round, counted once. */
+ * order. The bars scored are the same in every lane and round, counted once. A chunk of a
+ * `widths` pass that apo__score_lanes_clean passes takes the clean step. */
 static APO_SCORE_LANES_INLINE void
 apo__score_lanes_hot(const int kind, const int widths, const int rounds,
                      const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
@@ -353,17 +447,17 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds,
     }
     size_t counted = 0;
     apo_vd returns[APO_SCORE_LANES_ROUNDS][APO_SCORE_LANES_CHUNK];
+    const int finite_widths = widths && apo__score_lanes_finite_widths(set, rounds, k);
     while (i < end) {
         const size_t stop = end - i < APO_SCORE_LANES_CHUNK ? end : i + APO_SCORE_LANES_CHUNK;
-        size_t m = 0;
-        for (; i < stop; i++) {
-            const int scored = tile->finite[i] != 0;
-            for (int r = 0; r < rounds; r++)
-                pos[r] =
-                    apo__score_lanes_started_bar(kind, widths, tile, &set[r], k, pos[r], i, scored,
-                                                 &returns[r][m], &trades[r], &exposed[r]);
-            m += (size_t)scored;
-        }
+        size_t m;
+        if (widths && finite_widths && apo__score_lanes_clean(tile, k, i, stop))
+            m = apo__score_lanes_chunk(kind, widths, 1, rounds, tile, set, k, pos, returns, trades,
+                                       exposed, i, stop);
+        else
+            m = apo__score_lanes_chunk(kind, widths, 0, rounds, tile, set, k, pos, returns, trades,
+                                       exposed, i, stop);
+        i = stop;
         for (int r = 0; r < rounds; r++) {
             if (m > 0 && fresh[r]) {
                 s[r].shift =

@@ -620,6 +620,77 @@ Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
     free(events);
 }
 
+/* Runs of bars whose closes, means and sds are all finite and whose sds are not flat take
+ * the bands without their exceptions (apo__score_lanes_clean, score_lanes.h), other runs the
+ * checked step: a long walk with such runs between a flat stretch, a gap of the pass, gaps of
+ * the close and a stretch where the widths of 1e3 and up overflow to infinite bands, and a set
+ * whose width is infinite (no run of its round is clean), folds each set as the scalar fold
+ * on every path, bit for bit. */
+Test(cpu_isa, score_lanes_clean_runs_fold_as_the_scalar_fold, .timeout = 60) {
+    const size_t n = 6000;
+    double *close = malloc(n * sizeof *close), *move = malloc(n * sizeof *move);
+    double *sd = malloc(n * sizeof *sd), *mean = malloc(n * sizeof *mean);
+    unsigned char *finite = malloc(n);
+    cr_assert(close != NULL && move != NULL && sd != NULL && mean != NULL && finite != NULL);
+    apo__test_random_walk(17, n, 100.0, 0.5, close);
+    close[3301] = NAN;
+    close[4444] = -INFINITY;
+    for (size_t t = 0; t < n; t++) {
+        finite[t] = (unsigned char)apo__score_move(t > 0 ? close[t - 1] : NAN, close[t], &move[t]);
+        mean[t] = t >= 3 ? (close[t - 1] + close[t - 2] + close[t - 3]) / 3.0 : NAN;
+        sd[t] = t < 20 ? NAN : 0.4 + 0.3 * sin((double)t / 9.0);
+        if (t >= 1200 && t < 1210)
+            sd[t] = APO_BOLLINGER_PASS_FLAT;
+        if (t >= 2600 && t < 2620)
+            sd[t] = mean[t] = NAN;
+        if (t >= 3800 && t < 3900)
+            sd[t] = 1e306;
+    }
+    const double *out[2] = {sd, mean};
+    static const double ups[9] = {1.0, 2.0, 1e3, 0.5, 1.5, 3.0, 2.5, INFINITY, 1e4};
+    apo__score_set sets[9];
+    for (size_t j = 0; j < 9; j++)
+        sets[j] =
+            (apo__score_set){ups[j], 1.0 + 0.25 * (double)j, 0.0, 0.0, 0.0, 0.0004 * (double)j};
+    static const size_t counts[] = {5, 7, 8, 9};
+    static const int kinds[] = {APO_RULE_BANDS_REVERT, APO_RULE_BANDS_ZONE};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        for (size_t q = 0; q < sizeof kinds / sizeof kinds[0]; q++) {
+            apo__score_fold want[9], got[9];
+            fold_sets(APO_CPU_ISA_AUTO, kinds[q], 1, close, move, finite, out, n, 2048, sets,
+                      counts[c], want);
+            for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+                if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                    continue;
+                fold_sets(isa, kinds[q], 1, close, move, finite, out, n, 2048, sets, counts[c],
+                          got);
+                for (size_t j = 0; j < counts[c]; j++) {
+                    const apo__score_fold *a = &got[j], *b = &want[j];
+                    const double ga[6] = {a->total,  a->shift, a->dev_sum,
+                                          a->dev_sq, a->peak,  a->drawdown};
+                    const double gb[6] = {b->total,  b->shift, b->dev_sum,
+                                          b->dev_sq, b->peak,  b->drawdown};
+                    cr_assert(a->pos == b->pos && a->started == b->started && a->bars == b->bars &&
+                                  a->trades == b->trades && a->exposed == b->exposed &&
+                                  memcmp(ga, gb, sizeof ga) == 0,
+                              "path %s, kind %d, %zu sets: set %zu folds otherwise (trades %lld "
+                              "vs %lld, total %.17g vs %.17g)",
+                              apo__cpu_isa_name((apo__cpu_isa)isa), kinds[q], counts[c], j,
+                              (long long)a->trades, (long long)b->trades, a->total, b->total);
+                }
+            }
+            /* Every set trades, so its positions are tested, not a flat line's. */
+            for (size_t j = 0; j < counts[c]; j++)
+                cr_assert_gt(want[j].trades, 10, "set %zu trades %lld times", j,
+                             (long long)want[j].trades);
+        }
+    free(close);
+    free(move);
+    free(sd);
+    free(mean);
+    free(finite);
+}
+
 /* A lone set's fold over bars [0, n) in tiles of `tile` bars with a rule of kind `kind` on
  * three outputs (a = 0, b = 1): on path `isa` (apo__cpu_score_fold_sets, whose lone set takes
  * its bars in lanes, kernels/scores/score_lone_lanes.h), or (isa AUTO) bar by bar by
