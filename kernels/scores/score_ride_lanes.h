@@ -40,6 +40,9 @@
 typedef struct apo__score_ride_ref {
     apo_vd ret[APO_SCORE_RIDE_CHUNK];
     apo_vd pos[APO_SCORE_RIDE_CHUNK];
+    /* The returns' squares, for the chains of a zero shift (apo__score_ride_flat): filled
+     * by the first pair of them in a chunk, read by the others. */
+    apo_vd square[APO_SCORE_RIDE_CHUNK];
     apo_vd traded, exposed;
 } apo__score_ride_ref;
 
@@ -190,6 +193,119 @@ static inline void apo__score_ride_pair(const apo__score_lanes_k *k, apo__score_
     a->pos = c->pos = b->pos[n_bars - 1];
 }
 
+/*
+ * A chain of a zero shift. A lane whose first return was 0 or -0 (flat at its first two
+ * bars, as most sets start) has dev = r - shift equal to r, bit for bit, at every bar: r - 0
+ * is r for every r, and r - (-0) is r except for r = -0, where it is +0. Its dev_sum then
+ * takes the same additions as its total from the same +0, so they are the same bits (a
+ * sum that is not -0 stays so whether +0 or -0 is added, and a sum that starts at +0 is
+ * never -0: x + y is -0 only for two -0), and its dev_sq adds the squares of the returns,
+ * which the chains share. Such a chain adds 5 operations a bar, where the sums take 8.
+ * Checked per chunk on every lane's bits, not assumed: a chain that fails takes the sums.
+ */
+static inline int apo__score_ride_flat(const apo__score_lanes_k *k, const apo__score_lanes *s) {
+    if (apo_vm_bits(apo_vd_gt(s->bars, k->zero)) != APO_LANES_ALL ||
+        apo_vm_bits(apo_vd_eq(s->shift, k->zero)) != APO_LANES_ALL ||
+        memcmp(&s->total, &s->dev_sum, sizeof s->total) != 0)
+        return 0;
+    if (apo_vm_bits(apo_vd_eq(s->total, k->zero)) == 0)
+        return 1; /* no total is zero, so none is -0 */
+    for (size_t l = 0; l < APO_LANES; l++) {
+        const double total = apo_vd_lane(s->total, l);
+        if (total == 0.0 && signbit(total))
+            return 0;
+    }
+    return 1;
+}
+
+/* The squares of the chunk's m returns, once for every chain of a zero shift. */
+static inline void apo__score_ride_squares(apo__score_ride_ref *b, size_t m) {
+    for (size_t j = 0; j < m; j++)
+        b->square[j] = b->ret[j] * b->ret[j];
+}
+
+/* apo__score_lanes_sums for two chains of a zero shift (apo__score_ride_flat): the total,
+ * the squares' sum, peak and drawdown in the sums' order, and dev_sum the total's bits. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void
+apo__score_ride_flat_sums2(apo__score_lanes *a, apo__score_lanes *b, const apo_vd *returns,
+                           const apo_vd *squares, size_t m) {
+    apo_vd total_a = a->total, dev_sq_a = a->dev_sq, peak_a = a->peak, drawdown_a = a->drawdown;
+    apo_vd total_b = b->total, dev_sq_b = b->dev_sq, peak_b = b->peak, drawdown_b = b->drawdown;
+    for (size_t j = 0; j < m; j++) {
+        const apo_vd r = returns[j], square = squares[j];
+        total_a = total_a + r;
+        total_b = total_b + r;
+        dev_sq_a = dev_sq_a + square;
+        dev_sq_b = dev_sq_b + square;
+        peak_a = apo__score_lanes_max(total_a, peak_a);
+        peak_b = apo__score_lanes_max(total_b, peak_b);
+        drawdown_a = apo__score_lanes_max(peak_a - total_a, drawdown_a);
+        drawdown_b = apo__score_lanes_max(peak_b - total_b, drawdown_b);
+    }
+    a->total = a->dev_sum = total_a, a->dev_sq = dev_sq_a;
+    a->peak = peak_a, a->drawdown = drawdown_a;
+    b->total = b->dev_sum = total_b, b->dev_sq = dev_sq_b;
+    b->peak = peak_b, b->drawdown = drawdown_b;
+}
+
+/* Two chains of a zero shift joined at the chunk's first bar take its m > 0 scored bars (the
+ * squares already in b->square): the sums side by side, the counts and the last position. */
+static inline void apo__score_ride_flat_pair(apo__score_lanes *a, apo__score_lanes *c,
+                                             size_t n_bars, size_t m,
+                                             const apo__score_ride_ref *b) {
+    apo__score_ride_flat_sums2(a, c, b->ret, b->square, m);
+    const apo_vd scored = apo_vd_splat((double)m);
+    a->bars = a->bars + scored, c->bars = c->bars + scored;
+    a->trades = a->trades + b->traded, c->trades = c->trades + b->traded;
+    a->exposed = a->exposed + b->exposed, c->exposed = c->exposed + b->exposed;
+    a->pos = c->pos = b->pos[n_bars - 1];
+}
+
+/* The chains of one round over a chunk [i0, i1) whose reference scored m bars: those joined
+ * at its first bar two by two, the pairs of a zero shift by their shorter sums, the others
+ * bar by bar until they join. */
+static APO_SCORE_LANES_INLINE void
+apo__score_ride_round_chunk(const int kind, const int widths, const apo__score_sets_tile *tile,
+                            const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
+                            apo__score_lanes *s, size_t n_chains, apo_vd before, size_t i0,
+                            size_t i1, size_t m, apo__score_ride_ref *b) {
+    apo__score_lanes *waiting = NULL, *waiting_flat = NULL;
+    int squared = 0;
+    for (size_t c = 0; c < n_chains; c++) {
+        apo__score_lanes *sc = &s[c];
+        if (!apo__score_ride_joined(k, sc, before)) {
+            apo__score_ride_chain_chunk(kind, widths, tile, set, k, sc, before, i0, i1, m, b);
+        } else if (m > 0 && apo__score_ride_flat(k, sc)) {
+            if (waiting_flat == NULL) {
+                waiting_flat = sc;
+                continue;
+            }
+            if (!squared)
+                apo__score_ride_squares(b, m);
+            squared = 1;
+            apo__score_ride_flat_pair(waiting_flat, sc, i1 - i0, m, b);
+            waiting_flat = NULL;
+        } else if (waiting == NULL) {
+            waiting = sc;
+        } else {
+            apo__score_ride_pair(k, waiting, sc, i1 - i0, m, b);
+            waiting = NULL;
+        }
+    }
+    /* A lone chain of a zero shift takes the sums, beside a lone other one if there is. */
+    if (waiting_flat != NULL && waiting != NULL) {
+        apo__score_ride_pair(k, waiting, waiting_flat, i1 - i0, m, b);
+        waiting = waiting_flat = NULL;
+    }
+    if (waiting_flat != NULL)
+        waiting = waiting_flat;
+    if (waiting != NULL)
+        apo__score_ride_chain_chunk(kind, widths, tile, set, k, waiting, before, i0, i1, m, b);
+}
+
 /* The tile's bars for `rounds` rounds of n_chains chains' lane states s[r][c], under a rule
  * of kind `kind` (constants, as apo__score_lanes_tile), a chunk of bars at a time: the
  * reference's, then each chain's. */
@@ -204,26 +320,9 @@ static APO_SCORE_LANES_INLINE void apo__score_ride_tile(
             before[r] = ref_pos[r];
         const size_t m =
             apo__score_ride_ref_chunk(kind, widths, rounds, tile, set, k, ref_pos, i0, i1, b);
-        /* Chains joined at the chunk's first bar (most, once they have begun) two by two,
-         * the others bar by bar until they join. */
-        for (int r = 0; r < rounds; r++) {
-            apo__score_lanes *waiting = NULL;
-            for (size_t c = 0; c < n_chains; c++) {
-                apo__score_lanes *sc = &s[r][c];
-                if (!apo__score_ride_joined(k, sc, before[r])) {
-                    apo__score_ride_chain_chunk(kind, widths, tile, &set[r], k, sc, before[r], i0,
-                                                i1, m, &b[r]);
-                } else if (waiting == NULL) {
-                    waiting = sc;
-                } else {
-                    apo__score_ride_pair(k, waiting, sc, i1 - i0, m, &b[r]);
-                    waiting = NULL;
-                }
-            }
-            if (waiting != NULL)
-                apo__score_ride_chain_chunk(kind, widths, tile, &set[r], k, waiting, before[r], i0,
-                                            i1, m, &b[r]);
-        }
+        for (int r = 0; r < rounds; r++)
+            apo__score_ride_round_chunk(kind, widths, tile, &set[r], k, s[r], n_chains, before[r],
+                                        i0, i1, m, &b[r]);
     }
 }
 
@@ -271,8 +370,8 @@ static void APO_LANES_NAME(apo__score_ride_round)(const apo__score_sets_tile *ti
         }
         ref[r] = start[r];
     }
-    /* On the stack: about 77 KiB on avx512 (the chains' states 44, the reference's buffers
-     * 33), in threads of the default stack size (the runtime's workers set none). */
+    /* On the stack: about 93 KiB on avx512 (the chains' states 44, the reference's buffers
+     * 49), in threads of the default stack size (the runtime's workers set none). */
     apo__score_lanes s[APO_SCORE_LANES_ROUNDS][APO_SCORE_RIDE_CHAINS];
     apo__score_ride_ref b[APO_SCORE_LANES_ROUNDS];
     for (size_t g = 0; g < n_chains; g += APO_SCORE_RIDE_CHAINS) {

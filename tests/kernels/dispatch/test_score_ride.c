@@ -211,3 +211,32 @@ Test(score_ride, more_chains_than_a_round_holds, .timeout = 60) {
                 10000);
     free(b);
 }
+
+/* Chains that begin flat (score_ride_lanes.h, apo__score_ride_flat): a signal rule holds no
+ * position until its first event, so a chain that begins where neither its first bar nor the
+ * next has one takes a first return of 0, or -0 where the close falls (0 times a negative
+ * move, less 0), and its shift is zero; its lanes then take the shorter sums. Half of these
+ * begin before a fall and half before a rise, with costs of 0 and more, against the scalar
+ * fold alone. */
+Test(score_ride, chains_that_begin_flat, .timeout = 60) {
+    bars *b = make_bars();
+    apo__score_set sets[MAX_SETS];
+    for (size_t j = 0; j < MAX_SETS; j++)
+        sets[j] = set_of(j);
+    size_t begins[24], n_falls = 0, n_rises = 0, n = 0;
+    for (size_t t = 1600; t + 2 < BARS && n < 24; t += 7) {
+        const int quiet = b->events[t] == 0.0 && b->events[t + 1] == 0.0 && b->finite[t + 1];
+        const int falls = b->move[t + 1] < 0.0;
+        if (!quiet || (falls ? n_falls : n_rises) >= 12)
+            continue;
+        n_falls += (size_t)falls;
+        n_rises += (size_t)!falls;
+        begins[n++] = t;
+    }
+    cr_assert_eq(n, 24, "24 flat beginnings, 12 before a fall");
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++)
+        if (apo__cpu_isa_supported((apo__cpu_isa)isa))
+            for (size_t c = 8; c <= MAX_SETS; c += MAX_SETS - 8)
+                cr_assert_gt(check_ride(b, isa, APO_RULE_SIGNAL, 0, sets, c, begins, n, 250), 1000);
+    free(b);
+}
