@@ -284,16 +284,6 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_step(
     return next;
 }
 
-/* apo__score_lanes_started_step on any bar: the chunks of a ranged call's reference chain
- * (score_ride_lanes.h) are this step. */
-static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_bar(
-    const int kind, const int widths, const apo__score_sets_tile *tile,
-    const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd pos, size_t i, int scored,
-    apo_vd *ret, apo_vd *trades, apo_vd *exposed) {
-    return apo__score_lanes_started_step(kind, widths, 0, tile, set, k, pos, i, scored, ret, trades,
-                                         exposed);
-}
-
 /* Bar i while some set has not started (apo__score_bar_pos, lane by lane): a lane scores the
  * bar if its set has started and both closes are finite, else keeps its state; then a set
  * starts after a bar whose outputs are all finite. */

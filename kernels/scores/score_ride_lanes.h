@@ -49,11 +49,12 @@ typedef struct apo__score_ride_ref {
 /* The reference's bars [i0, i1) for `rounds` rounds side by side (1 or 2, a constant: the
  * positions are a chain through the bars, and two rounds' chains overlap): the rule's
  * positions from ref_pos[r] on and, at each scored bar, the return of apo__score_lanes_return
- * with the counts. Returns the bars scored. */
-static APO_SCORE_LANES_INLINE size_t apo__score_ride_ref_chunk(
-    const int kind, const int widths, const int rounds, const apo__score_sets_tile *tile,
-    const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd *ref_pos, size_t i0,
-    size_t i1, apo__score_ride_ref *b) {
+ * with the counts. Returns the bars scored. `clean` (a constant) as
+ * apo__score_lanes_started_step takes it. */
+static APO_SCORE_LANES_INLINE size_t apo__score_ride_ref_steps(
+    const int kind, const int widths, const int clean, const int rounds,
+    const apo__score_sets_tile *tile, const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
+    apo_vd *ref_pos, size_t i0, size_t i1, apo__score_ride_ref *b) {
     size_t m = 0;
     apo_vd pos[APO_SCORE_LANES_ROUNDS], trades[APO_SCORE_LANES_ROUNDS],
         exposed[APO_SCORE_LANES_ROUNDS];
@@ -65,8 +66,8 @@ static APO_SCORE_LANES_INLINE size_t apo__score_ride_ref_chunk(
         const int scored = tile->finite[i] != 0;
         for (int r = 0; r < rounds; r++) {
             const apo_vd next =
-                apo__score_lanes_started_bar(kind, widths, tile, &set[r], k, pos[r], i, scored,
-                                             &b[r].ret[m], &trades[r], &exposed[r]);
+                apo__score_lanes_started_step(kind, widths, clean, tile, &set[r], k, pos[r], i,
+                                              scored, &b[r].ret[m], &trades[r], &exposed[r]);
             b[r].pos[i - i0] = next;
             pos[r] = next;
         }
@@ -78,6 +79,19 @@ static APO_SCORE_LANES_INLINE size_t apo__score_ride_ref_chunk(
         b[r].exposed = exposed[r];
     }
     return m;
+}
+
+/* apo__score_ride_ref_steps on a chunk: the clean step where apo__score_lanes_clean passes the
+ * chunk of a `widths` pass with finite widths (the same outcome at every bar, fewer
+ * instructions, as the whole-history fold takes it in apo__score_lanes_hot). */
+static APO_SCORE_LANES_INLINE size_t apo__score_ride_ref_chunk(
+    const int kind, const int widths, const int rounds, const apo__score_sets_tile *tile,
+    const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd *ref_pos, size_t i0,
+    size_t i1, apo__score_ride_ref *b) {
+    if (widths && apo__score_lanes_finite_widths(set, rounds, k) &&
+        apo__score_lanes_clean(tile, k, i0, i1))
+        return apo__score_ride_ref_steps(kind, widths, 1, rounds, tile, set, k, ref_pos, i0, i1, b);
+    return apo__score_ride_ref_steps(kind, widths, 0, rounds, tile, set, k, ref_pos, i0, i1, b);
 }
 
 /* The scored bars of [i, i1) (i > i0) and the reference's trades and exposed bars among
