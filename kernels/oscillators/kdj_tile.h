@@ -49,9 +49,8 @@
 #include "ma_type.h"
 #include "stoch_tile.h"
 
-/* TA-Lib 0.8's MA_Type beyond ma_type.h's nine: HMA, no average, the function's own default,
- * ZLEMA and Wilder's smoothing (RMA). */
-enum { APO_MA_HMA = 9, APO_MA_NONE = 10, APO_MA_OWN = 11, APO_MA_ZLEMA = 12, APO_MA_WILDER = 13 };
+/* TA-Lib 0.8's MA_Type beyond ma_type.h's nine (APO_MA_HMA .. APO_MA_WILDER) are in
+ * ma_series_lagged.h, whose kinds take two of them. */
 
 /* TA-Lib's lookback of its MA(p, matype) for every matype 0 .. 13; KDJ's own default (11) is 13. */
 static inline APO_HD size_t apo__kdj_ma_lookback(int matype, size_t p) {
@@ -71,8 +70,9 @@ static inline APO_HD size_t apo__kdj_ma_lookback(int matype, size_t p) {
 }
 
 /* The bars of a piece of fastk, k and d where an average is of ma_series.h's kinds: small,
- * because a GPU thread keeps the pieces' buffers in its local memory. */
-#define APO_KDJ_PIECE 128
+ * because a GPU thread keeps the pieces' buffers in its local memory (13 of them at most: fastk,
+ * k, d, and the values at each distance back of k's kind and of d's, 6.5 KiB). */
+#define APO_KDJ_PIECE 64
 
 /* 1 when the average is a recurrence over the value at hand (apo__kdj_ma). */
 static inline APO_HD int apo__kdj_recurrence(int matype, size_t p) {
@@ -82,7 +82,7 @@ static inline APO_HD int apo__kdj_recurrence(int matype, size_t p) {
 
 /* 1 when this body takes the average (see above). */
 static inline APO_HD int apo__kdj_takes(int matype, size_t p) {
-    return apo__kdj_recurrence(matype, p) || apo__ma_series_supported(matype, p);
+    return apo__kdj_recurrence(matype, p) || apo__ma_series_takes_lagged(matype, p);
 }
 
 /* The rate at which a recurrence forgets its seed, for its halo: 1 for none. */
@@ -149,17 +149,21 @@ static inline APO_HD void apo__kdj_avg_start(apo__kdj_avg *a, int matype, size_t
     apo__ma_series_start(&a->ser, matype, p, 0, origin);
 }
 
-/* 1 when the average reads the value leaving its window. */
-static inline APO_HD int apo__kdj_avg_lags(const apo__kdj_avg *a) {
-    return a->by_series && apo__ma_series_lags(a->ser.matype, a->ser.p);
+/* How many distances back the average reads its series, and the i-th (ma_series.h). */
+static inline APO_HD size_t apo__kdj_avg_lags(const apo__kdj_avg *a) {
+    return a->by_series ? apo__ma_series_lag_count(a->ser.matype, a->ser.p) : 0;
+}
+static inline APO_HD size_t apo__kdj_avg_lag(const apo__kdj_avg *a, size_t i) {
+    return apo__ma_series_lag_distance(a->ser.matype, a->ser.p, i);
 }
 
-/* The series at [u0, u1) (v[u - u0]), lag[u - u0] the value p before it where the average lags,
+/* The series at [u0, u1) (v[u - u0]), lag[i][u - u0] the value apo__kdj_avg_lag(i) before it,
  * and the average at each u into out[u - u0]: NaN where it has none. */
-static inline APO_HD void apo__kdj_avg_run(apo__kdj_avg *a, const double *v, const double *lag,
-                                           double *out, size_t u0, size_t u1) {
+static inline APO_HD void apo__kdj_avg_run(apo__kdj_avg *a, const double *v,
+                                           const double *const *lag, double *out, size_t u0,
+                                           size_t u1) {
     if (a->by_series) {
-        apo__ma_series_run(&a->ser, v, lag, out, u0, u1);
+        apo__ma_series_run_lagged(&a->ser, v, lag, out, u0, u1);
         return;
     }
     for (size_t u = u0; u < u1; u++) {
@@ -168,20 +172,50 @@ static inline APO_HD void apo__kdj_avg_run(apo__kdj_avg *a, const double *v, con
     }
 }
 
+/* Scratch of a piece for k's generators: fastk, and the fastk at each distance back. */
+typedef struct {
+    double fastk[APO_KDJ_PIECE];
+    double lag[APO_MA_SERIES_LAGS][APO_KDJ_PIECE];
+} apo__kdj_scratch;
+
 /* k at bars [t0, t1) (t0 where its last piece ended) into k[t - t0], fastk starting at bar
- * `from`; fastk and lag are scratch of the piece's length. */
+ * `from`. */
 static inline APO_HD void apo__kdj_k_run(apo__kdj_avg *avg, const apo__cat_io *io, size_t fk,
-                                         size_t from, size_t t0, size_t t1, double *fastk,
-                                         double *lag, double *k) {
-    const int lags = apo__kdj_avg_lags(avg);
-    const size_t pk = avg->ser.p;
+                                         size_t from, size_t t0, size_t t1, apo__kdj_scratch *sc,
+                                         double *k) {
+    const size_t lags = apo__kdj_avg_lags(avg);
+    const double *rows[APO_MA_SERIES_LAGS];
+    for (size_t i = 0; i < APO_MA_SERIES_LAGS; i++)
+        rows[i] = sc->lag[i];
     for (size_t t = t0; t < t1; t++) {
-        fastk[t - t0] = apo__fastk_at(io, t, fk);
-        /* fastk is a function of its window: the value leaving k's window is fastk pk bars
-         * back, recomputed (the window reads it only once pk values have entered). */
-        lag[t - t0] = lags && t >= from + pk ? apo__fastk_at(io, t - pk, fk) : 0.0;
+        sc->fastk[t - t0] = apo__fastk_at(io, t, fk);
+        /* fastk is a function of its window: the values the average reads back are fastk
+         * recomputed there (NaN before the series' first bar, where it has none). */
+        for (size_t i = 0; i < lags; i++) {
+            const size_t back = apo__kdj_avg_lag(avg, i);
+            sc->lag[i][t - t0] = t >= from + back ? apo__fastk_at(io, t - back, fk) : (double)NAN;
+        }
     }
-    apo__kdj_avg_run(avg, fastk, lag, k, t0 - (fk - 1), t1 - (fk - 1));
+    apo__kdj_avg_run(avg, sc->fastk, rows, k, t0 - (fk - 1), t1 - (fk - 1));
+}
+
+/* The pieces' buffers: k's scratch, k, d, and k at each distance d's average reads back. */
+typedef struct {
+    apo__kdj_scratch sc;
+    double k[APO_KDJ_PIECE], d[APO_KDJ_PIECE];
+    double old[APO_MA_SERIES_LAGS][APO_KDJ_PIECE];
+} apo__kdj_buffers;
+
+/* The values of k that d's average reads back, for the piece [t0, t1): k `back` bars behind,
+ * from a second k generator started at the same bar (the same bits); NaN before `from`. */
+static inline APO_HD void apo__kdj_k_behind(apo__kdj_avg *behind, const apo__cat_io *io, size_t fk,
+                                            size_t from, size_t back, size_t t0, size_t t1,
+                                            apo__kdj_buffers *b, double *old) {
+    const size_t first = from + back > t0 ? from + back : t0;
+    for (size_t t = t0; t < t1 && t < first; t++)
+        old[t - t0] = NAN;
+    if (t1 > first)
+        apo__kdj_k_run(behind, io, fk, from, first - back, t1 - back, &b->sc, old + (first - t0));
 }
 
 /* The body where an average is of ma_series.h's kinds (see above), from the first fastk at
@@ -190,26 +224,25 @@ static inline APO_HD void apo__kdj_tile_pieces(const apo__cat_io *io, size_t beg
                                                size_t from) {
     const size_t fk = (size_t)io->p[0], pk = (size_t)io->p[1], pd = (size_t)io->p[3];
     const int kind_k = (int)io->p[2], kind_d = (int)io->p[4];
-    apo__kdj_avg lead, behind, d;
+    apo__kdj_avg lead, d, behind[APO_MA_SERIES_LAGS];
     apo__kdj_avg_start(&lead, kind_k, pk, from - (fk - 1));
     apo__kdj_avg_start(&d, kind_d, pd, from - (fk - 1));
-    const int lags = apo__kdj_avg_lags(&d);
-    if (lags)
-        apo__kdj_avg_start(&behind, kind_k, pk, from - (fk - 1));
-    double fastk[APO_KDJ_PIECE], lag[APO_KDJ_PIECE], k[APO_KDJ_PIECE], old[APO_KDJ_PIECE],
-        dv[APO_KDJ_PIECE];
+    const size_t lags = apo__kdj_avg_lags(&d);
+    for (size_t i = 0; i < lags; i++)
+        apo__kdj_avg_start(&behind[i], kind_k, pk, from - (fk - 1));
+    apo__kdj_buffers b;
+    const double *old[APO_MA_SERIES_LAGS];
+    for (size_t i = 0; i < APO_MA_SERIES_LAGS; i++)
+        old[i] = b.old[i];
     for (size_t t0 = from; t0 < end; t0 += APO_KDJ_PIECE) {
         const size_t t1 = end - t0 > APO_KDJ_PIECE ? t0 + APO_KDJ_PIECE : end;
-        apo__kdj_k_run(&lead, io, fk, from, t0, t1, fastk, lag, k);
-        /* The values of k leaving d's window, slowd_period bars behind; those before `from`
-         * never entered it and are not read. */
-        if (lags && t1 > from + pd) {
-            const size_t b0 = t0 > from + pd ? t0 - pd : from;
-            apo__kdj_k_run(&behind, io, fk, from, b0, t1 - pd, fastk, lag, old + (b0 + pd - t0));
-        }
-        apo__kdj_avg_run(&d, k, old, dv, t0 - (fk - 1), t1 - (fk - 1));
+        apo__kdj_k_run(&lead, io, fk, from, t0, t1, &b.sc, b.k);
+        for (size_t i = 0; i < lags; i++)
+            apo__kdj_k_behind(&behind[i], io, fk, from, apo__kdj_avg_lag(&d, i), t0, t1, &b,
+                              b.old[i]);
+        apo__kdj_avg_run(&d, b.k, old, b.d, t0 - (fk - 1), t1 - (fk - 1));
         for (size_t t = t0 > begin ? t0 : begin; t < t1; t++) {
-            const double ko = k[t - t0], dout = dv[t - t0];
+            const double ko = b.k[t - t0], dout = b.d[t - t0];
             const int both = isfinite(ko) && isfinite(dout);
             io->out[0][t] = both ? ko : (double)NAN;
             io->out[1][t] = both ? dout : (double)NAN;

@@ -480,12 +480,13 @@ Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
         {"stochrsi", 1000, {{"fastd_matype", 6}}, 0, BAD, "fastd_matype 6 (KAMA)"},
         {"stochrsi", 1000, {{"fastk_period", 257}}, 0, BAD, "fastk_period 257"},
         {"stochrsi", 1000, {{"fastk_period", 256}}, 0, APO_OK, NULL},
-        /* kdj's averages are recurrences over its fastk or ma_series.h's kinds: a TRIMA of slowd
-         * at slowd_period 3 is refused, at slowd_period 1 it is the value itself; an SMA is
-         * taken. */
-        {"kdj", 100, {{"slowd_matype", 5}}, 0, BAD, "slowd_matype 5"},
-        {"kdj", 100, {{"slowk_matype", 12}}, 0, BAD, "slowk_matype 12"},
-        {"kdj", 100, {{"slowd_matype", 5}, {"slowd_period", 1}}, 0, APO_OK, NULL},
+        /* kdj takes every kind of TA-Lib 0.8's MA_Type but MAMA (7), which reads the whole
+         * series: TRIMA, KAMA, HMA and ZLEMA are taken, MAMA is refused as everywhere but ma and
+         * bbands. */
+        {"kdj", 100, {{"slowd_matype", 5}}, 0, APO_OK, NULL},
+        {"kdj", 100, {{"slowk_matype", 12}}, 0, APO_OK, NULL},
+        {"kdj", 100, {{"slowk_matype", 6}, {"slowd_matype", 9}}, 0, APO_OK, NULL},
+        {"kdj", 100, {{"slowd_matype", 7}}, 0, BAD, "slowd_matype 7 (MAMA)"},
         {"kdj", 100, {{"slowd_matype", 0}}, 0, APO_OK, NULL},
         /* Three inputs are required: two are refused. */
         {"atr", 100, {{NULL, 0}}, 2, APO_ERR_INVALID_ARGUMENT, "input"},
