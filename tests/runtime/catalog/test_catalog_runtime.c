@@ -417,6 +417,19 @@ Test(catalog_runtime, every_kernel_same_bits_on_every_device_set_ratio_and_axis,
     apo_runtime_destroy(cpu);
 }
 
+/* kdj's kinds that read their series several distances back (kdj_tile.h, ma_series_lagged.h:
+ * k generated again behind d) give the cpu's bits on every device set, ratio and axis: TRIMA and
+ * HMA for k, KAMA and ZLEMA for d (the other average Wilder's, the default). */
+Test(catalog_runtime, kdj_lagged_kinds_same_bits_on_every_device_set, .timeout = 900) {
+    apo_runtime *cpu = test_runtime("cpu");
+    const cat_case c = {"kdj", 0, 25000, HLC};
+    const apo_param kinds[] = {
+        {"slowk_matype", 5}, {"slowk_matype", 9}, {"slowd_matype", 6}, {"slowd_matype", 12}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        same_bits_everywhere(cpu, &c, N_CASES + N_CANDLESTICKS + i, &kinds[i]);
+    apo_runtime_destroy(cpu);
+}
+
 /* A sweep over the period gives each set the bits of its call alone. */
 Test(catalog_runtime, sweeps_give_each_set_its_call_alone, .timeout = 600) {
     apo_runtime *rt = test_runtime("sim:a,sim:b,sim:c");
