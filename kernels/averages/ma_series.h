@@ -50,8 +50,8 @@ typedef struct apo__ma_series {
     apo__cat_run r; /* its run state; r.t the next index the series is handed over at */
     int matype;
     size_t p, begin;
-    apo__dd sum, wsum; /* SMA and WMA: the window's sums */
-    size_t held;       /* SMA and WMA: the values the sums hold (at most p) */
+    apo__dd sum, wsum;     /* SMA and WMA: the window's sums */
+    size_t held;           /* SMA and WMA: the values the sums hold (at most p) */
     apo__ma_lagged lagged; /* TRIMA, HMA, KAMA, ZLEMA (ma_series_lagged.h) */
 } apo__ma_series;
 

@@ -14,31 +14,32 @@
  * function's own default", which is 13 for KDJ), 1 (EMA: the same seed, then
  * `e = (v - e) * k + e`, k = 2/(p + 1)) and 10 (no average: the value itself), run as one loop
  * over the bars (apo__kdj_ma). The kinds ma_series.h takes over a computed series, 0 (SMA),
- * 2 (WMA), 3 (DEMA), 4 (TEMA) and 8 (T3), run fastk, k and d in pieces of APO_KDJ_PIECE bars
- * (apo__kdj_tile_pieces), either average through ma_series.h where it is of those kinds and
- * through apo__kdj_ma where it is a recurrence, both in fastk's own indices
- * (u = t - (fastk_period - 1)) from the same origin: k's warm-up is a run of NaN values that d
- * skips (the EMA family) or whose window it does not fill (SMA, WMA), as TA-Lib's d taken from
- * k's first value. An SMA or WMA reads the value leaving its window: for k, fastk p bars back,
- * a pure function of its window (apo__fastk_at); for d, k slowd_period bars back, from a second
- * k generator started at the same bar (the same bits) running behind, as stochrsi_tile.h does.
- * TRIMA, KAMA, HMA and ZLEMA above period 1 (a window of a window, an efficiency ratio's lagged
- * sum, two WMAs and a lagged value; MAMA at any period, as for every kernel but ma and bbands)
- * are refused by the runtime with the kinds taken (docs/kernels/momentum.md, "TA-Lib 0.8's
- * newer functions, group 5"), and the body writes NaN if called with them. All three outputs are
- * NaN where k or d has no value (TA-Lib's lookback, and the gaps below).
+ * 2 (WMA), 3 (DEMA), 4 (TEMA), 5 (TRIMA), 6 (KAMA), 8 (T3), 9 (HMA) and 12 (ZLEMA), run fastk, k
+ * and d in pieces of APO_KDJ_PIECE bars (apo__kdj_tile_pieces), either average through
+ * ma_series.h where it is of those kinds and through apo__kdj_ma where it is a recurrence, both
+ * in fastk's own indices (u = t - (fastk_period - 1)) from the same origin: k's warm-up is a run
+ * of NaN values that d skips (the EMA family, ZLEMA, KAMA's restart) or whose window it does not
+ * fill (the window kinds), as TA-Lib's d taken from k's first value. SMA, WMA, TRIMA, HMA, KAMA
+ * and ZLEMA read their series at one or more distances back (apo__ma_series_lag_distance): for
+ * k, fastk that far back, a pure function of its window (apo__fastk_at); for d, k that far back,
+ * from one more k generator per distance started at the same bar (the same bits) running
+ * behind, as stochrsi_tile.h does. MAMA (7) above period 1 reads the whole series and is refused
+ * by the runtime (docs/kernels/momentum.md, "TA-Lib 0.8's newer functions, group 5"); the body
+ * writes NaN if called with it. All three outputs are NaN where k or d has no value (TA-Lib's
+ * lookback, and the gaps below).
  *
  * Tile: the definition re-run from w0 = max(0, begin - h), h the lookback plus each average's
- * warm-up (the recurrences' decay steps, DEMA's, TEMA's and T3's as their kernels' halo rules,
- * none for SMA and WMA, whose windows the lookback covers) and the slower's once more for the
- * chain (catalog_dispatch.c, KDJ), the first fastk at w0 + fastk_period - 1: a tile starting at
- * 0 has the definition's operations (an SMA's or WMA's as ma_series.h's running double-double
- * sums), later tiles agree with it to 2^-64 of the scale.
+ * warm-up (the recurrences' decay steps, DEMA's, TEMA's, T3's, KAMA's and ZLEMA's as their
+ * kernels' halo rules, none for SMA, WMA, TRIMA and HMA, whose windows the lookback covers) and
+ * the slower's once more for the chain (catalog_dispatch.c, KDJ), the first fastk at
+ * w0 + fastk_period - 1: a tile starting at 0 has the definition's operations (a window kind's as
+ * ma_series.h's running double-double sums), later tiles agree with it to 2^-64 of the scale.
  *
  * Gaps: a bar whose fastk window holds a non-finite high or low, or whose close is not finite,
- * has a NaN fastk, which moves no recurrence nor DEMA, TEMA or T3 stage (the EMA family's rule)
- * and which an SMA's or WMA's window holds for its period (the windows' rule, ma_series.h); it
- * gives NaN in all three outputs. Stream: NONE (a piece re-runs its tile).
+ * has a NaN fastk, which moves no recurrence nor DEMA, TEMA, T3 or ZLEMA stage (the EMA
+ * family's rule), which an SMA's, WMA's, TRIMA's or HMA's window holds for its period (the
+ * windows' rule, ma_series.h) and after which KAMA restarts; it gives NaN in all three outputs.
+ * Stream: NONE (a piece re-runs its tile).
  */
 #ifndef APO_KERNELS_KDJ_TILE_H
 #define APO_KERNELS_KDJ_TILE_H

@@ -132,8 +132,9 @@ static int ref_kdj_ma_take(ref_kdj_ma *m, long double v) {
 /* 1 where kdj's average is a kind of TA-Lib's MA that is not a recurrence over the value at
  * hand: SMA, WMA, DEMA, TEMA, TRIMA, KAMA, T3, HMA and ZLEMA above period 1. */
 static int kdj_by_ma_reference(double period, double matype) {
-    return period > 1 && ((matype >= 0 && matype <= 6) || matype == 8 || matype == 9 ||
-                          matype == 12) && matype != 1;
+    return period > 1 &&
+           ((matype >= 0 && matype <= 6) || matype == 8 || matype == 9 || matype == 12) &&
+           matype != 1;
 }
 
 /* One of kdj's averages of the whole series v (NaN where it has no value) into avg: the overlap

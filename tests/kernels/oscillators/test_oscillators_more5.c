@@ -187,7 +187,8 @@ Test(oscillators_more5, kdj_trima_hma_zlema_and_kama_by_hand) {
     /* KAMA(2): seed 40 at bar 1; at bar 2 the noise |20 - 40| + |40 - 10| = 50 and roc 10 (er
      * 0.2), at bar 3 noise 30 + 20 = 50 and roc 10 again. */
     kdj_k_of_fastk(f, N, 6, 2, k);
-    const double slow = 2.0 / 31.0, sc = (0.2 * (2.0 / 3.0 - slow) + slow) * (0.2 * (2.0 / 3.0 - slow) + slow);
+    const double slow = 2.0 / 31.0,
+                 sc = (0.2 * (2.0 / 3.0 - slow) + slow) * (0.2 * (2.0 / 3.0 - slow) + slow);
     const double kama2 = 40.0 + sc * (20.0 - 40.0), kama3 = kama2 + sc * (50.0 - kama2);
     cr_assert(isnan(k[1]) && fabs(k[2] - kama2) < 1e-12 && fabs(k[3] - kama3) < 1e-12,
               "kama: %.17g %.17g", k[2], k[3]);
