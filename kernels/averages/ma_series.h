@@ -25,9 +25,12 @@
  *   is an exact product (dd.h), so the sums hold every term but for the double-double's
  *   rounding, about 2^-104 of their size a step.
  *   Period 1: the value itself (NaN where it is not finite), as TA-Lib's MA at period 1.
- *   TRIMA and KAMA (and MAMA) are not taken over a computed series: a triangle is a box of a
- *   box and needs two such windows and four copies of the series, KAMA its efficiency ratio's
- *   own lagged sum. apo__ma_series_supported says which; the others write NaN.
+ *   TRIMA, HMA, KAMA and ZLEMA (ma_series_lagged.h) read the series at several distances back
+ *   (a triangle is a box of a box, HMA a WMA of two WMAs, KAMA its efficiency ratio's lagged
+ *   sum, ZLEMA a lagged value): apo__ma_series_run_lagged takes them from a caller that hands
+ *   over the series at each of apo__ma_series_lag_count's distances (kdj); apo__ma_series_run,
+ *   whose callers (macdext, stochrsi) hand over one value p back, takes the kinds
+ *   apo__ma_series_supported says and writes NaN for the others. MAMA is taken by neither.
  *
  * Gaps (a value that is not finite): the EMA family's rule (NaN, no stage moves); for SMA and
  * WMA the windows' rule, NaN while the window holds one: the sums restart empty after it.
@@ -39,6 +42,7 @@
 #define APO_KERNELS_MA_SERIES_H
 
 #include "dd.h"
+#include "ma_series_lagged.h"
 #include "ma_type.h"
 
 typedef struct apo__ma_series {
@@ -46,8 +50,9 @@ typedef struct apo__ma_series {
     apo__cat_run r; /* its run state; r.t the next index the series is handed over at */
     int matype;
     size_t p, begin;
-    apo__dd sum, wsum; /* SMA and WMA: the window's sums */
-    size_t held;       /* SMA and WMA: the values the sums hold (at most p) */
+    apo__dd sum, wsum;     /* SMA and WMA: the window's sums */
+    size_t held;           /* SMA and WMA: the values the sums hold (at most p) */
+    apo__ma_lagged lagged; /* TRIMA, HMA, KAMA, ZLEMA (ma_series_lagged.h) */
 } apo__ma_series;
 
 /* 1 when the average can be taken over a computed series (see above). */
@@ -56,6 +61,23 @@ static inline APO_HD int apo__ma_series_supported(int matype, size_t p) {
         return 1;
     return matype == APO_MA_SMA || matype == APO_MA_EMA || matype == APO_MA_WMA ||
            matype == APO_MA_DEMA || matype == APO_MA_TEMA || matype == APO_MA_T3;
+}
+
+/* 1 when the average can be taken over a computed series whose caller hands over the values at
+ * each of apo__ma_series_lag_count's distances back (apo__ma_series_run_lagged): the kinds above
+ * and ma_series_lagged.h's, TRIMA, HMA, KAMA and ZLEMA. */
+static inline APO_HD int apo__ma_series_takes_lagged(int matype, size_t p) {
+    return apo__ma_series_supported(matype, p) || apo__ma_lagged_kind(matype, p);
+}
+
+/* How many distances back the average reads (apo__ma_series_run_lagged), and the i-th. */
+static inline APO_HD size_t apo__ma_series_lag_count(int matype, size_t p) {
+    if (apo__ma_lagged_kind(matype, p))
+        return apo__ma_lagged_count(matype, p);
+    return p > 1 && (matype == APO_MA_SMA || matype == APO_MA_WMA) ? 1 : 0;
+}
+static inline APO_HD size_t apo__ma_series_lag_distance(int matype, size_t p, size_t i) {
+    return apo__ma_lagged_kind(matype, p) ? apo__ma_lagged_distance(matype, p, i) : p;
 }
 
 /* 1 when the average reads the value leaving its window (lag of apo__ma_series_run). */
@@ -77,6 +99,7 @@ static inline APO_HD void apo__ma_series_start(apo__ma_series *s, int matype, si
     s->held = 0;
     /* Every kind starts at the EMA family's warm-up origin; the streams set their seeds there. */
     apo__ema_chain_start(&s->io, begin, &s->r);
+    apo__ma_lagged_start(&s->lagged, s->r.t);
 }
 
 /* The first index of the series the average reads. */
@@ -145,6 +168,28 @@ static inline APO_HD void apo__ma_series_run(apo__ma_series *s, const double *v,
         }
     }
     s->r.t = u1;
+}
+
+/* apo__ma_series_run for every kind apo__ma_series_takes_lagged says: lags[i][u - u0] the
+ * series apo__ma_series_lag_distance(i) before u (from the origin on; ma_series_lagged.h reads a
+ * value only inside the values since the last gap, or ZLEMA's from the origin on). */
+static inline APO_HD void apo__ma_series_run_lagged(apo__ma_series *s, const double *v,
+                                                    const double *const *lags, double *out,
+                                                    size_t u0, size_t u1) {
+    if (!apo__ma_lagged_kind(s->matype, s->p)) {
+        apo__ma_series_run(s, v, apo__ma_series_lag_count(s->matype, s->p) > 0 ? lags[0] : v, out,
+                           u0, u1);
+        return;
+    }
+    const size_t n = apo__ma_lagged_count(s->matype, s->p);
+    for (size_t u = u0; u < u1; u++) {
+        double lag[APO_MA_SERIES_LAGS] = {NAN, NAN, NAN, NAN, NAN};
+        for (size_t i = 0; i < n; i++)
+            lag[i] = lags[i][u - u0];
+        out[u - u0] = apo__ma_lagged_step(&s->lagged, s->matype, s->p, u, v[u - u0], lag);
+    }
+    if (u1 > s->r.t)
+        s->r.t = u1;
 }
 
 #endif /* APO_KERNELS_MA_SERIES_H */

@@ -152,11 +152,14 @@ static size_t apo__smi_halo(const double *params) {
     return fast + slow + signal + slowest;
 }
 #define APO__HALO_SMI apo__smi_halo(params)
-/* The warm-up of one of kdj's averages (kdj_tile.h): a recurrence's decay steps, else ma_type.h's
- * (DEMA's, TEMA's and T3's chains; none for SMA and WMA, whose windows the lookback covers). */
+/* The warm-up of one of kdj's averages (kdj_tile.h): a recurrence's decay steps, ZLEMA's EMA's
+ * (zlema's rule), else ma_type.h's (DEMA's, TEMA's and T3's chains, KAMA's slowest rate; none for
+ * SMA, WMA, TRIMA and HMA, whose windows the lookback covers). */
 static size_t apo__kdj_warmup(int matype, double p) {
     if (apo__kdj_recurrence(matype, (size_t)p))
         return apo__decay_steps(apo__kdj_rate(matype, p));
+    if (matype == APO_MA_ZLEMA)
+        return apo__decay_steps(2.0 / (p + 1.0));
     return apo__ma_warmup(matype, p);
 }
 

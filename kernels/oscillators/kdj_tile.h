@@ -14,31 +14,32 @@
  * function's own default", which is 13 for KDJ), 1 (EMA: the same seed, then
  * `e = (v - e) * k + e`, k = 2/(p + 1)) and 10 (no average: the value itself), run as one loop
  * over the bars (apo__kdj_ma). The kinds ma_series.h takes over a computed series, 0 (SMA),
- * 2 (WMA), 3 (DEMA), 4 (TEMA) and 8 (T3), run fastk, k and d in pieces of APO_KDJ_PIECE bars
- * (apo__kdj_tile_pieces), either average through ma_series.h where it is of those kinds and
- * through apo__kdj_ma where it is a recurrence, both in fastk's own indices
- * (u = t - (fastk_period - 1)) from the same origin: k's warm-up is a run of NaN values that d
- * skips (the EMA family) or whose window it does not fill (SMA, WMA), as TA-Lib's d taken from
- * k's first value. An SMA or WMA reads the value leaving its window: for k, fastk p bars back,
- * a pure function of its window (apo__fastk_at); for d, k slowd_period bars back, from a second
- * k generator started at the same bar (the same bits) running behind, as stochrsi_tile.h does.
- * TRIMA, KAMA, HMA and ZLEMA above period 1 (a window of a window, an efficiency ratio's lagged
- * sum, two WMAs and a lagged value; MAMA at any period, as for every kernel but ma and bbands)
- * are refused by the runtime with the kinds taken (docs/kernels/momentum.md, "TA-Lib 0.8's
- * newer functions, group 5"), and the body writes NaN if called with them. All three outputs are
- * NaN where k or d has no value (TA-Lib's lookback, and the gaps below).
+ * 2 (WMA), 3 (DEMA), 4 (TEMA), 5 (TRIMA), 6 (KAMA), 8 (T3), 9 (HMA) and 12 (ZLEMA), run fastk, k
+ * and d in pieces of APO_KDJ_PIECE bars (apo__kdj_tile_pieces), either average through
+ * ma_series.h where it is of those kinds and through apo__kdj_ma where it is a recurrence, both
+ * in fastk's own indices (u = t - (fastk_period - 1)) from the same origin: k's warm-up is a run
+ * of NaN values that d skips (the EMA family, ZLEMA, KAMA's restart) or whose window it does not
+ * fill (the window kinds), as TA-Lib's d taken from k's first value. SMA, WMA, TRIMA, HMA, KAMA
+ * and ZLEMA read their series at one or more distances back (apo__ma_series_lag_distance): for
+ * k, fastk that far back, a pure function of its window (apo__fastk_at); for d, k that far back,
+ * from one more k generator per distance started at the same bar (the same bits) running
+ * behind, as stochrsi_tile.h does. MAMA (7) above period 1 reads the whole series and is refused
+ * by the runtime (docs/kernels/momentum.md, "TA-Lib 0.8's newer functions, group 5"); the body
+ * writes NaN if called with it. All three outputs are NaN where k or d has no value (TA-Lib's
+ * lookback, and the gaps below).
  *
  * Tile: the definition re-run from w0 = max(0, begin - h), h the lookback plus each average's
- * warm-up (the recurrences' decay steps, DEMA's, TEMA's and T3's as their kernels' halo rules,
- * none for SMA and WMA, whose windows the lookback covers) and the slower's once more for the
- * chain (catalog_dispatch.c, KDJ), the first fastk at w0 + fastk_period - 1: a tile starting at
- * 0 has the definition's operations (an SMA's or WMA's as ma_series.h's running double-double
- * sums), later tiles agree with it to 2^-64 of the scale.
+ * warm-up (the recurrences' decay steps, DEMA's, TEMA's, T3's, KAMA's and ZLEMA's as their
+ * kernels' halo rules, none for SMA, WMA, TRIMA and HMA, whose windows the lookback covers) and
+ * the slower's once more for the chain (catalog_dispatch.c, KDJ), the first fastk at
+ * w0 + fastk_period - 1: a tile starting at 0 has the definition's operations (a window kind's as
+ * ma_series.h's running double-double sums), later tiles agree with it to 2^-64 of the scale.
  *
  * Gaps: a bar whose fastk window holds a non-finite high or low, or whose close is not finite,
- * has a NaN fastk, which moves no recurrence nor DEMA, TEMA or T3 stage (the EMA family's rule)
- * and which an SMA's or WMA's window holds for its period (the windows' rule, ma_series.h); it
- * gives NaN in all three outputs. Stream: NONE (a piece re-runs its tile).
+ * has a NaN fastk, which moves no recurrence nor DEMA, TEMA, T3 or ZLEMA stage (the EMA
+ * family's rule), which an SMA's, WMA's, TRIMA's or HMA's window holds for its period (the
+ * windows' rule, ma_series.h) and after which KAMA restarts; it gives NaN in all three outputs.
+ * Stream: NONE (a piece re-runs its tile).
  */
 #ifndef APO_KERNELS_KDJ_TILE_H
 #define APO_KERNELS_KDJ_TILE_H
@@ -49,9 +50,8 @@
 #include "ma_type.h"
 #include "stoch_tile.h"
 
-/* TA-Lib 0.8's MA_Type beyond ma_type.h's nine: HMA, no average, the function's own default,
- * ZLEMA and Wilder's smoothing (RMA). */
-enum { APO_MA_HMA = 9, APO_MA_NONE = 10, APO_MA_OWN = 11, APO_MA_ZLEMA = 12, APO_MA_WILDER = 13 };
+/* TA-Lib 0.8's MA_Type beyond ma_type.h's nine (APO_MA_HMA .. APO_MA_WILDER) are in
+ * ma_series_lagged.h, whose kinds take two of them. */
 
 /* TA-Lib's lookback of its MA(p, matype) for every matype 0 .. 13; KDJ's own default (11) is 13. */
 static inline APO_HD size_t apo__kdj_ma_lookback(int matype, size_t p) {
@@ -71,8 +71,9 @@ static inline APO_HD size_t apo__kdj_ma_lookback(int matype, size_t p) {
 }
 
 /* The bars of a piece of fastk, k and d where an average is of ma_series.h's kinds: small,
- * because a GPU thread keeps the pieces' buffers in its local memory. */
-#define APO_KDJ_PIECE 128
+ * because a GPU thread keeps the pieces' buffers in its local memory (13 of them at most: fastk,
+ * k, d, and the values at each distance back of k's kind and of d's, 6.5 KiB). */
+#define APO_KDJ_PIECE 64
 
 /* 1 when the average is a recurrence over the value at hand (apo__kdj_ma). */
 static inline APO_HD int apo__kdj_recurrence(int matype, size_t p) {
@@ -82,7 +83,7 @@ static inline APO_HD int apo__kdj_recurrence(int matype, size_t p) {
 
 /* 1 when this body takes the average (see above). */
 static inline APO_HD int apo__kdj_takes(int matype, size_t p) {
-    return apo__kdj_recurrence(matype, p) || apo__ma_series_supported(matype, p);
+    return apo__kdj_recurrence(matype, p) || apo__ma_series_takes_lagged(matype, p);
 }
 
 /* The rate at which a recurrence forgets its seed, for its halo: 1 for none. */
@@ -149,17 +150,21 @@ static inline APO_HD void apo__kdj_avg_start(apo__kdj_avg *a, int matype, size_t
     apo__ma_series_start(&a->ser, matype, p, 0, origin);
 }
 
-/* 1 when the average reads the value leaving its window. */
-static inline APO_HD int apo__kdj_avg_lags(const apo__kdj_avg *a) {
-    return a->by_series && apo__ma_series_lags(a->ser.matype, a->ser.p);
+/* How many distances back the average reads its series, and the i-th (ma_series.h). */
+static inline APO_HD size_t apo__kdj_avg_lags(const apo__kdj_avg *a) {
+    return a->by_series ? apo__ma_series_lag_count(a->ser.matype, a->ser.p) : 0;
+}
+static inline APO_HD size_t apo__kdj_avg_lag(const apo__kdj_avg *a, size_t i) {
+    return apo__ma_series_lag_distance(a->ser.matype, a->ser.p, i);
 }
 
-/* The series at [u0, u1) (v[u - u0]), lag[u - u0] the value p before it where the average lags,
+/* The series at [u0, u1) (v[u - u0]), lag[i][u - u0] the value apo__kdj_avg_lag(i) before it,
  * and the average at each u into out[u - u0]: NaN where it has none. */
-static inline APO_HD void apo__kdj_avg_run(apo__kdj_avg *a, const double *v, const double *lag,
-                                           double *out, size_t u0, size_t u1) {
+static inline APO_HD void apo__kdj_avg_run(apo__kdj_avg *a, const double *v,
+                                           const double *const *lag, double *out, size_t u0,
+                                           size_t u1) {
     if (a->by_series) {
-        apo__ma_series_run(&a->ser, v, lag, out, u0, u1);
+        apo__ma_series_run_lagged(&a->ser, v, lag, out, u0, u1);
         return;
     }
     for (size_t u = u0; u < u1; u++) {
@@ -168,20 +173,50 @@ static inline APO_HD void apo__kdj_avg_run(apo__kdj_avg *a, const double *v, con
     }
 }
 
+/* Scratch of a piece for k's generators: fastk, and the fastk at each distance back. */
+typedef struct {
+    double fastk[APO_KDJ_PIECE];
+    double lag[APO_MA_SERIES_LAGS][APO_KDJ_PIECE];
+} apo__kdj_scratch;
+
 /* k at bars [t0, t1) (t0 where its last piece ended) into k[t - t0], fastk starting at bar
- * `from`; fastk and lag are scratch of the piece's length. */
+ * `from`. */
 static inline APO_HD void apo__kdj_k_run(apo__kdj_avg *avg, const apo__cat_io *io, size_t fk,
-                                         size_t from, size_t t0, size_t t1, double *fastk,
-                                         double *lag, double *k) {
-    const int lags = apo__kdj_avg_lags(avg);
-    const size_t pk = avg->ser.p;
+                                         size_t from, size_t t0, size_t t1, apo__kdj_scratch *sc,
+                                         double *k) {
+    const size_t lags = apo__kdj_avg_lags(avg);
+    const double *rows[APO_MA_SERIES_LAGS];
+    for (size_t i = 0; i < APO_MA_SERIES_LAGS; i++)
+        rows[i] = sc->lag[i];
     for (size_t t = t0; t < t1; t++) {
-        fastk[t - t0] = apo__fastk_at(io, t, fk);
-        /* fastk is a function of its window: the value leaving k's window is fastk pk bars
-         * back, recomputed (the window reads it only once pk values have entered). */
-        lag[t - t0] = lags && t >= from + pk ? apo__fastk_at(io, t - pk, fk) : 0.0;
+        sc->fastk[t - t0] = apo__fastk_at(io, t, fk);
+        /* fastk is a function of its window: the values the average reads back are fastk
+         * recomputed there (NaN before the series' first bar, where it has none). */
+        for (size_t i = 0; i < lags; i++) {
+            const size_t back = apo__kdj_avg_lag(avg, i);
+            sc->lag[i][t - t0] = t >= from + back ? apo__fastk_at(io, t - back, fk) : (double)NAN;
+        }
     }
-    apo__kdj_avg_run(avg, fastk, lag, k, t0 - (fk - 1), t1 - (fk - 1));
+    apo__kdj_avg_run(avg, sc->fastk, rows, k, t0 - (fk - 1), t1 - (fk - 1));
+}
+
+/* The pieces' buffers: k's scratch, k, d, and k at each distance d's average reads back. */
+typedef struct {
+    apo__kdj_scratch sc;
+    double k[APO_KDJ_PIECE], d[APO_KDJ_PIECE];
+    double old[APO_MA_SERIES_LAGS][APO_KDJ_PIECE];
+} apo__kdj_buffers;
+
+/* The values of k that d's average reads back, for the piece [t0, t1): k `back` bars behind,
+ * from a second k generator started at the same bar (the same bits); NaN before `from`. */
+static inline APO_HD void apo__kdj_k_behind(apo__kdj_avg *behind, const apo__cat_io *io, size_t fk,
+                                            size_t from, size_t back, size_t t0, size_t t1,
+                                            apo__kdj_buffers *b, double *old) {
+    const size_t first = from + back > t0 ? from + back : t0;
+    for (size_t t = t0; t < t1 && t < first; t++)
+        old[t - t0] = NAN;
+    if (t1 > first)
+        apo__kdj_k_run(behind, io, fk, from, first - back, t1 - back, &b->sc, old + (first - t0));
 }
 
 /* The body where an average is of ma_series.h's kinds (see above), from the first fastk at
@@ -190,26 +225,25 @@ static inline APO_HD void apo__kdj_tile_pieces(const apo__cat_io *io, size_t beg
                                                size_t from) {
     const size_t fk = (size_t)io->p[0], pk = (size_t)io->p[1], pd = (size_t)io->p[3];
     const int kind_k = (int)io->p[2], kind_d = (int)io->p[4];
-    apo__kdj_avg lead, behind, d;
+    apo__kdj_avg lead, d, behind[APO_MA_SERIES_LAGS];
     apo__kdj_avg_start(&lead, kind_k, pk, from - (fk - 1));
     apo__kdj_avg_start(&d, kind_d, pd, from - (fk - 1));
-    const int lags = apo__kdj_avg_lags(&d);
-    if (lags)
-        apo__kdj_avg_start(&behind, kind_k, pk, from - (fk - 1));
-    double fastk[APO_KDJ_PIECE], lag[APO_KDJ_PIECE], k[APO_KDJ_PIECE], old[APO_KDJ_PIECE],
-        dv[APO_KDJ_PIECE];
+    const size_t lags = apo__kdj_avg_lags(&d);
+    for (size_t i = 0; i < lags; i++)
+        apo__kdj_avg_start(&behind[i], kind_k, pk, from - (fk - 1));
+    apo__kdj_buffers b;
+    const double *old[APO_MA_SERIES_LAGS];
+    for (size_t i = 0; i < APO_MA_SERIES_LAGS; i++)
+        old[i] = b.old[i];
     for (size_t t0 = from; t0 < end; t0 += APO_KDJ_PIECE) {
         const size_t t1 = end - t0 > APO_KDJ_PIECE ? t0 + APO_KDJ_PIECE : end;
-        apo__kdj_k_run(&lead, io, fk, from, t0, t1, fastk, lag, k);
-        /* The values of k leaving d's window, slowd_period bars behind; those before `from`
-         * never entered it and are not read. */
-        if (lags && t1 > from + pd) {
-            const size_t b0 = t0 > from + pd ? t0 - pd : from;
-            apo__kdj_k_run(&behind, io, fk, from, b0, t1 - pd, fastk, lag, old + (b0 + pd - t0));
-        }
-        apo__kdj_avg_run(&d, k, old, dv, t0 - (fk - 1), t1 - (fk - 1));
+        apo__kdj_k_run(&lead, io, fk, from, t0, t1, &b.sc, b.k);
+        for (size_t i = 0; i < lags; i++)
+            apo__kdj_k_behind(&behind[i], io, fk, from, apo__kdj_avg_lag(&d, i), t0, t1, &b,
+                              b.old[i]);
+        apo__kdj_avg_run(&d, b.k, old, b.d, t0 - (fk - 1), t1 - (fk - 1));
         for (size_t t = t0 > begin ? t0 : begin; t < t1; t++) {
-            const double ko = k[t - t0], dout = dv[t - t0];
+            const double ko = b.k[t - t0], dout = b.d[t - t0];
             const int both = isfinite(ko) && isfinite(dout);
             io->out[0][t] = both ? ko : (double)NAN;
             io->out[1][t] = both ? dout : (double)NAN;

@@ -61,14 +61,11 @@ static apo_status catalog_validate(const apo__kernel *k, const double *params, s
         return APO_ERR_BAD_PARAM;
     }
     /* kdj's averages are recurrences over its fastk or ma_series.h's kinds over a computed
-     * series (oscillators/kdj_tile.h); a window of a window (TRIMA, HMA), KAMA's lagged sum and
-     * ZLEMA's lagged value are not. */
+     * series (oscillators/kdj_tile.h), which are every kind but MAMA, refused above. The check
+     * stays for a kind the body might not take. */
     for (size_t i = 1; id == APO_CAT_KDJ && i <= 3; i += 2)
         if (!apo__kdj_takes_ma((int)params[i + 1], params[i])) {
-            snprintf(err, err_size,
-                     "kdj: %s %d is not taken at a %s above 1; matypes 0 to 4 (SMA, EMA, WMA, "
-                     "DEMA, TEMA), 8 (T3), 10 (none), 11 and 13 (Wilder's smoothing, the default) "
-                     "are, and any matype at period 1",
+            snprintf(err, err_size, "kdj: %s %d is not taken at a %s above 1",
                      k->params[i + 1].name, (int)params[i + 1], k->params[i].name);
             return APO_ERR_BAD_PARAM;
         }

@@ -8,6 +8,8 @@
 
 #include "catalog_reference_common.h"
 #include "catalog_reference_overlap.h"
+#include "catalog_reference_talib_more1.h"
+#include "catalog_reference_talib_more3.h"
 
 /* The population standard deviation of x[t - s + 1 .. t], mean first, then the squared
  * deviations from it. */
@@ -128,9 +130,11 @@ static int ref_kdj_ma_take(ref_kdj_ma *m, long double v) {
 }
 
 /* 1 where kdj's average is a kind of TA-Lib's MA that is not a recurrence over the value at
- * hand: SMA, WMA, DEMA, TEMA and T3 above period 1. */
+ * hand: SMA, WMA, DEMA, TEMA, TRIMA, KAMA, T3, HMA and ZLEMA above period 1. */
 static int kdj_by_ma_reference(double period, double matype) {
-    return period > 1 && (matype == 0 || matype == 2 || matype == 3 || matype == 4 || matype == 8);
+    return period > 1 &&
+           ((matype >= 0 && matype <= 6) || matype == 8 || matype == 9 || matype == 12) &&
+           matype != 1;
 }
 
 /* One of kdj's averages of the whole series v (NaN where it has no value) into avg: the overlap
@@ -142,7 +146,13 @@ static void kdj_average(const double *v, size_t n, double period, double matype,
     if (kdj_by_ma_reference(period, matype)) {
         const double *in[1] = {v}, mp[2] = {period, matype};
         double *o[1] = {avg}, *sc[1] = {scratch};
-        apo__ref_cat_ma(in, n, mp, o, sc);
+        /* HMA and ZLEMA (TA-Lib 0.8's kinds 9 and 12) are kernels of their own, not ma's. */
+        if (matype == 9)
+            apo__ref_cat_hma(in, n, mp, o, sc);
+        else if (matype == 12)
+            apo__ref_cat_zlema(in, n, mp, o, sc);
+        else
+            apo__ref_cat_ma(in, n, mp, o, sc);
         return;
     }
     ref_kdj_ma m = {(size_t)period, 0, (int)matype, 0};

@@ -3,7 +3,8 @@
  * oscillators/smi_tile.h, kdj_tile.h) against their long-double references
  * (catalog_reference_talib_more5.c) through group 2's shared check (talib_more2_cases.h), and by
  * hand: smi's stages' seeds, TA-Lib's 0 over flat windows and a gap that moves no stage; kdj's
- * Wilder averages and j, its SMA and WMA windows, and the kinds of average its body refuses.
+ * Wilder averages and j, its SMA and WMA windows, its TRIMA, HMA, ZLEMA and KAMA, and the kind
+ * of average its body refuses.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -17,7 +18,10 @@
  * swapped in size; kdj's kinds EMA, Wilder's (as 11 and 13), none, and TEMA at period 1, then
  * the kinds it takes over its computed series: SMA of both (STOCH's), WMA of fastk with a DEMA
  * d, TEMA with T3, T3 with a WMA d (k generated again behind d), Wilder's with an SMA d, SMA
- * with an EMA d. */
+ * with an EMA d; and those that read their series several distances back (ma_series_lagged.h):
+ * TRIMA with a KAMA d, HMA with ZLEMA, KAMA with HMA (five k generators behind d), ZLEMA with
+ * TRIMA, all four at period 2 (TRIMA's boxes of 1 and 2, HMA's h = s = 1, ZLEMA's lag 0), an HMA
+ * d after Wilder's, and long windows (HMA 25 with SMA, TRIMA 20 with ZLEMA 30). */
 static const more2_case cases[] = {
     {APO_CAT_SMI, "smi", HLC, 2, apo__ref_cat_smi, {13, 2, 25, 9}},
     {APO_CAT_SMI, "smi", HLC, 2, apo__ref_cat_smi, {2, 2, 2, 2}},
@@ -34,6 +38,15 @@ static const more2_case cases[] = {
     {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {9, 3, 8, 7, 2}},
     {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {5, 10, 13, 7, 0}},
     {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {3, 6, 0, 25, 1}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {9, 3, 5, 3, 6}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {5, 4, 9, 3, 12}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {14, 10, 6, 9, 9}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {3, 7, 12, 6, 5}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {9, 2, 5, 2, 9}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {5, 2, 12, 2, 6}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {5, 3, 13, 16, 9}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {9, 25, 9, 4, 0}},
+    {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {4, 20, 5, 30, 12}},
 };
 MORE2_TABLE_TESTS(oscillators_more5, cases)
 
@@ -121,24 +134,64 @@ Test(oscillators_more5, kdj_by_hand) {
     cr_assert(fabs(j[4] - (3.0 * k4 - 2.0 * d4)) < 1e-12, "j 4: %.17g", j[4]);
 }
 
-/* The body takes recurrences over fastk and ma_series.h's kinds: the runtime refuses the others
- * above period 1 (test_catalog_runtime.c), and the body, called with one, writes NaN rather than
- * a guess. */
-Test(oscillators_more5, kdj_refuses_trima_kama_hma_and_zlema) {
-    cr_assert(apo__kdj_takes_ma(13, 3) && apo__kdj_takes_ma(11, 3) && apo__kdj_takes_ma(1, 3) &&
-              apo__kdj_takes_ma(10, 3) && apo__kdj_takes_ma(5, 1));
-    cr_assert(apo__kdj_takes_ma(0, 3) && apo__kdj_takes_ma(2, 3) && apo__kdj_takes_ma(3, 3) &&
-              apo__kdj_takes_ma(4, 3) && apo__kdj_takes_ma(8, 3));
-    cr_assert(!apo__kdj_takes_ma(5, 3) && !apo__kdj_takes_ma(6, 3) && !apo__kdj_takes_ma(7, 3) &&
-              !apo__kdj_takes_ma(9, 3) && !apo__kdj_takes_ma(12, 2));
+/* The body takes recurrences over fastk and every kind ma_series.h takes over a computed series,
+ * TRIMA, KAMA, HMA and ZLEMA among them; MAMA (7) above period 1 is refused by the runtime
+ * (test_catalog_runtime.c), and the body, called with it, writes NaN rather than a guess. */
+Test(oscillators_more5, kdj_takes_every_kind_but_mama) {
+    for (int kind = 0; kind <= 13; kind++) {
+        cr_assert(apo__kdj_takes_ma(kind, 1), "kind %d at period 1", kind);
+        cr_assert(apo__kdj_takes_ma(kind, 2) == (kind != 7), "kind %d at period 2", kind);
+        cr_assert(apo__kdj_takes_ma(kind, 40) == (kind != 7), "kind %d at period 40", kind);
+    }
     double h[30], k[30], d[30], j[30], *out[3] = {k, d, j};
     for (size_t t = 0; t < 30; t++)
         h[t] = 50.0 + (double)(t % 7);
     const double *hlc[3] = {h, h, h};
-    const double p[5] = {9, 3, 5, 3, 13};
+    const double p[5] = {9, 3, 7, 3, 13};
     run_one(APO_CAT_KDJ, hlc, p, 5, out, 3, 30);
     for (size_t t = 0; t < 30; t++)
         cr_assert(isnan(k[t]) && isnan(d[t]) && isnan(j[t]), "bar %zu", t);
+}
+
+/* kdj at fastk_period 1 over bars whose fastk is their close (high 100, low 0), k the kind of
+ * average kind at period p, and d no average (d = k): k[t] into k. */
+static void kdj_k_of_fastk(const double *f, size_t n, double kind, double p, double *k) {
+    double high[16], low[16], d[16], j[16], *out[3] = {k, d, j};
+    cr_assert(n <= 16);
+    for (size_t t = 0; t < n; t++)
+        high[t] = 100.0, low[t] = 0.0;
+    const double *hlc[3] = {high, low, f};
+    const double par[5] = {1, p, kind, 1, 10};
+    run_one(APO_CAT_KDJ, hlc, par, 5, out, 3, n);
+}
+
+/* TRIMA, HMA, ZLEMA and KAMA of a fastk worked by hand: each lookback NaN, then the definition. */
+Test(oscillators_more5, kdj_trima_hma_zlema_and_kama_by_hand) {
+    enum { N = 6 };
+    const double f[N] = {10, 40, 20, 50, 30, 60};
+    double k[N];
+    /* TRIMA(3): weights 1, 2, 1 over 4; TRIMA(4): 1, 2, 2, 1 over 6. */
+    kdj_k_of_fastk(f, N, 5, 3, k);
+    cr_assert(isnan(k[1]) && k[2] == 27.5 && k[3] == 32.5 && k[4] == 37.5, "trima 3: %.17g", k[2]);
+    kdj_k_of_fastk(f, N, 5, 4, k);
+    cr_assert(isnan(k[2]) && k[3] == 30.0 && k[4] == 35.0, "trima 4: %.17g %.17g", k[3], k[4]);
+    /* HMA(4): h = s = 2, d = 2 WMA(2) - WMA(4): d3 = 2 * 120 / 3 - 350 / 10 = 45,
+     * d4 = 2 * 110 / 3 - 350 / 10; HMA at 4 (d3 + 2 d4) / 3. */
+    kdj_k_of_fastk(f, N, 9, 4, k);
+    const double d4 = 220.0 / 3.0 - 35.0;
+    cr_assert(isnan(k[3]) && fabs(k[4] - (45.0 + 2.0 * d4) / 3.0) < 1e-12, "hma: %.17g", k[4]);
+    /* ZLEMA(3): lag 1, y = 2 f - f[-1] = 70, 0, 80, 10, 90 from bar 1; seed 50 at bar 3, then
+     * halfway to each y. */
+    kdj_k_of_fastk(f, N, 12, 3, k);
+    cr_assert(isnan(k[2]) && k[3] == 50.0 && k[4] == 30.0 && k[5] == 60.0, "zlema: %.17g", k[3]);
+    /* KAMA(2): seed 40 at bar 1; at bar 2 the noise |20 - 40| + |40 - 10| = 50 and roc 10 (er
+     * 0.2), at bar 3 noise 30 + 20 = 50 and roc 10 again. */
+    kdj_k_of_fastk(f, N, 6, 2, k);
+    const double slow = 2.0 / 31.0,
+                 sc = (0.2 * (2.0 / 3.0 - slow) + slow) * (0.2 * (2.0 / 3.0 - slow) + slow);
+    const double kama2 = 40.0 + sc * (20.0 - 40.0), kama3 = kama2 + sc * (50.0 - kama2);
+    cr_assert(isnan(k[1]) && fabs(k[2] - kama2) < 1e-12 && fabs(k[3] - kama3) < 1e-12,
+              "kama: %.17g %.17g", k[2], k[3]);
 }
 
 /* fastk_period 2, an SMA of 2 for k and a WMA of 2 for d, by hand: the windows' first values

@@ -417,6 +417,19 @@ Test(catalog_runtime, every_kernel_same_bits_on_every_device_set_ratio_and_axis,
     apo_runtime_destroy(cpu);
 }
 
+/* kdj's kinds that read their series several distances back (kdj_tile.h, ma_series_lagged.h:
+ * k generated again behind d) give the cpu's bits on every device set, ratio and axis: TRIMA and
+ * HMA for k, KAMA and ZLEMA for d (the other average Wilder's, the default). */
+Test(catalog_runtime, kdj_lagged_kinds_same_bits_on_every_device_set, .timeout = 900) {
+    apo_runtime *cpu = test_runtime("cpu");
+    const cat_case c = {"kdj", 0, 25000, HLC};
+    const apo_param kinds[] = {
+        {"slowk_matype", 5}, {"slowk_matype", 9}, {"slowd_matype", 6}, {"slowd_matype", 12}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        same_bits_everywhere(cpu, &c, N_CASES + N_CANDLESTICKS + i, &kinds[i]);
+    apo_runtime_destroy(cpu);
+}
+
 /* A sweep over the period gives each set the bits of its call alone. */
 Test(catalog_runtime, sweeps_give_each_set_its_call_alone, .timeout = 600) {
     apo_runtime *rt = test_runtime("sim:a,sim:b,sim:c");
@@ -480,12 +493,13 @@ Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
         {"stochrsi", 1000, {{"fastd_matype", 6}}, 0, BAD, "fastd_matype 6 (KAMA)"},
         {"stochrsi", 1000, {{"fastk_period", 257}}, 0, BAD, "fastk_period 257"},
         {"stochrsi", 1000, {{"fastk_period", 256}}, 0, APO_OK, NULL},
-        /* kdj's averages are recurrences over its fastk or ma_series.h's kinds: a TRIMA of slowd
-         * at slowd_period 3 is refused, at slowd_period 1 it is the value itself; an SMA is
-         * taken. */
-        {"kdj", 100, {{"slowd_matype", 5}}, 0, BAD, "slowd_matype 5"},
-        {"kdj", 100, {{"slowk_matype", 12}}, 0, BAD, "slowk_matype 12"},
-        {"kdj", 100, {{"slowd_matype", 5}, {"slowd_period", 1}}, 0, APO_OK, NULL},
+        /* kdj takes every kind of TA-Lib 0.8's MA_Type but MAMA (7), which reads the whole
+         * series: TRIMA, KAMA, HMA and ZLEMA are taken, MAMA is refused as everywhere but ma and
+         * bbands. */
+        {"kdj", 100, {{"slowd_matype", 5}}, 0, APO_OK, NULL},
+        {"kdj", 100, {{"slowk_matype", 12}}, 0, APO_OK, NULL},
+        {"kdj", 100, {{"slowk_matype", 6}, {"slowd_matype", 9}}, 0, APO_OK, NULL},
+        {"kdj", 100, {{"slowd_matype", 7}}, 0, BAD, "slowd_matype 7 (MAMA)"},
         {"kdj", 100, {{"slowd_matype", 0}}, 0, APO_OK, NULL},
         /* Three inputs are required: two are refused. */
         {"atr", 100, {{NULL, 0}}, 2, APO_ERR_INVALID_ARGUMENT, "input"},

@@ -285,12 +285,29 @@ Test(catalog_talib08, timeperiod_200_is_talib_08s_values, .init = open_talib, .t
 }
 
 /* kdj's kinds of average, slowk_matype and slowd_matype (kdj_tile.h: the recurrences, and the
- * kinds ma_series.h takes over its fastk and k series), at other periods too, against TA-Lib
+ * kinds ma_series.h takes over its fastk and k series, TRIMA, KAMA, HMA and ZLEMA among them), at
+ * other periods too, against TA-Lib
  * 0.8's KDJ given the same parameters. */
 Test(catalog_talib08, kdj_matypes_are_talib_08s_values, .init = open_talib, .timeout = 600) {
     static const double sets[][5] = {
-        {9, 3, 0, 3, 0}, {9, 3, 1, 3, 1},   {9, 3, 10, 3, 11}, {14, 5, 2, 4, 3},  {5, 4, 4, 6, 8},
-        {9, 3, 8, 7, 2}, {5, 10, 13, 7, 0}, {3, 6, 0, 25, 1},  {9, 30, 3, 20, 4},
+        {9, 3, 0, 3, 0},
+        {9, 3, 1, 3, 1},
+        {9, 3, 10, 3, 11},
+        {14, 5, 2, 4, 3},
+        {5, 4, 4, 6, 8},
+        {9, 3, 8, 7, 2},
+        {5, 10, 13, 7, 0},
+        {3, 6, 0, 25, 1},
+        {9, 30, 3, 20, 4},
+        /* The kinds that read their series several distances back (ma_series_lagged.h). */
+        {9, 3, 5, 3, 6},
+        {5, 4, 9, 3, 12},
+        {14, 10, 6, 9, 9},
+        {3, 7, 12, 6, 5},
+        {9, 2, 5, 2, 9},
+        {5, 2, 12, 2, 6},
+        {9, 20, 5, 30, 12},
+        {9, 25, 9, 4, 13},
     };
     apo_runtime *rt = test_runtime("cpu");
     double *col[N_COLUMNS];
