@@ -17,25 +17,13 @@ timed (#wrong counts mismatches), but the C loop, whose outputs the extension ke
 import argparse
 import json
 import sys
-import time
 
 import numpy as np
 
 import apportion
+from bench_binding import best_of  # each call returns once its GPU work is done: wall time is the call's
 
 PARAMS = {"period": 20, "nbdev_up": 2, "nbdev_dn": 2}
-
-
-def best_of(fn, repeats, rounds=3):
-    """Seconds per call of fn(), the best of `rounds` rounds of `repeats` calls (each call
-    returns once its GPU work is complete, so wall time is the call's)."""
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(repeats):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / repeats)
-    return best
 
 
 def wrong(outputs, reference):
