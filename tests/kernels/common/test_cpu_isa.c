@@ -534,6 +534,24 @@ static void fold_sets(int isa, int kind, int widths, const double *close, const 
     }
 }
 
+/* Every field of `count` folds of path `isa` bitwise the reference path's. */
+static void assert_same_folds(int isa, int kind, size_t count, const apo__score_fold *got,
+                              const apo__score_fold *want) {
+    for (size_t j = 0; j < count; j++) {
+        const apo__score_fold *a = &got[j], *b = &want[j];
+        const double ga[6] = {a->total, a->shift, a->dev_sum, a->dev_sq, a->peak, a->drawdown};
+        const double gb[6] = {b->total, b->shift, b->dev_sum, b->dev_sq, b->peak, b->drawdown};
+        cr_assert(a->pos == b->pos && a->started == b->started && a->bars == b->bars &&
+                      a->trades == b->trades && a->exposed == b->exposed &&
+                      memcmp(ga, gb, sizeof ga) == 0,
+                  "path %s, kind %d, %zu sets: set %zu folds otherwise (bars %lld vs %lld, "
+                  "trades %lld vs %lld, total %.17g vs %.17g)",
+                  apo__cpu_isa_name((apo__cpu_isa)isa), kind, count, j, (long long)a->bars,
+                  (long long)b->bars, (long long)a->trades, (long long)b->trades, a->total,
+                  b->total);
+    }
+}
+
 /* A signal rule's events (APO_RULE_SIGNAL): +100 and -100 now and then as a candlestick
  * pattern gives them, 0 between, and a gap of NaN, which holds the position as 0 does. */
 static double *signal_events(size_t n) {
@@ -593,20 +611,7 @@ Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
                     continue;
                 fold_sets(isa, kinds[q], widths, close, move, finite, o, n, 1024, sets, counts[c],
                           got);
-                for (size_t j = 0; j < counts[c]; j++) {
-                    const apo__score_fold *a = &got[j], *b = &want[j];
-                    const double ga[6] = {a->total,  a->shift, a->dev_sum,
-                                          a->dev_sq, a->peak,  a->drawdown};
-                    const double gb[6] = {b->total,  b->shift, b->dev_sum,
-                                          b->dev_sq, b->peak,  b->drawdown};
-                    cr_assert(a->pos == b->pos && a->started == b->started && a->bars == b->bars &&
-                                  a->trades == b->trades && a->exposed == b->exposed &&
-                                  memcmp(ga, gb, sizeof ga) == 0,
-                              "path %s, kind %d, %zu sets: set %zu folds otherwise (bars %lld "
-                              "vs %lld, total %.17g vs %.17g)",
-                              apo__cpu_isa_name((apo__cpu_isa)isa), kinds[q], counts[c], j,
-                              (long long)a->bars, (long long)b->bars, a->total, b->total);
-                }
+                assert_same_folds(isa, kinds[q], counts[c], got, want);
             }
             /* The widths that overflow start later: they score fewer bars. */
             if (widths && counts[c] >= 3)
@@ -664,20 +669,7 @@ Test(cpu_isa, score_lanes_clean_runs_fold_as_the_scalar_fold, .timeout = 60) {
                     continue;
                 fold_sets(isa, kinds[q], 1, close, move, finite, out, n, 2048, sets, counts[c],
                           got);
-                for (size_t j = 0; j < counts[c]; j++) {
-                    const apo__score_fold *a = &got[j], *b = &want[j];
-                    const double ga[6] = {a->total,  a->shift, a->dev_sum,
-                                          a->dev_sq, a->peak,  a->drawdown};
-                    const double gb[6] = {b->total,  b->shift, b->dev_sum,
-                                          b->dev_sq, b->peak,  b->drawdown};
-                    cr_assert(a->pos == b->pos && a->started == b->started && a->bars == b->bars &&
-                                  a->trades == b->trades && a->exposed == b->exposed &&
-                                  memcmp(ga, gb, sizeof ga) == 0,
-                              "path %s, kind %d, %zu sets: set %zu folds otherwise (trades %lld "
-                              "vs %lld, total %.17g vs %.17g)",
-                              apo__cpu_isa_name((apo__cpu_isa)isa), kinds[q], counts[c], j,
-                              (long long)a->trades, (long long)b->trades, a->total, b->total);
-                }
+                assert_same_folds(isa, kinds[q], counts[c], got, want);
             }
             /* Every set trades, so its positions are tested, not a flat line's. */
             for (size_t j = 0; j < counts[c]; j++)
