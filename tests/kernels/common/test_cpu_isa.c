@@ -534,21 +534,33 @@ static void fold_sets(int isa, int kind, int widths, const double *close, const 
     }
 }
 
-/* Every field of `count` folds of path `isa` bitwise the reference path's. */
-static void assert_same_folds(int isa, int kind, size_t count, const apo__score_fold *got,
-                              const apo__score_fold *want) {
-    for (size_t j = 0; j < count; j++) {
-        const apo__score_fold *a = &got[j], *b = &want[j];
-        const double ga[6] = {a->total, a->shift, a->dev_sum, a->dev_sq, a->peak, a->drawdown};
-        const double gb[6] = {b->total, b->shift, b->dev_sum, b->dev_sq, b->peak, b->drawdown};
-        cr_assert(a->pos == b->pos && a->started == b->started && a->bars == b->bars &&
-                      a->trades == b->trades && a->exposed == b->exposed &&
-                      memcmp(ga, gb, sizeof ga) == 0,
-                  "path %s, kind %d, %zu sets: set %zu folds otherwise (bars %lld vs %lld, "
-                  "trades %lld vs %lld, total %.17g vs %.17g)",
-                  apo__cpu_isa_name((apo__cpu_isa)isa), kind, count, j, (long long)a->bars,
-                  (long long)b->bars, (long long)a->trades, (long long)b->trades, a->total,
-                  b->total);
+/* fold_sets of `n_sets` (at most 9) sets by the scalar fold into want[], then on every path
+ * this CPU has: each set's fold there is the scalar one, field by field, bit for bit. */
+static void fold_on_every_path(int kind, int widths, const double *close, const double *move,
+                               const unsigned char *finite, const double *const *out, size_t n,
+                               size_t tile, const apo__score_set *sets, size_t n_sets,
+                               apo__score_fold *want) {
+    fold_sets(APO_CPU_ISA_AUTO, kind, widths, close, move, finite, out, n, tile, sets, n_sets,
+              want);
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        apo__score_fold got[9];
+        cr_assert(n_sets <= 9);
+        fold_sets(isa, kind, widths, close, move, finite, out, n, tile, sets, n_sets, got);
+        for (size_t j = 0; j < n_sets; j++) {
+            const apo__score_fold *a = &got[j], *b = &want[j];
+            const double ga[6] = {a->total, a->shift, a->dev_sum, a->dev_sq, a->peak, a->drawdown};
+            const double gb[6] = {b->total, b->shift, b->dev_sum, b->dev_sq, b->peak, b->drawdown};
+            cr_assert(a->pos == b->pos && a->started == b->started && a->bars == b->bars &&
+                          a->trades == b->trades && a->exposed == b->exposed &&
+                          memcmp(ga, gb, sizeof ga) == 0,
+                      "path %s, kind %d, %zu sets: set %zu folds otherwise (bars %lld vs %lld, "
+                      "trades %lld vs %lld, total %.17g vs %.17g)",
+                      apo__cpu_isa_name((apo__cpu_isa)isa), kind, n_sets, j, (long long)a->bars,
+                      (long long)b->bars, (long long)a->trades, (long long)b->trades, a->total,
+                      b->total);
+        }
     }
 }
 
@@ -603,16 +615,9 @@ Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
             const double *const *o = widths                        ? out
                                      : kinds[q] == APO_RULE_SIGNAL ? signal_out
                                                                    : zone_out;
-            apo__score_fold want[9], got[9];
-            fold_sets(APO_CPU_ISA_AUTO, kinds[q], widths, close, move, finite, o, n, 1024, sets,
-                      counts[c], want);
-            for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
-                if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
-                    continue;
-                fold_sets(isa, kinds[q], widths, close, move, finite, o, n, 1024, sets, counts[c],
-                          got);
-                assert_same_folds(isa, kinds[q], counts[c], got, want);
-            }
+            apo__score_fold want[9];
+            fold_on_every_path(kinds[q], widths, close, move, finite, o, n, 1024, sets, counts[c],
+                               want);
             /* The widths that overflow start later: they score fewer bars. */
             if (widths && counts[c] >= 3)
                 cr_assert_lt(want[2].bars, want[0].bars);
@@ -661,16 +666,9 @@ Test(cpu_isa, score_lanes_clean_runs_fold_as_the_scalar_fold, .timeout = 60) {
     static const int kinds[] = {APO_RULE_BANDS_REVERT, APO_RULE_BANDS_ZONE};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
         for (size_t q = 0; q < sizeof kinds / sizeof kinds[0]; q++) {
-            apo__score_fold want[9], got[9];
-            fold_sets(APO_CPU_ISA_AUTO, kinds[q], 1, close, move, finite, out, n, 2048, sets,
-                      counts[c], want);
-            for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
-                if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
-                    continue;
-                fold_sets(isa, kinds[q], 1, close, move, finite, out, n, 2048, sets, counts[c],
-                          got);
-                assert_same_folds(isa, kinds[q], counts[c], got, want);
-            }
+            apo__score_fold want[9];
+            fold_on_every_path(kinds[q], 1, close, move, finite, out, n, 2048, sets, counts[c],
+                               want);
             /* Every set trades, so its positions are tested, not a flat line's. */
             for (size_t j = 0; j < counts[c]; j++)
                 cr_assert_gt(want[j].trades, 10, "set %zu trades %lld times", j,
