@@ -340,26 +340,37 @@ def balance_targets(logs):
         names.update(n for n in os.listdir(run) if n.endswith(".json"))
     cases = sorted({n.rsplit("-", 1)[0] for n in names})
     for case in cases:
-        ms = {}
+        ms, spread = {}, {}
+        ran = []  # what the pair's runs gave work to: "cpu", "cuda" or "split"
         for dev in ("cuda+cpu", "cuda", "cpu"):
+            reps = [load(os.path.join(run, f"{case}-{dev}.json")) or {} for run in runs]
             # compute_ms: every piece of a sweep (makespan_ms is its first piece's).
-            got = [rep.get("compute_ms") or rep.get("makespan_ms")
-                   for rep in (load(os.path.join(run, f"{case}-{dev}.json")) or {} for run in runs)]
-            got = sorted(g for g in got if g)
+            got = sorted(g for g in (rep.get("compute_ms") or rep.get("makespan_ms") for rep in reps) if g)
             ms[dev] = got[len(got) // 2] if len(got) % 2 else (
                 (got[len(got) // 2 - 1] + got[len(got) // 2]) / 2 if got else None)
+            spread[dev] = f"{got[0]:.1f}-{got[-1]:.1f}" if got else "-"
+            if dev == "cuda+cpu":
+                for rep in reps:
+                    worked = [d.get("kind", d.get("id", "?")) for d in rep.get("devices", []) if d.get("share", 0) > 0]
+                    ran.append("split" if len(worked) > 1 else (worked[0] if worked else "-"))
         alone = [ms[d] for d in ("cuda", "cpu") if ms[d]]
+        best = min((d for d in ("cuda", "cpu") if ms[d]), key=lambda d: ms[d], default=None)
         ratio = ms["cuda+cpu"] / min(alone) if ms["cuda+cpu"] and alone else None
         limit = 1.10 if case.startswith("sweep") else 1.05
         ok = ratio is not None and ratio <= limit
         if not ok:
             bad.append(case)
+        ran_text = ",".join(f"{k} x{ran.count(k)}" for k in sorted(set(ran)))
         rows.append([case, fmt(ms["cuda+cpu"], ".2f"), fmt(ms["cuda"], ".2f"), fmt(ms["cpu"], ".2f"),
-                     fmt(ratio, ".3f"), f"<= {limit:.2f}", "ok" if ok else "MISSED"])
+                     fmt(ratio, ".3f"), f"<= {limit:.2f}", "ok" if ok else "MISSED", ran_text,
+                     f"{spread['cuda+cpu']} / {spread[best] if best else '-'}"])
     table(f"cuda,cpu against the best device alone (step balance; compute_ms, median of "
           f"{len(runs)} one-process run{'s' if len(runs) > 1 else ''} each)",
-          ["case", "cuda,cpu", "cuda", "cpu", "pair/best", "target", "verdict"], rows,
-          "from step balance (balance/*/*.json)")
+          ["case", "cuda,cpu", "cuda", "cpu", "pair/best", "target", "verdict", "pair ran",
+           "range pair / best"], rows,
+          "from step balance (balance/*/*.json); pair ran: the devices the pair's runs gave work "
+          "to (cpu or cuda alone, or a split); a miss where the pair ran the best device alone "
+          "and the ranges overlap is the one-process runs' spread, not the balancer's choice")
     if bad:
         print(f"missed: {' '.join(bad)}")
     return 1 if bad or not rows else 0
