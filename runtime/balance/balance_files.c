@@ -42,11 +42,12 @@ static const apo__stored_device *stored_device(const apo__balance *b, const apo_
 
 /* What becomes of the model stored for a device. */
 typedef enum model_use {
-    MODEL_NONE = 0,     /* none stored */
-    MODEL_USED,         /* stored for this device as it is now */
-    MODEL_NO_CONFIG,    /* stored without a configuration (older files): unknown, not used */
-    MODEL_OTHER_CONFIG, /* stored for another configuration of the device: not used */
-    MODEL_IMPLAUSIBLE   /* outside the plausible bounds: not used */
+    MODEL_NONE = 0,      /* none stored */
+    MODEL_USED,          /* stored for this device as it is now */
+    MODEL_NO_CONFIG,     /* stored without a configuration (older files): unknown, not used */
+    MODEL_OTHER_CONFIG,  /* stored for another configuration of the device: not used */
+    MODEL_OTHER_THREADS, /* stored by this cpu on another thread count: scaled to this one */
+    MODEL_IMPLAUSIBLE    /* outside the plausible bounds: not used */
 } model_use;
 
 /* Why device `d`'s stored model is not used, short enough for a stale_reason. */
@@ -56,6 +57,8 @@ static void refusal_reason(const apo__balance *b, size_t d, model_use use, char 
     if (use == MODEL_NO_CONFIG)
         snprintf(reason, reason_size, "the model of %s has no device configuration (older file)",
                  id);
+    else if (use == MODEL_OTHER_THREADS)
+        snprintf(reason, reason_size, "the model of %s was stored on another thread count", id);
     else if (use == MODEL_OTHER_CONFIG)
         snprintf(reason, reason_size, "the configuration of %s changed since its model was stored",
                  id);
@@ -72,6 +75,52 @@ static model_use stored_model_use(const apo__balance *b, size_t d, const apo__st
         return MODEL_OTHER_CONFIG;
     return apo__stored_model_plausible(s->latency_ms, s->ms_per_melem) ? MODEL_USED
                                                                        : MODEL_IMPLAUSIBLE;
+}
+
+/* The thread count that a cpu's configuration key begins with ("threads=N,..."), and in
+ * `rest` the key after it; 0 when the key does not begin so. */
+static int key_threads(const char *config, const char **rest) {
+    int n = 0, used = 0;
+    if (sscanf(config, "threads=%d%n", &n, &used) != 1 || n <= 0 ||
+        (config[used] != ',' && config[used] != '\0'))
+        return 0;
+    *rest = config + used;
+    return n;
+}
+
+/* A model that this cpu stored on another thread count: a process of `--devices cpu` runs it
+ * on every core, a process with GPUs on what their staging threads leave, and the two take
+ * turns writing the same entry. The rest of the key (vector path, processor) is the same, so
+ * this is the device's own evidence, a far better start than another device's model (a cpu
+ * that borrowed a GPU's model was once planned 18 times too fast and ran a scored sweep alone
+ * where the GPU alone took a third of the time: docs/perf-log/2026-11-26-h200-third-visit.md).
+ * The cost is scaled by the thread counts (stored over now) and refined by the calls, as a
+ * borrowed model is; where one of the two counts is the cpu's every-core count, the line
+ * measured on it is taken as it is: a model stored on every core is this cpu's alone model,
+ * and the alone line stored beside GPUs is the model of a cpu on every core. Returns 1 when
+ * it set device d's models in ts. */
+static int scaled_thread_model(const apo__balance *b, size_t d, const apo__stored_device *s,
+                               apo__tag_state *ts) {
+    const char *rest_now = NULL, *rest_stored = NULL;
+    const int now = key_threads(b->info[d]->config, &rest_now);
+    const int stored = key_threads(s->config, &rest_stored);
+    const int alone = b->threads_alone[d];
+    if (alone <= 0 || now == 0 || stored == 0 || strcmp(rest_now, rest_stored) != 0 ||
+        !apo__stored_model_plausible(s->latency_ms, s->ms_per_melem))
+        return 0;
+    apo__model stored_alone;
+    apo__stored_line_get(&stored_alone, &s->alone);
+    if (now == alone && stored_alone.valid)
+        apo__model_from_stored(&ts->models[d], stored_alone.latency_s * 1e3,
+                               stored_alone.cost_s * 1e9, 1);
+    else
+        apo__model_from_stored(&ts->models[d], s->latency_ms,
+                               s->ms_per_melem * (double)stored / (double)now, 1);
+    if (alone > now && stored == alone)
+        apo__model_from_stored(&ts->alone_models[d], s->latency_ms, s->ms_per_melem, 1);
+    else if (alone > now && stored_alone.valid)
+        ts->alone_models[d] = stored_alone;
+    return ts->models[d].valid;
 }
 
 /* Builds the tag state of a stored entry; `uses` (optional) receives what became of each
@@ -124,6 +173,8 @@ static int state_from_entry(const apo__balance *b, const apo__stored_workload *e
                 apo__stored_line_get(&ts->alone_models[d], &s->alone);
                 apo__stored_line_get(&ts->cold_models[d], &s->cold);
                 apo__stored_line_get(&ts->configs[1 + d], &s->measured_alone);
+            } else if (use == MODEL_OTHER_CONFIG && scaled_thread_model(b, d, s, ts)) {
+                uses[d] = MODEL_OTHER_THREADS;
             } else if (use != MODEL_NONE && refused == SIZE_MAX)
                 refused = d;
             with_model += ts->models[d].valid;
@@ -149,6 +200,8 @@ static void *writer_main(void *arg);
 typedef struct refusals {
     size_t changed[APO_MAX_DEVICES];                 /* entries with device d's old config */
     char old_config[APO_MAX_DEVICES][APO_LABEL_MAX]; /* the first one met */
+    size_t rescaled[APO_MAX_DEVICES]; /* entries of cpu d stored on another thread count */
+    int old_threads[APO_MAX_DEVICES]; /* the first one met */
     size_t unconfigured, implausible;
     char first_unconfigured[APO_WARNING_LEN], first_implausible[APO_WARNING_LEN];
 } refusals;
@@ -159,6 +212,9 @@ static void note_refusals(const apo__balance *b, const apo__stored_workload *e,
         const apo__stored_device *s = stored_device(b, e, d);
         if (uses[d] == MODEL_OTHER_CONFIG && r->changed[d]++ == 0)
             snprintf(r->old_config[d], sizeof r->old_config[d], "%s", s->config);
+        const char *rest;
+        if (uses[d] == MODEL_OTHER_THREADS && r->rescaled[d]++ == 0)
+            r->old_threads[d] = key_threads(s->config, &rest);
         if (uses[d] == MODEL_NO_CONFIG && r->unconfigured++ == 0)
             snprintf(r->first_unconfigured, sizeof r->first_unconfigured, "workload %s, device %s",
                      e->tag, s->id);
@@ -187,6 +243,16 @@ static void warn_refusals(const apo__balance *b, const refusals *r, apo__warning
                   "measured (it borrows the other devices' models until it is refined or "
                   "re-profiled): %s",
                   changed);
+    for (size_t d = 0; d < b->n_devices; d++) {
+        const char *rest;
+        if (r->rescaled[d] > 0)
+            apo__warn(w,
+                      "stored models of %s measured on %d thread%s are scaled to its %d until "
+                      "the calls refine them (%zu workload%s)",
+                      b->info[d]->id, r->old_threads[d], r->old_threads[d] == 1 ? "" : "s",
+                      key_threads(b->info[d]->config, &rest), r->rescaled[d],
+                      r->rescaled[d] == 1 ? "" : "s");
+    }
     if (r->unconfigured > 0)
         apo__warn(w,
                   "%zu stored model(s) not used: stored without a device configuration (by an "
@@ -272,8 +338,10 @@ void apo__balance_init(apo__balance *b, const apo_device_info *const *devices, s
     pthread_mutex_init(&b->mutex, NULL);
     pthread_mutex_init(&b->write_mutex, NULL);
     pthread_cond_init(&b->wake, NULL);
-    for (size_t d = 0; d < n_devices; d++)
+    for (size_t d = 0; d < n_devices; d++) {
         b->info[d] = devices[d];
+        b->threads_alone[d] = s->threads_alone[d];
+    }
     b->n_devices = n_devices;
     b->learn = s->learn;
     b->persist_interval_s = s->persist_interval_s;

@@ -16,6 +16,9 @@ typedef struct apo__balance_settings {
     double persist_interval_s;
     apo__profile_location location;
     const char *off_reason; /* why profiles are off though asked for (files' messages), or NULL */
+    /* Each host-like device's threads when it runs alone (every core), 0 for the others: a
+     * model stored by a cpu of another thread count is scaled to this one (balance_files.c). */
+    int threads_alone[APO_MAX_DEVICES];
 } apo__balance_settings;
 
 /* Sets up the state for the devices whose identities `devices` points to (they must outlive

@@ -69,7 +69,7 @@ static size_t complete_models(const apo__balance *b, const apo__tag_state *ts, a
     double median = costs[known / 2];
     for (size_t d = 0; d < b->n_devices; d++)
         if (!models[d].valid)
-            models[d] = (apo__model){.valid = 1, .latency_s = 0, .cost_s = median};
+            models[d] = (apo__model){.valid = 1, .latency_s = 0, .cost_s = median, .borrowed = 1};
     return known;
 }
 
@@ -99,11 +99,28 @@ static size_t planned_models(const apo__balance *b, const apo__tag_state *ts,
 
 /* Marks the devices a due probe may be for; see apo__balance_shares(). */
 static void mark_probes(const apo__balance *b, const apo__tag_state *ts, const int *usable,
-                        unsigned *probe) {
+                        const apo__shape *shape, const apo__config_choice *chosen,
+                        const double *shares, unsigned *probe) {
     if (ts->calls_since_probe < APO_PROBE_EVERY)
         return;
+    /* A device that runs alone s times faster than beside the others (a cpu on every core)
+     * loses that to any probe of another device: such a probe is made only for a device that
+     * could win. Beside it the lone device takes s times its time T, so a split with device d
+     * (G alone) beats T only where 1 / (s T) + 1 / G > 1 / T, G < T s / (s - 1); with slack
+     * for a model that is off. */
+    size_t lone = b->n_devices, given = 0; /* the guard's device alone, or the split's only one */
     for (size_t d = 0; d < b->n_devices; d++)
-        if (usable[d] && ts->models[d].valid)
+        if (shares[d] > 0) {
+            lone = d;
+            given++;
+        }
+    double probe_limit = INFINITY;
+    if (given == 1 && shape->alone_speedup[lone] > 1) {
+        const double sp = shape->alone_speedup[lone];
+        probe_limit = APO_PROBE_MODEL_SLACK * chosen->predicted_s * sp / (sp - 1);
+    }
+    for (size_t d = 0; d < b->n_devices; d++)
+        if (usable[d] && ts->models[d].valid && chosen->alone_s[d] <= probe_limit)
             probe[d] = ts->idle_calls[d] < UINT_MAX ? ts->idle_calls[d] + 1 : UINT_MAX;
 }
 
@@ -144,7 +161,7 @@ void apo__balance_shares(apo__balance *b, const char *tag, const int *usable,
             chosen.predicted_s = *predicted_s = chosen.alone_s[d];
             ts->calls_since_probe = 0;
         } else if (explore) {
-            mark_probes(b, ts, usable, probe);
+            mark_probes(b, ts, usable, shape, &chosen, shares, probe);
         }
     } else if (ts != NULL && ts->has_ratios) {
         normalised(ts->ratios, b->n_devices, shares);

@@ -55,6 +55,7 @@ typedef struct apo__balance {
     pthread_cond_t wake;
     int writer_started, writer_stop, persist_requested;
     const apo_device_info *info[APO_MAX_DEVICES]; /* the devices' identities, in order */
+    int threads_alone[APO_MAX_DEVICES];           /* apo__balance_settings' */
     size_t n_devices;
     apo__tag_state *tags;
     size_t n_tags, cap_tags;
@@ -82,6 +83,14 @@ apo__tag_state *apo__balance_get_tag(apo__balance *b, const char *tag);
  * of the tag is observed as after a gap (apo__model_observe_after_gap). */
 #define APO_PROBE_EVERY 10
 #define APO_PROBE_FRACTION 0.02
+/* Where the call runs a device alone that is faster alone than beside the others (a cpu on
+ * every core), a probe of another device, however small its share, takes that away: a GPU
+ * probed on 2% of a pageable bollinger over 1e8 samples took the cpu down to the threads the
+ * GPU's staging leaves, and the call from 33 ms to 70 on the H200 machine
+ * (docs/perf-log/2026-11-26-h200-third-visit.md). Such a probe is made only for a device
+ * that could win a split by its model, with this much slack for a model that is off
+ * (balance_state.c, mark_probes()). */
+#define APO_PROBE_MODEL_SLACK 1.5
 #define APO_GAP_CALLS 5
 
 /* The shares of a call of `tag` shaped as `shape` says: forced ratios, else models (the

@@ -194,7 +194,9 @@ apo_status apo__choose_configuration(const apo__model *models, const apo__model 
     const double split_measured_s =
         split_measured ? apo__model_predict(&measured[0], shape->elements) : NAN;
     for (size_t d = 0; d < n; d++) {
-        if (!use[d] || (given == 1 && shares[d] > 0))
+        /* A device on another device's model is not run alone on that guess: the split gives
+         * it a share, whose time teaches it its own model. */
+        if (!use[d] || models[d].borrowed || (given == 1 && shares[d] > 0))
             continue;
         /* By prediction, the split must gain more than the models can tell apart. */
         int faster = choice->alone_s[d] < choice->split_s * (1.0 + APO_SPLIT_MIN_GAIN);
@@ -223,7 +225,8 @@ apo_status apo__choose_configuration(const apo__model *models, const apo__model 
     if (given > 1 && differs) {
         size_t best = n;
         for (size_t d = 0; d < n; d++)
-            if (use[d] && (best == n || choice->alone_s[d] < choice->alone_s[best]))
+            if (use[d] && !models[d].borrowed &&
+                (best == n || choice->alone_s[d] < choice->alone_s[best]))
                 best = d;
         if (best < n &&
             (measured == NULL || !measured_at(measured, measured_age, 1 + best, shape->elements)))

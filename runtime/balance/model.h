@@ -68,6 +68,10 @@ typedef struct apo__model {
     double known_latency_s;
     int off_run;
     int gross_run;
+    /* Another device's model, lent to a device that has none of its own yet
+     * (balance_state.c, complete_models()): good enough to give it a share and learn its
+     * own, never to run it alone (configurations.c). */
+    int borrowed;
 } apo__model;
 
 /* A run is an outlier when it is further from its size's median than this many times

@@ -363,8 +363,11 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
             }
     }
     const apo_device_info *identities[APO_MAX_DEVICES];
-    for (size_t i = 0; i < rt->n_devices; i++)
+    for (size_t i = 0; i < rt->n_devices; i++) {
         identities[i] = &rt->devices[i].info;
+        s.balance.threads_alone[i] =
+            apo__device_is_host_like(&rt->devices[i]) ? rt->devices[i].threads_alone : 0;
+    }
     apo__balance_init(&rt->balance, identities, rt->n_devices, &s.balance, &rt->warnings);
     balance_ready = 1;
     APO_CHECK_GOTO(apo__pool_start(&rt->pool, rt->devices, rt->n_devices), st, fail);

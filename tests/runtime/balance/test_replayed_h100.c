@@ -91,6 +91,33 @@ Test(replayed_h100, a_memory_bound_pageable_call_stays_no_slower_than_the_cpu_al
     check_memory_bound_call_not_slower_than_cpu(10000000);
 }
 
+/* A memory-bound pageable call that the cpu runs alone on its 16 threads is not probed on the
+ * GPU: a probe, however small, would leave the cpu the 8 threads the GPU's staging leaves it
+ * and make the call about twice as long (on the H200 machine 33 ms to 70), for a device that
+ * cannot win (balance_state.h, APO_PROBE_MODEL_SLACK). Twelve learning calls, past the tenth
+ * where a probe is due: each gives the GPU nothing and runs as the cpu alone does. */
+Test(replayed_h100, a_cpu_alone_on_every_core_is_not_probed_away, .timeout = 120) {
+    apo_runtime *rt = test_runtime(REPLAYED_PAIR);
+    apo_profile_options opt = APO_PROFILE_OPTIONS_INIT;
+    opt.tag = "bollinger";
+    opt.sample_size = 1000000;
+    opt.runs = 3;
+    cr_assert_eq(apo_profile_auto_balance(rt, &opt, NULL), APO_OK, "%s", apo_last_error());
+    test_job job;
+    test_job_init(&job, rt, "bollinger", 1, 10000000, 5);
+    apo_report report;
+    const double cpu = replay_call(rt, &job, 1, 0, &report);
+    for (int call = 1; call <= 12; call++) {
+        const double ms = replay_call(rt, &job, -1, 1, &report);
+        cr_assert_eq(report.devices[0].elements, 0, "call %d: the GPU was given %llu elements",
+                     call, (unsigned long long)report.devices[0].elements);
+        cr_assert(ms <= cpu * 1.001, "call %d: %.2f ms against %.2f ms for the cpu alone", call, ms,
+                  cpu);
+    }
+    test_job_free(&job);
+    apo_runtime_destroy(rt);
+}
+
 /* 100 series x 80 sets: 8,000 chains, one wave on the GPU (8.3 ms) against 17 ms on the 16
  * threads of the measured cpu. At 50 x 40 the cpu alone is the faster (4.3 ms) since the second
  * H100 machine measured the cpu at twice the first's rate, and the balancer rightly gives it all.

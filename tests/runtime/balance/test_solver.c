@@ -405,3 +405,37 @@ Test(solver, a_split_runs_only_where_it_gains_more_than_the_margin) {
             cr_assert(shares[0] > 0 && shares[1] > 0, "shares %g %g", shares[0], shares[1]);
     }
 }
+
+/* A device on a borrowed model (balance_state.c, complete_models(): another device's, lent
+ * until it has its own) is never run alone on it. On the H200 machine a cpu whose stored
+ * model had been written on another thread count borrowed the GPU's, was planned alone at 4 ms
+ * for a scored sweep that took it 73, and ran it where the GPU alone took 22
+ * (docs/perf-log/2026-11-26-h200-third-visit.md). Device 0 is a GPU modelled per wave (any
+ * share costs the whole call's wave, 1 ms); device 1 a cpu at the same cost per element beside
+ * it and twice as fast alone: on its own model it runs alone (0.5 ms), on a borrowed one not. */
+Test(solver, a_device_on_a_borrowed_model_is_never_run_alone) {
+    for (int borrowed = 0; borrowed < 2; borrowed++) {
+        apo__model models[2] = {model(0, 1e-9), model(0, 1e-9)};
+        models[1].borrowed = borrowed;
+        apo__shape shape;
+        memset(&shape, 0, sizeof shape);
+        shape.elements = 1e6;
+        shape.wave_elements[0] = 1e6;
+        shape.alone_speedup[0] = 1.0;
+        shape.alone_speedup[1] = 2.0;
+        double shares[2];
+        apo__config_choice choice;
+        cr_assert_eq(
+            apo__choose_configuration(models, NULL, NULL, NULL, ALL, 2, &shape, shares, &choice),
+            APO_OK);
+        if (borrowed)
+            cr_assert(choice.alone != 1 && shares[0] > 0,
+                      "borrowed: the cpu must not run alone (alone %d, shares %g %g)", choice.alone,
+                      shares[0], shares[1]);
+        else
+            cr_assert(choice.alone == 1 && shares[1] == 1.0,
+                      "own model: the cpu alone (0.5 ms) beats the GPU's wave (alone %d, shares "
+                      "%g %g)",
+                      choice.alone, shares[0], shares[1]);
+    }
+}

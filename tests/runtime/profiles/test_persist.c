@@ -3,8 +3,9 @@
  * "Which stored models are used"; docs/scheduling.md, "Persistence"):
  *
  * - a stored model is used only by a device of the same id and configuration key: a sim
- *   device at another rate, a cpu with other threads, or a model stored without a key (an
- *   older file) is left unused with one warning, and the device borrows the others' model;
+ *   device at another rate or a model stored without a key (an older file) is left unused
+ *   with one warning, and the device borrows the others' model; a cpu's model stored on
+ *   another thread count is scaled to this one (one warning);
  * - a stored model outside the plausible bounds is refused with a warning naming the device
  *   and the value, and the device still gets work;
  * - calls never wait for the file: with the file's lock held by someone else, calls that
@@ -188,11 +189,13 @@ Test(persist, a_model_is_not_used_for_another_sim_rate, .timeout = 120, .init = 
               b.ms_per_melem);
 }
 
-/* The stored cpu model of threads=1 is not used by a cpu of threads=2 (the same id, "cpu").
- * The file is written by hand with this machine's keys: a cpu model 1000 times slower than
- * sim:a's, which gives the cpu almost nothing where it is used, half where it is not. */
-Test(persist, a_cpu_model_is_not_used_with_other_threads, .timeout = 120, .init = make_tmpdir,
-     .fini = remove_tmpdir) {
+/* A cpu model stored on another thread count (a process of `--devices cpu` on every core, one
+ * beside GPUs on fewer) is the same cpu's evidence: it is scaled by the thread counts rather
+ * than left for another device's model. The file is written by hand with this machine's keys:
+ * a cpu model 4 times slower than sim:a's at threads=1 gives the cpu 1/5 of the work there,
+ * and scaled to threads=2 (2 times slower) 1/3; borrowing sim:a's model would give it 1/2. */
+Test(persist, a_cpu_model_of_other_threads_is_scaled_to_this_count, .timeout = 120,
+     .init = make_tmpdir, .fini = remove_tmpdir) {
     apo_runtime *one = runtime("cpu:threads=1,sim:a:rate=1e8", APO_SWITCH_OFF, 86400);
     char cpu1[APO_LABEL_MAX], sim[APO_LABEL_MAX];
     snprintf(cpu1, sizeof cpu1, "%s", config_of(one, 0));
@@ -202,23 +205,26 @@ Test(persist, a_cpu_model_is_not_used_with_other_threads, .timeout = 120, .init 
     char text[2048];
     snprintf(text, sizeof text,
              "{\"format\": \"apportion.multigpu/1\", \"workloads\": {\"t\": {\"devices\": {"
-             "\"cpu\": {\"config\": \"%s\", \"latency_ms\": 0, \"ms_per_melem\": 10000, "
-             "\"ratio\": 0.001}, "
+             "\"cpu\": {\"config\": \"%s\", \"latency_ms\": 0, \"ms_per_melem\": 40, "
+             "\"ratio\": 0.2}, "
              "\"sim:a\": {\"config\": \"%s\", \"latency_ms\": 0, \"ms_per_melem\": 10, "
-             "\"ratio\": 0.999}}}}}",
+             "\"ratio\": 0.8}}}}}",
              cpu1, sim);
     write_text(multigpu_path, text);
 
     one = runtime("cpu:threads=1,sim:a:rate=1e8", APO_SWITCH_OFF, 86400);
-    cr_assert(planned_share(one, "t", 0) < 0.01, "threads=1: the model applies, share %g",
-              planned_share(one, "t", 0));
+    double share = planned_share(one, "t", 0);
+    cr_assert(fabs(share - 0.2) < 0.01, "threads=1: the model as stored, share %g, want 0.2",
+              share);
     apo_runtime_destroy(one);
 
     apo_runtime *two = runtime("cpu:threads=2,sim:a:rate=1e8", APO_SWITCH_OFF, 86400);
-    double share = planned_share(two, "t", 0);
-    cr_assert(fabs(share - 0.5) < 0.01, "threads=2 borrows sim:a's model: share %g", share);
-    cr_assert_eq(warnings_naming(two, "cpu: threads=1,", "-> threads=2,"), 1,
-                 "one warning names the cpu with both keys");
+    share = planned_share(two, "t", 0);
+    cr_assert(fabs(share - 1.0 / 3.0) < 0.01,
+              "threads=2: the model scaled to 20 ms/Melem, share %g, want 1/3", share);
+    cr_assert_eq(warnings_naming(two, "cpu measured on 1 thread are scaled to its 2", NULL), 1,
+                 "one warning names the cpu and both counts");
+    cr_assert_eq(warnings_naming(two, "configuration changed", NULL), 0);
     apo_runtime_destroy(two);
 }
 
