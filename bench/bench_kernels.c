@@ -177,8 +177,8 @@ static const bench_option option_rows[] = {
         "its time limit: rows not started by then are listed as out\n"
         "of time (default: none)"),
     OPT("--gpu-call-limit", "S", DOUBLE, 1, 1e6, gpu_call_limit,
-        "a row whose one call a probe at a hundredth of the size\n"
-        "predicts above S seconds is left out (default 2)"),
+        "a row whose one call probes at a hundredth and a fiftieth\n"
+        "of the size predict above S seconds is left out (default 2)"),
     OPT("--gpu-sweep-rows", "N", SIZE, 0, 1e6, gpu_sweep_rows,
         "the scored sweeps' series (default 500; 0: none)"),
     OPT("--gpu-sweep-bars", "N", SIZE, 201, 1e9, gpu_sweep_bars, "their bars (default 2520)"),
