@@ -371,6 +371,7 @@ def balance_targets(logs):
           "from step balance (balance/*/*.json); pair ran: the devices the pair's runs gave work "
           "to (cpu or cuda alone, or a split); a miss where the pair ran the best device alone "
           "and the ranges overlap is the one-process runs' spread, not the balancer's choice")
+    print(f"within target: {len(rows) - len(bad)} of {len(rows)}")
     if bad:
         print(f"missed: {' '.join(bad)}")
     return 1 if bad or not rows else 0
