@@ -7,4 +7,8 @@
 #include "averages_anchors.h"
 #include "catalog_launch.h"
 
-APO_CATALOG_CUDA_FAMILY_ANCHORED(averages, apo__averages_anchor_spacing)
+/* sma, wma and ma each take a blocks kernel of their own (catalog_launch.h): in the family's
+ * they ran with its largest body's 127 registers. */
+#define APO_AVERAGES_OWN_BLOCKS(X, family) X(family, SMA) X(family, WMA) X(family, MA)
+
+APO_CATALOG_CUDA_FAMILY_OWN_BLOCKS(averages, apo__averages_anchor_spacing, APO_AVERAGES_OWN_BLOCKS)

@@ -30,7 +30,8 @@
  * beta up to 512: blocks of 16 to 64; the linearreg family up to 2048: anchors 32 or 64 apart;
  * averages_anchors.h and statistics_anchors.h give A from the bodies' own functions), so a
  * block computed alone writes the tile's bits (tests/kernels/common/test_catalog_anchored.c).
- * The family's instantiation names its spacing function (APO_CATALOG_CUDA_FAMILY_ANCHORED);
+ * The family's instantiation names its spacing function (APO_CATALOG_CUDA_FAMILY_ANCHORED), and
+ * may list kernels that take a blocks kernel of their own (APO_CATALOG_CUDA_FAMILY_OWN_BLOCKS);
  * where it gives A > 0 and the kernel is neither position-independent nor whole-row, each
  * tile is cut at the multiples of A (anchor_blocks.h) and each block is an item, the lanes of
  * a warp on consecutive blocks of a row. A 1e8-sample sma row is then 1.56 million chains of at
@@ -75,20 +76,52 @@ static inline APO_HD size_t apo__catalog_no_anchors(int id, const double *p) {
 #define APO_CATALOG_CUDA_FAMILY(family)                                                            \
     APO_CATALOG_CUDA_FAMILY_ANCHORED(family, apo__catalog_no_anchors)
 
+/* The loop of a blocks kernel: each item a block between anchors, its body kernel `id`. */
+#define APO__CATALOG_BLOCKS_LOOP(family, id)                                                       \
+    const size_t items = v.rows * tiles * slots;                                                   \
+    for (size_t i = apo__cuda_first_item(); i < items; i += apo__cuda_item_stride()) {             \
+        const apo__chunk_item it = apo__anchor_block_of(&v, tiles, slots, spacing, i);             \
+        if (it.begin == it.end)                                                                    \
+            continue;                                                                              \
+        apo__cat_io io = base;                                                                     \
+        apo__catalog_row_io(&io, &base, &v, it.row);                                               \
+        apo__##family##_tile(id, &io, it.begin, it.end);                                           \
+    }                                                                                              \
+    (void)0
+
+/* A blocks kernel of its own for kernel ID of a family, with the id a constant: the family's
+ * switch folds to that one body, and the kernel keeps that body's registers and stack rather
+ * than the largest body's (ptxas, sm_90: the averages' blocks kernel 127 registers and a 9 KB
+ * stack a thread; sma's own 72 and 1.5 KB; docs/cuda.md, "The anchored kernels"). */
+#define APO__CATALOG_BLOCKS_KERNEL_OF(family, ID)                                                  \
+    static __global__ void apo__##family##_blocks_##ID##_kernel(                                   \
+        apo__cuda_view v, size_t tiles, size_t slots, size_t spacing, apo__cat_io base) {          \
+        APO__CATALOG_BLOCKS_LOOP(family, APO_CAT_##ID);                                            \
+    }
+
+/* The launch of kernel ID's own blocks kernel, as a case of the launcher's switch on the id. */
+#define APO__CATALOG_BLOCKS_LAUNCH_OF(family, ID)                                                  \
+    case APO_CAT_##ID:                                                                             \
+        apo__##family##_blocks_##ID##_kernel<<<blocks, APO_CUDA_BLOCK, 0,                          \
+                                               static_cast<cudaStream_t>(stream)>>>(               \
+            *v, tiles, slots, spacing, *base);                                                     \
+        return (int)cudaGetLastError();
+
+/* No kernel of the family has a blocks kernel of its own. */
+#define APO__CATALOG_NO_OWN_BLOCKS(X, family)
+
 /* A family whose kernels' anchors are anchor_spacing(id, p) apart (0: none). */
 #define APO_CATALOG_CUDA_FAMILY_ANCHORED(family, anchor_spacing)                                   \
+    APO_CATALOG_CUDA_FAMILY_OWN_BLOCKS(family, anchor_spacing, APO__CATALOG_NO_OWN_BLOCKS)
+
+/* The same, where own_blocks(X, family) lists as X(family, ID) the kernels that take a blocks
+ * kernel of their own (APO__CATALOG_BLOCKS_KERNEL_OF); the others share the family's. */
+#define APO_CATALOG_CUDA_FAMILY_OWN_BLOCKS(family, anchor_spacing, own_blocks)                     \
     static __global__ void apo__##family##_blocks_kernel(                                          \
         apo__cuda_view v, size_t tiles, size_t slots, size_t spacing, int id, apo__cat_io base) {  \
-        const size_t items = v.rows * tiles * slots;                                               \
-        for (size_t i = apo__cuda_first_item(); i < items; i += apo__cuda_item_stride()) {         \
-            const apo__chunk_item it = apo__anchor_block_of(&v, tiles, slots, spacing, i);         \
-            if (it.begin == it.end)                                                                \
-                continue;                                                                          \
-            apo__cat_io io = base;                                                                 \
-            apo__catalog_row_io(&io, &base, &v, it.row);                                           \
-            apo__##family##_tile(id, &io, it.begin, it.end);                                       \
-        }                                                                                          \
+        APO__CATALOG_BLOCKS_LOOP(family, id);                                                      \
     }                                                                                              \
+    own_blocks(APO__CATALOG_BLOCKS_KERNEL_OF, family) static_assert(true, "own blocks kernels");   \
     static __global__ void apo__##family##_positions_kernel(apo__cuda_view v, int id,              \
                                                             apo__cat_io base) {                    \
         apo__cat_io io = base;                                                                     \
@@ -137,6 +170,7 @@ static inline APO_HD size_t apo__catalog_no_anchors(int id, const double *p) {
         if (spacing > 0) {                                                                         \
             const size_t slots = apo__anchor_slots(v->tile, spacing);                              \
             const unsigned int blocks = apo__cuda_blocks(v->rows * tiles * slots);                 \
+            switch (id) { own_blocks(APO__CATALOG_BLOCKS_LAUNCH_OF, family) default : break; }     \
             apo__##family##_blocks_kernel<<<blocks, APO_CUDA_BLOCK, 0,                             \
                                             static_cast<cudaStream_t>(stream)>>>(                  \
                 *v, tiles, slots, spacing, id, *base);                                             \
