@@ -42,6 +42,7 @@
 
 #include "cpu_isa_bollinger.h"
 #include "cpu_isa_inputs.h"
+#include "score_fold_equal.h"
 #include "score_sets.h"
 
 /* ---- the kernels, path by path ---------------------------------------------------------- */
@@ -550,11 +551,7 @@ static void fold_on_every_path(int kind, int widths, const double *close, const 
         fold_sets(isa, kind, widths, close, move, finite, out, n, tile, sets, n_sets, got);
         for (size_t j = 0; j < n_sets; j++) {
             const apo__score_fold *a = &got[j], *b = &want[j];
-            const double ga[6] = {a->total, a->shift, a->dev_sum, a->dev_sq, a->peak, a->drawdown};
-            const double gb[6] = {b->total, b->shift, b->dev_sum, b->dev_sq, b->peak, b->drawdown};
-            cr_assert(a->pos == b->pos && a->started == b->started && a->bars == b->bars &&
-                          a->trades == b->trades && a->exposed == b->exposed &&
-                          memcmp(ga, gb, sizeof ga) == 0,
+            cr_assert(score_folds_equal(a, b),
                       "path %s, kind %d, %zu sets: set %zu folds otherwise (bars %lld vs %lld, "
                       "trades %lld vs %lld, total %.17g vs %.17g)",
                       apo__cpu_isa_name((apo__cpu_isa)isa), kind, n_sets, j, (long long)a->bars,
@@ -759,13 +756,7 @@ Test(cpu_isa, a_lone_set_folds_every_kind_as_the_scalar_fold, .timeout = 60) {
                 if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
                     continue;
                 fold_lone(isa, kinds[q], close, move, finite, o, n, tiles[c], &set, &got);
-                const double ga[6] = {got.total,  got.shift, got.dev_sum,
-                                      got.dev_sq, got.peak,  got.drawdown};
-                const double gb[6] = {want.total,  want.shift, want.dev_sum,
-                                      want.dev_sq, want.peak,  want.drawdown};
-                cr_assert(got.pos == want.pos && got.started == want.started &&
-                              got.bars == want.bars && got.trades == want.trades &&
-                              got.exposed == want.exposed && memcmp(ga, gb, sizeof ga) == 0,
+                cr_assert(score_folds_equal(&got, &want),
                           "path %s, kind %d, tiles of %zu: the lone set folds otherwise (bars "
                           "%lld vs %lld, trades %lld vs %lld, total %.17g vs %.17g)",
                           apo__cpu_isa_name((apo__cpu_isa)isa), kinds[q], tiles[c],

@@ -21,6 +21,7 @@
 #include "bollinger_pass.h"
 #include "cpu_isa.h"
 #include "reference.h"
+#include "score_fold_equal.h"
 #include "score_sets.h"
 
 #define BARS 3000
@@ -90,11 +91,7 @@ static void scalar_fold(const bars *b, int kind, int widths, const double *const
 
 static void same_fold(const apo__score_fold *a, const apo__score_fold *b, const char *path,
                       int kind, size_t n_sets, size_t chain, size_t set, size_t bar) {
-    const double ga[6] = {a->total, a->shift, a->dev_sum, a->dev_sq, a->peak, a->drawdown};
-    const double gb[6] = {b->total, b->shift, b->dev_sum, b->dev_sq, b->peak, b->drawdown};
-    cr_assert(a->pos == b->pos && a->started == b->started && a->bars == b->bars &&
-                  a->trades == b->trades && a->exposed == b->exposed &&
-                  memcmp(ga, gb, sizeof ga) == 0,
+    cr_assert(score_folds_equal(a, b),
               "path %s, kind %d, %zu sets: chain %zu set %zu at bar %zu folds otherwise (bars "
               "%lld vs %lld, trades %lld vs %lld, total %.17g vs %.17g)",
               path, kind, n_sets, chain, set, bar, (long long)a->bars, (long long)b->bars,
