@@ -70,19 +70,19 @@ static inline APO_HD int apo__ma_series_takes_lagged(int matype, size_t p) {
     return apo__ma_series_supported(matype, p) || apo__ma_lagged_kind(matype, p);
 }
 
+/* 1 when the average reads the value leaving its window (lag of apo__ma_series_run). */
+static inline APO_HD int apo__ma_series_lags(int matype, size_t p) {
+    return p > 1 && (matype == APO_MA_SMA || matype == APO_MA_WMA);
+}
+
 /* How many distances back the average reads (apo__ma_series_run_lagged), and the i-th. */
 static inline APO_HD size_t apo__ma_series_lag_count(int matype, size_t p) {
     if (apo__ma_lagged_kind(matype, p))
         return apo__ma_lagged_count(matype, p);
-    return p > 1 && (matype == APO_MA_SMA || matype == APO_MA_WMA) ? 1 : 0;
+    return apo__ma_series_lags(matype, p) ? 1 : 0;
 }
 static inline APO_HD size_t apo__ma_series_lag_distance(int matype, size_t p, size_t i) {
     return apo__ma_lagged_kind(matype, p) ? apo__ma_lagged_distance(matype, p, i) : p;
-}
-
-/* 1 when the average reads the value leaving its window (lag of apo__ma_series_run). */
-static inline APO_HD int apo__ma_series_lags(int matype, size_t p) {
-    return p > 1 && (matype == APO_MA_SMA || matype == APO_MA_WMA);
 }
 
 static inline APO_HD void apo__ma_series_start(apo__ma_series *s, int matype, size_t p, size_t h,
@@ -114,20 +114,14 @@ static inline APO_HD double apo__ma_series_window_step(apo__ma_series *s, double
         s->held = 0;
         return NAN;
     }
-    const double pd = (double)s->p;
-    if (s->held < s->p) {
-        s->held++;
-        s->wsum = apo__dd_add(s->wsum, apo__two_prod((double)s->held, v));
-        s->sum = apo__dd_add_d(s->sum, v);
-    } else {
-        s->wsum = apo__dd_add(apo__dd_add(s->wsum, apo__two_prod(pd, v)), apo__dd_neg(s->sum));
-        s->sum = apo__dd_add_d(apo__dd_add_d(s->sum, v), -v_old);
-    }
+    /* The r-th value of the window's run, r past p once it is full (ma_series_lagged.h). */
+    const size_t r = s->held < s->p ? ++s->held : s->p + 1;
+    apo__ma_wma_step(&s->sum, &s->wsum, s->p, r, v, v_old);
     if (s->held < s->p)
         return NAN;
     if (s->matype == APO_MA_SMA)
-        return apo__dd_div_d(s->sum, pd).hi;
-    return apo__dd_div_d(s->wsum, pd * (pd + 1.0) * 0.5).hi;
+        return apo__dd_div_d(s->sum, (double)s->p).hi;
+    return apo__ma_wma_of(s->wsum, s->p);
 }
 
 /* The series at [u0, u1) (v[u - u0]; u0 the index after the last piece's), the values p bars

@@ -103,7 +103,8 @@ static inline APO_HD void apo__ma_box_step(apo__dd *s, size_t k, size_t r, doubl
     *s = r <= k ? apo__dd_add_d(*s, v) : apo__dd_add_d(apo__dd_add_d(*s, v), -old);
 }
 
-/* A WMA's sums (s, w: weights 1, oldest, to k) at the r-th value of a run, ma_series.h's steps. */
+/* A WMA's sums (s, w: weights 1, oldest, to k) at the r-th value of a run (r > k once full):
+ * the steps of ma_series.h's SMA and WMA windows too. */
 static inline APO_HD void apo__ma_wma_step(apo__dd *s, apo__dd *w, size_t k, size_t r, double v,
                                            double old) {
     if (r <= k) {
