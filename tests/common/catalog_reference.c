@@ -112,15 +112,8 @@ static void extreme(const double *const *in, size_t n, const double *p, double *
     }
 }
 
-void apo__ref_cat_max(const double *const *in, size_t n, const double *p, double *out,
-                      double *scale) {
-    extreme(in, n, p, out, scale, 1);
-}
-
-void apo__ref_cat_min(const double *const *in, size_t n, const double *p, double *out,
-                      double *scale) {
-    extreme(in, n, p, out, scale, 0);
-}
+APO_REF_VARIANT(apo__ref_cat_max, extreme, 1)
+APO_REF_VARIANT(apo__ref_cat_min, extreme, 0)
 
 void apo__ref_cat_mom(const double *const *in, size_t n, const double *p, double *out,
                       double *scale) {
@@ -241,15 +234,8 @@ static void atr(const double *const *in, size_t n, const double *p, double *out,
     }
 }
 
-void apo__ref_cat_atr(const double *const *in, size_t n, const double *p, double *out,
-                      double *scale) {
-    atr(in, n, p, out, scale, 0);
-}
-
-void apo__ref_cat_natr(const double *const *in, size_t n, const double *p, double *out,
-                       double *scale) {
-    atr(in, n, p, out, scale, 1);
-}
+APO_REF_VARIANT(apo__ref_cat_atr, atr, 0)
+APO_REF_VARIANT(apo__ref_cat_natr, atr, 1)
 
 void apo__ref_ohlcv(uint64_t seed, size_t n, double start, double step, double *open, double *high,
                     double *low, double *close, double *volume) {
@@ -307,15 +293,8 @@ static void ema_chain(const double *const *in, size_t n, const double *p, double
     }
 }
 
-void apo__ref_cat_dema(const double *const *in, size_t n, const double *p, double *out,
-                       double *scale) {
-    ema_chain(in, n, p, out, scale, 2);
-}
-
-void apo__ref_cat_tema(const double *const *in, size_t n, const double *p, double *out,
-                       double *scale) {
-    ema_chain(in, n, p, out, scale, 3);
-}
+APO_REF_VARIANT(apo__ref_cat_dema, ema_chain, 2)
+APO_REF_VARIANT(apo__ref_cat_tema, ema_chain, 3)
 
 static void wilder_osc(const double *const *in, size_t n, const double *p, double *out,
                        double *scale, int cmo) {
@@ -346,15 +325,8 @@ static void wilder_osc(const double *const *in, size_t n, const double *p, doubl
     }
 }
 
-void apo__ref_cat_rsi(const double *const *in, size_t n, const double *p, double *out,
-                      double *scale) {
-    wilder_osc(in, n, p, out, scale, 0);
-}
-
-void apo__ref_cat_cmo(const double *const *in, size_t n, const double *p, double *out,
-                      double *scale) {
-    wilder_osc(in, n, p, out, scale, 1);
-}
+APO_REF_VARIANT(apo__ref_cat_rsi, wilder_osc, 0)
+APO_REF_VARIANT(apo__ref_cat_cmo, wilder_osc, 1)
 
 static int finite_bars(const double *const *in, size_t from, size_t to) {
     for (size_t i = 0; i < 3; i++)
@@ -440,15 +412,8 @@ static void linearreg(const double *const *in, size_t n, const double *p, double
     }
 }
 
-void apo__ref_cat_linearreg(const double *const *in, size_t n, const double *p, double *out,
-                            double *scale) {
-    linearreg(in, n, p, out, scale, 1);
-}
-
-void apo__ref_cat_linearreg_slope(const double *const *in, size_t n, const double *p, double *out,
-                                  double *scale) {
-    linearreg(in, n, p, out, scale, 0);
-}
+APO_REF_VARIANT(apo__ref_cat_linearreg, linearreg, 1)
+APO_REF_VARIANT(apo__ref_cat_linearreg_slope, linearreg, 0)
 
 /* Centred second moments of the window of pairs ending at t, two-pass. */
 static void pair_moments(const long double *a, const long double *b, size_t q, long double *vaa,
@@ -549,15 +514,8 @@ static void aroon(const double *const *in, size_t n, const double *p, double *ou
     }
 }
 
-void apo__ref_cat_aroondown(const double *const *in, size_t n, const double *p, double *out,
-                            double *scale) {
-    aroon(in, n, p, out, scale, 0);
-}
-
-void apo__ref_cat_aroonup(const double *const *in, size_t n, const double *p, double *out,
-                          double *scale) {
-    aroon(in, n, p, out, scale, 1);
-}
+APO_REF_VARIANT(apo__ref_cat_aroondown, aroon, 0)
+APO_REF_VARIANT(apo__ref_cat_aroonup, aroon, 1)
 
 /* fastk at i in long double, NaN where a sample is not finite. */
 static long double ref_fastk(const double *const *in, size_t i, size_t fk) {
@@ -608,22 +566,7 @@ static void stoch(const double *const *in, size_t n, const double *p, double *ou
     }
 }
 
-void apo__ref_cat_stochf_fastk(const double *const *in, size_t n, const double *p, double *out,
-                               double *scale) {
-    stoch(in, n, p, out, scale, 0);
-}
-
-void apo__ref_cat_stochf_fastd(const double *const *in, size_t n, const double *p, double *out,
-                               double *scale) {
-    stoch(in, n, p, out, scale, 1);
-}
-
-void apo__ref_cat_stoch_slowk(const double *const *in, size_t n, const double *p, double *out,
-                              double *scale) {
-    stoch(in, n, p, out, scale, 2);
-}
-
-void apo__ref_cat_stoch_slowd(const double *const *in, size_t n, const double *p, double *out,
-                              double *scale) {
-    stoch(in, n, p, out, scale, 3);
-}
+APO_REF_VARIANT(apo__ref_cat_stochf_fastk, stoch, 0)
+APO_REF_VARIANT(apo__ref_cat_stochf_fastd, stoch, 1)
+APO_REF_VARIANT(apo__ref_cat_stoch_slowk, stoch, 2)
+APO_REF_VARIANT(apo__ref_cat_stoch_slowd, stoch, 3)

@@ -58,4 +58,20 @@ static inline size_t clean_bar_indices(const double *const *in, size_t m, size_t
     return k;
 }
 
+/* A catalog reference that is one variant of a body shared by several: the entry point the
+ * catalog's tables name, calling body with the variant's selector (an output's index, a
+ * flag). Written once here so that a family of variants is one line per member rather than
+ * one function each that only forwards its arguments. */
+#define APO_REF_VARIANT(name, body, variant)                                                       \
+    void name(const double *const *in, size_t n, const double *p, double *out, double *scale) {    \
+        body(in, n, p, out, scale, variant);                                                       \
+    }
+
+/* The same for a reference of several outputs (out and scale one array per output). */
+#define APO_REF_VARIANT_OUTPUTS(name, body, variant)                                               \
+    void name(const double *const *in, size_t n, const double *p, double *const *out,              \
+              double *const *scale) {                                                              \
+        body(in, n, p, out, scale, variant);                                                       \
+    }
+
 #endif

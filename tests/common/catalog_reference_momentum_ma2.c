@@ -1,6 +1,7 @@
 /* Long-double references of the oscillators of matype averages; see
  * catalog_reference_momentum_ma2.h. */
 #include "catalog_reference_momentum_ma2.h"
+#include "catalog_reference_common.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -54,15 +55,8 @@ static void price_osc(const double *const *in, size_t n, const double *p, double
     free(slow_s);
 }
 
-void apo__ref_cat_apo(const double *const *in, size_t n, const double *p, double *const *out,
-                      double *const *scale) {
-    price_osc(in, n, p, out, scale, 0);
-}
-
-void apo__ref_cat_ppo(const double *const *in, size_t n, const double *p, double *const *out,
-                      double *const *scale) {
-    price_osc(in, n, p, out, scale, 1);
-}
+APO_REF_VARIANT_OUTPUTS(apo__ref_cat_apo, price_osc, 0)
+APO_REF_VARIANT_OUTPUTS(apo__ref_cat_ppo, price_osc, 1)
 
 /* TA-Lib's MA lookback (TA_MA_Lookback) of a period and matype. */
 static size_t ma_lookback(size_t p, int matype) {

@@ -57,20 +57,9 @@ static void dmi(const double *const *in, size_t n, const double *p, double *cons
     free(line);
 }
 
-void apo__ref_cat_plus_di(const double *const *in, size_t n, const double *p, double *const *out,
-                          double *const *scale) {
-    dmi(in, n, p, out, scale, 0);
-}
-
-void apo__ref_cat_minus_di(const double *const *in, size_t n, const double *p, double *const *out,
-                           double *const *scale) {
-    dmi(in, n, p, out, scale, 1);
-}
-
-void apo__ref_cat_adx(const double *const *in, size_t n, const double *p, double *const *out,
-                      double *const *scale) {
-    dmi(in, n, p, out, scale, 2);
-}
+APO_REF_VARIANT_OUTPUTS(apo__ref_cat_plus_di, dmi, 0)
+APO_REF_VARIANT_OUTPUTS(apo__ref_cat_minus_di, dmi, 1)
+APO_REF_VARIANT_OUTPUTS(apo__ref_cat_adx, dmi, 2)
 
 static long double typical(const double *const *in, size_t t) {
     return ((long double)in[0][t] + in[1][t] + in[2][t]) / 3;

@@ -59,10 +59,7 @@ void apo__ref_cat_linearreg_intercept(const double *const *in, size_t n, const d
     line_at(in, n, p, out, scale, 1.0L - (long double)p[0]);
 }
 
-void apo__ref_cat_tsf(const double *const *in, size_t n, const double *p, double *out,
-                      double *scale) {
-    line_at(in, n, p, out, scale, 1.0L);
-}
+APO_REF_VARIANT(apo__ref_cat_tsf, line_at, 1.0L)
 
 /* The slope's angle in degrees. Its error follows the slope's (of the window's largest abs(y)
  * over q) through atan's derivative, 180 / pi / (1 + slope^2), plus the roundings of the angle
