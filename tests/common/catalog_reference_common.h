@@ -2,7 +2,8 @@
  * catalog_reference_common.h: what the catalog's long-double reference files share, so that
  * each does not write it again: a kernel's outputs all NaN (scale 0) before the bars it
  * defines, whether a stretch of bars is clean (test_index.c, checking TA-Lib's rule for
- * a window, asks it too), and which bars are, for the references that skip the others.
+ * a window, asks it too), which bars are, for the references that skip the others, the loop
+ * over clean windows, and the entry points that only pick a variant of a shared body.
  */
 #ifndef APO_TESTS_CATALOG_REFERENCE_COMMON_H
 #define APO_TESTS_CATALOG_REFERENCE_COMMON_H
@@ -56,6 +57,24 @@ static inline size_t clean_bar_indices(const double *const *in, size_t m, size_t
             at[k++] = t;
     }
     return k;
+}
+
+/* One bar of a windowed reference: its output and scale at bar t, its window (q of the
+ * reference's parameter) already clean; it leaves them NaN and 0 by returning early. */
+typedef void (*ref_window_bar)(const double *const *in, size_t t, size_t q, double *out,
+                               double *scale);
+
+/* The loop that the windowed references share: out NaN and scale 0 at every bar, then bar at
+ * each t whose q + lag bars ending at t (lag 0: a window of q bars; lag 1: the q changes
+ * ending at t) exist and are finite in the first k inputs. A pointwise reference is q 1,
+ * lag 0. */
+static inline void window_reference(const double *const *in, size_t k, size_t n, size_t q,
+                                    size_t lag, double *out, double *scale, ref_window_bar bar) {
+    const size_t span = q + lag;
+    nan_fill(out, scale, n);
+    for (size_t t = span - 1; t < n; t++)
+        if (clean(in, k, t + 1 - span, t))
+            bar(in, t, q, &out[t], &scale[t]);
 }
 
 /* A catalog reference that is one variant of a body shared by several: the entry point the

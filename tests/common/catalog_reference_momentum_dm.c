@@ -133,58 +133,54 @@ void apo__ref_cat_adxr(const double *const *in, size_t n, const double *p, doubl
 }
 
 /* aroonup - aroondown over the p + 1 bars ending at t, the latest extreme winning a tie. */
+static void aroonosc_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    size_t hi = t - q, lo = t - q;
+    for (size_t i = t - q; i <= t; i++) {
+        hi = in[0][i] >= in[0][hi] ? i : hi;
+        lo = in[1][i] <= in[1][lo] ? i : lo;
+    }
+    const long double up = 100.0L * (q - (t - hi)) / q, down = 100.0L * (q - (t - lo)) / q;
+    *out = (double)(up - down);
+    *scale = 100.0;
+}
+
 void apo__ref_cat_aroonosc(const double *const *in, size_t n, const double *p, double *const *out,
                            double *const *scale) {
-    const size_t q = (size_t)p[0];
-    nan_fill(out[0], scale[0], n);
-    for (size_t t = q; t < n; t++) {
-        if (!clean(in, 2, t - q, t))
-            continue;
-        size_t hi = t - q, lo = t - q;
-        for (size_t i = t - q; i <= t; i++) {
-            hi = in[0][i] >= in[0][hi] ? i : hi;
-            lo = in[1][i] <= in[1][lo] ? i : lo;
-        }
-        const long double up = 100.0L * (q - (t - hi)) / q, down = 100.0L * (q - (t - lo)) / q;
-        out[0][t] = (double)(up - down);
-        scale[0][t] = 100.0;
-    }
+    window_reference(in, 2, n, (size_t)p[0], 1, out[0], scale[0], aroonosc_bar);
 }
 
 /* in: open, high, low, close. */
+static void bop_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    (void)q;
+    const long double range = (long double)in[1][t] - in[2][t];
+    const long double bop = range > 0 ? ((long double)in[3][t] - in[0][t]) / range : 0;
+    *out = (double)bop;
+    *scale = (double)fabsl(bop);
+}
+
 void apo__ref_cat_bop(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
     (void)p;
-    nan_fill(out[0], scale[0], n);
-    for (size_t t = 0; t < n; t++) {
-        if (!clean(in, 4, t, t))
-            continue;
-        const long double range = (long double)in[1][t] - in[2][t];
-        const long double bop = range > 0 ? ((long double)in[3][t] - in[0][t]) / range : 0;
-        out[0][t] = (double)bop;
-        scale[0][t] = (double)fabsl(bop);
-    }
+    window_reference(in, 4, n, 1, 0, out[0], scale[0], bop_bar);
 }
 
 /* in: open, close. */
+static void imi_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    long double up = 0, down = 0;
+    for (size_t i = t + 1 - q; i <= t; i++) {
+        const long double move = (long double)in[1][i] - in[0][i];
+        if (move > 0)
+            up += move;
+        else
+            down -= move;
+    }
+    *out = up + down == 0 ? 50.0 : (double)(100 * up / (up + down));
+    *scale = 100.0;
+}
+
 void apo__ref_cat_imi(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
-    const size_t q = (size_t)p[0];
-    nan_fill(out[0], scale[0], n);
-    for (size_t t = q - 1; t < n; t++) {
-        if (!clean(in, 2, t + 1 - q, t))
-            continue;
-        long double up = 0, down = 0;
-        for (size_t i = t + 1 - q; i <= t; i++) {
-            const long double move = (long double)in[1][i] - in[0][i];
-            if (move > 0)
-                up += move;
-            else
-                down -= move;
-        }
-        out[0][t] = up + down == 0 ? 50.0 : (double)(100 * up / (up + down));
-        scale[0][t] = 100.0;
-    }
+    window_reference(in, 2, n, (size_t)p[0], 0, out[0], scale[0], imi_bar);
 }
 
 /* in: high, low, close; the shortest window weighs 4, the longest 1. */

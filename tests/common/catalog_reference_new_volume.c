@@ -9,17 +9,17 @@
 
 #include "catalog_reference_momentum_ma2.h"
 
+static void marketfi_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    (void)q;
+    const long double h = in[0][t], l = in[1][t], v = in[2][t];
+    *out = v != 0 ? (double)((h - l) / v) : 0.0;
+    *scale = v != 0 ? (double)((fabsl(h) + fabsl(l)) / fabsl(v)) : 1.0;
+}
+
 void apo__ref_cat_marketfi(const double *const *in, size_t n, const double *p, double *const *out,
                            double *const *scale) {
     (void)p;
-    nan_fill(out[0], scale[0], n);
-    for (size_t t = 0; t < n; t++) {
-        if (!clean(in, 3, t, t))
-            continue;
-        const long double h = in[0][t], l = in[1][t], v = in[2][t];
-        out[0][t] = v != 0 ? (double)((h - l) / v) : 0.0;
-        scale[0][t] = v != 0 ? (double)((fabsl(h) + fabsl(l)) / fabsl(v)) : 1.0;
-    }
+    window_reference(in, 3, n, 1, 0, out[0], scale[0], marketfi_bar);
 }
 
 void apo__ref_cat_pvt(const double *const *in, size_t n, const double *p, double *const *out,
@@ -43,62 +43,56 @@ void apo__ref_cat_pvt(const double *const *in, size_t n, const double *p, double
     }
 }
 
+static void adr_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    long double s = 0, m = 0;
+    for (size_t i = t + 1 - q; i <= t; i++) {
+        const double range = in[0][i] - in[1][i];
+        s += range;
+        m = fabsl((long double)range) > m ? fabsl((long double)range) : m;
+    }
+    *out = (double)(s / q);
+    *scale = (double)m;
+}
+
 void apo__ref_cat_adr(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
-    const size_t q = (size_t)p[0];
-    nan_fill(out[0], scale[0], n);
-    for (size_t t = q - 1; t < n; t++) {
-        if (!clean(in, 2, t + 1 - q, t))
-            continue;
-        long double s = 0, m = 0;
-        for (size_t i = t + 1 - q; i <= t; i++) {
-            const double range = in[0][i] - in[1][i];
-            s += range;
-            m = fabsl((long double)range) > m ? fabsl((long double)range) : m;
+    window_reference(in, 2, n, (size_t)p[0], 0, out[0], scale[0], adr_bar);
+}
+
+static void cmf_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    long double flow = 0, vol = 0, terms = 0;
+    for (size_t i = t + 1 - q; i <= t; i++) {
+        const long double h = in[0][i], l = in[1][i], c = in[2][i], v = in[3][i];
+        if (h - l > 0) {
+            flow += ((c - l) - (h - c)) / (h - l) * v;
+            terms += (fabsl(c - l) + fabsl(h - c)) / (h - l) * fabsl(v);
         }
-        out[0][t] = (double)(s / q);
-        scale[0][t] = (double)m;
+        vol += v;
     }
+    const long double cmf = vol > 0 ? flow / vol : 0;
+    *out = (double)cmf;
+    *scale = (double)((vol > 0 ? terms / vol : 0) + fabsl(cmf));
 }
 
 void apo__ref_cat_cmf(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
-    const size_t q = (size_t)p[0];
-    nan_fill(out[0], scale[0], n);
-    for (size_t t = q - 1; t < n; t++) {
-        if (!clean(in, 4, t + 1 - q, t))
-            continue;
-        long double flow = 0, vol = 0, terms = 0;
-        for (size_t i = t + 1 - q; i <= t; i++) {
-            const long double h = in[0][i], l = in[1][i], c = in[2][i], v = in[3][i];
-            if (h - l > 0) {
-                flow += ((c - l) - (h - c)) / (h - l) * v;
-                terms += (fabsl(c - l) + fabsl(h - c)) / (h - l) * fabsl(v);
-            }
-            vol += v;
-        }
-        const long double cmf = vol > 0 ? flow / vol : 0;
-        out[0][t] = (double)cmf;
-        scale[0][t] = (double)((vol > 0 ? terms / vol : 0) + fabsl(cmf));
-    }
+    window_reference(in, 4, n, (size_t)p[0], 0, out[0], scale[0], cmf_bar);
+}
+
+static void rvol_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    long double s = 0;
+    for (size_t i = t - q; i < t; i++)
+        s += in[0][i];
+    if (s == 0)
+        return;
+    const long double r = in[0][t] / (s / q);
+    *out = (double)r;
+    *scale = (double)fabsl(r);
 }
 
 void apo__ref_cat_rvol(const double *const *in, size_t n, const double *p, double *const *out,
                        double *const *scale) {
-    const size_t q = (size_t)p[0];
-    nan_fill(out[0], scale[0], n);
-    for (size_t t = q; t < n; t++) {
-        if (!clean(in, 1, t - q, t))
-            continue;
-        long double s = 0;
-        for (size_t i = t - q; i < t; i++)
-            s += in[0][i];
-        if (s == 0)
-            continue;
-        const long double r = in[0][t] / (s / q);
-        out[0][t] = (double)r;
-        scale[0][t] = (double)fabsl(r);
-    }
+    window_reference(in, 1, n, (size_t)p[0], 1, out[0], scale[0], rvol_bar);
 }
 
 /* Elder's force index: the EMA of rate 2/(p+1) of (close - close before) * volume, seeded with

@@ -27,23 +27,21 @@ static long double median_mean(const double *const *in, size_t t, size_t q) {
     return s / q;
 }
 
+static void qstick_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    long double s = 0, big = 0;
+    for (size_t i = t + 1 - q; i <= t; i++) {
+        const long double body = (long double)in[1][i] - in[0][i];
+        s += body;
+        big = fabsl(body) > big ? fabsl(body) : big;
+    }
+    *out = (double)(s / q);
+    /* The bodies are rounded to double, an ulp of the prices each. */
+    *scale = (double)(big + 0x1p-53L * largest(in, 2, t + 1 - q, t) * 4);
+}
+
 void apo__ref_cat_qstick(const double *const *in, size_t n, const double *p, double *const *out,
                          double *const *scale) {
-    const size_t q = (size_t)p[0];
-    nan_fill(out[0], scale[0], n);
-    for (size_t t = q - 1; t < n; t++) {
-        if (!clean(in, 2, t + 1 - q, t))
-            continue;
-        long double s = 0, big = 0;
-        for (size_t i = t + 1 - q; i <= t; i++) {
-            const long double body = (long double)in[1][i] - in[0][i];
-            s += body;
-            big = fabsl(body) > big ? fabsl(body) : big;
-        }
-        out[0][t] = (double)(s / q);
-        /* The bodies are rounded to double, an ulp of the prices each. */
-        scale[0][t] = (double)(big + 0x1p-53L * largest(in, 2, t + 1 - q, t) * 4);
-    }
+    window_reference(in, 2, n, (size_t)p[0], 0, out[0], scale[0], qstick_bar);
 }
 
 static long double ao_at(const double *const *in, size_t t, size_t fast, size_t slow) {
@@ -106,51 +104,45 @@ static void moves(const double *x, size_t t, size_t q, long double *up, long dou
     }
 }
 
+static void cmou_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    long double up, down;
+    moves(in[0], t, q, &up, &down);
+    *out = up + down == 0 ? 0.0 : (double)(100 * (up - down) / (up + down));
+    *scale = 100;
+}
+
 void apo__ref_cat_cmou(const double *const *in, size_t n, const double *p, double *const *out,
                        double *const *scale) {
-    const size_t q = (size_t)p[0];
-    nan_fill(out[0], scale[0], n);
-    for (size_t t = q; t < n; t++) {
-        if (!clean(in, 1, t - q, t))
-            continue;
-        long double up, down;
-        moves(in[0], t, q, &up, &down);
-        out[0][t] = up + down == 0 ? 0.0 : (double)(100 * (up - down) / (up + down));
-        scale[0][t] = 100;
-    }
+    window_reference(in, 1, n, (size_t)p[0], 1, out[0], scale[0], cmou_bar);
+}
+
+static void er_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    long double up, down;
+    moves(in[0], t, q, &up, &down);
+    const long double net = fabsl((long double)in[0][t] - in[0][t - q]);
+    *out = up + down == 0 ? 1.0 : (double)(net / (up + down));
+    *scale = 1;
 }
 
 void apo__ref_cat_er(const double *const *in, size_t n, const double *p, double *const *out,
                      double *const *scale) {
-    const size_t q = (size_t)p[0];
-    nan_fill(out[0], scale[0], n);
-    for (size_t t = q; t < n; t++) {
-        if (!clean(in, 1, t - q, t))
-            continue;
-        long double up, down;
-        moves(in[0], t, q, &up, &down);
-        const long double net = fabsl((long double)in[0][t] - in[0][t - q]);
-        out[0][t] = up + down == 0 ? 1.0 : (double)(net / (up + down));
-        scale[0][t] = 1;
+    window_reference(in, 1, n, (size_t)p[0], 1, out[0], scale[0], er_bar);
+}
+
+static void vhf_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    long double up, down, hi = in[0][t], lo = in[0][t];
+    moves(in[0], t, q, &up, &down);
+    for (size_t i = t + 1 - q; i <= t; i++) {
+        hi = in[0][i] > hi ? in[0][i] : hi;
+        lo = in[0][i] < lo ? in[0][i] : lo;
     }
+    *out = up + down == 0 ? 0.0 : (double)((hi - lo) / (up + down));
+    *scale = 1;
 }
 
 void apo__ref_cat_vhf(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
-    const size_t q = (size_t)p[0];
-    nan_fill(out[0], scale[0], n);
-    for (size_t t = q; t < n; t++) {
-        if (!clean(in, 1, t - q, t))
-            continue;
-        long double up, down, hi = in[0][t], lo = in[0][t];
-        moves(in[0], t, q, &up, &down);
-        for (size_t i = t + 1 - q; i <= t; i++) {
-            hi = in[0][i] > hi ? in[0][i] : hi;
-            lo = in[0][i] < lo ? in[0][i] : lo;
-        }
-        out[0][t] = up + down == 0 ? 0.0 : (double)((hi - lo) / (up + down));
-        scale[0][t] = 1;
-    }
+    window_reference(in, 1, n, (size_t)p[0], 1, out[0], scale[0], vhf_bar);
 }
 
 /* roc's rate of change of x[j] over r bars, 0 where x[j-r] is 0. */
@@ -298,33 +290,30 @@ void apo__ref_cat_vortex(const double *const *in, size_t n, const double *p, dou
     }
 }
 
+static void fosc_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    const double *x = in[0];
+    /* The least-squares line of the q closes ending at t - 1 (j = 0 the oldest), at j = q. */
+    long double sy = 0, sjy = 0;
+    for (size_t j = 0; j < q; j++) {
+        sy += x[t - q + j];
+        sjy += (long double)j * x[t - q + j];
+    }
+    const long double mj = (q - 1) / 2.0L, mean = sy / q;
+    const long double sjj = (long double)q * ((long double)q * q - 1) / 12;
+    const long double slope = (sjy - mj * sy) / sjj;
+    const long double f = mean + slope * (q - mj);
+    if (x[t] == 0) {
+        *out = 0.0;
+        *scale = 1;
+        return;
+    }
+    *out = (double)(100 * ((long double)x[t] - f) / x[t]);
+    /* tsf's scale (the window's largest |x|) carried through the quotient, and the
+     * output's own rounding. */
+    *scale = (double)(100 * largest(in, 1, t - q, t - 1) / fabsl((long double)x[t]) + fabsl(*out));
+}
+
 void apo__ref_cat_fosc(const double *const *in, size_t n, const double *p, double *const *out,
                        double *const *scale) {
-    const size_t q = (size_t)p[0];
-    const double *x = in[0];
-    nan_fill(out[0], scale[0], n);
-    for (size_t t = q; t < n; t++) {
-        if (!clean(in, 1, t - q, t))
-            continue;
-        /* The least-squares line of the q closes ending at t - 1 (j = 0 the oldest), at j = q. */
-        long double sy = 0, sjy = 0;
-        for (size_t j = 0; j < q; j++) {
-            sy += x[t - q + j];
-            sjy += (long double)j * x[t - q + j];
-        }
-        const long double mj = (q - 1) / 2.0L, mean = sy / q;
-        const long double sjj = (long double)q * ((long double)q * q - 1) / 12;
-        const long double slope = (sjy - mj * sy) / sjj;
-        const long double f = mean + slope * (q - mj);
-        if (x[t] == 0) {
-            out[0][t] = 0.0;
-            scale[0][t] = 1;
-            continue;
-        }
-        out[0][t] = (double)(100 * ((long double)x[t] - f) / x[t]);
-        /* tsf's scale (the window's largest |x|) carried through the quotient, and the
-         * output's own rounding. */
-        scale[0][t] = (double)(100 * largest(in, 1, t - q, t - 1) / fabsl((long double)x[t]) +
-                               fabsl(out[0][t]));
-    }
+    window_reference(in, 1, n, (size_t)p[0], 1, out[0], scale[0], fosc_bar);
 }
