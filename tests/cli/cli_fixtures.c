@@ -221,6 +221,11 @@ void assert_contains(const char *text, const char *part) {
     cr_assert_not_null(strstr(text, part), "\"%s\" not found in: %s", part, text);
 }
 
+void assert_contains_each(const char *text, const char *const *parts) {
+    for (size_t i = 0; parts[i] != NULL; i++)
+        assert_contains(text, parts[i]);
+}
+
 /* A tmpfs this case mounted (in its own mount namespace), unmounted before the cleanup. */
 char mounted[128];
 
@@ -325,6 +330,39 @@ void run_cli_env_refused(const char *const *env, const char *const *args, const 
     if (message != NULL)
         assert_contains(r.err, message);
     free_result(&r);
+}
+
+void assert_usage_errors(const char *const *env, const cli_usage_case *cases, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        cli_result r = run_cli_env(env, cases[i].args);
+        cr_assert_eq(r.status, 2, "case %zu: status %d (%s)", i, r.status, r.err);
+        cr_assert(strncmp(r.err, cases[i].msg, strlen(cases[i].msg)) == 0, "case %zu: stderr %s", i,
+                  r.err);
+        char try_help[96];
+        snprintf(try_help, sizeof try_help, "Try 'apportion %s --help'.", cases[i].args[0]);
+        cr_assert_not_null(strstr(r.err, try_help), "case %zu: \"%s\" not found in: %s", i,
+                           try_help, r.err);
+        cr_assert_eq(r.out_len, 0, "case %zu: stdout %s", i, r.out);
+        free_result(&r);
+    }
+}
+
+char *read_output(const char *dir, const char *name, size_t *len) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.f64", dir, name);
+    return read_all(path, len);
+}
+
+void assert_same_outputs(const char *dir_a, const char *dir_b, const char *const *names, size_t n,
+                         const char *what) {
+    for (size_t i = 0; i < n; i++) {
+        size_t la = 0, lb = 0;
+        char *da = read_output(dir_a, names[i], &la), *db = read_output(dir_b, names[i], &lb);
+        cr_assert(la == lb && la > 0 && memcmp(da, db, la) == 0,
+                  "%s %s (%zu and %zu bytes in %s and %s)", names[i], what, la, lb, dir_a, dir_b);
+        free(da);
+        free(db);
+    }
 }
 
 void assert_file_is(const char *path, const char *want, size_t len, const char *what) {

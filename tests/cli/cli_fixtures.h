@@ -77,6 +77,12 @@ json_t *get(const json_t *o, const char *key);
 
 void assert_contains(const char *text, const char *part);
 
+/* assert_contains() for each of the NULL-terminated parts (PARTS(...)), in one call: the lines
+ * a text report must hold. */
+void assert_contains_each(const char *text, const char *const *parts);
+
+#define PARTS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
 /* A tmpfs this case mounted (in its own mount namespace), unmounted before the cleanup. */
 extern char mounted[128];
 
@@ -131,6 +137,25 @@ void run_cli_refused(const char *const *args, const char *message);
 
 /* run_cli_refused with `env` added to the environment (run_cli_env). */
 void run_cli_env_refused(const char *const *env, const char *const *args, const char *message);
+
+/* A usage error of one command: its arguments, and the line its stderr must start with. */
+typedef struct cli_usage_case {
+    const char *const *args;
+    const char *msg;
+} cli_usage_case;
+
+/* Runs each case (with `env` added, may be NULL) and fails unless it exits 2, its stderr
+ * starts with the case's msg and holds "Try 'apportion COMMAND --help'." (COMMAND the case's
+ * first argument), and its stdout is empty; each message names the case's index. */
+void assert_usage_errors(const char *const *env, const cli_usage_case *cases, size_t n);
+
+/* The bytes of DIR/NAME.f64, an output file of a run (read_all). */
+char *read_output(const char *dir, const char *name, size_t *len);
+
+/* Fails unless DIR_A/NAME.f64 and DIR_B/NAME.f64 hold the same bytes, not none, for each of
+ * the n names: two runs that must give the same outputs. what says how they differ. */
+void assert_same_outputs(const char *dir_a, const char *dir_b, const char *const *names, size_t n,
+                         const char *what);
 
 /* Fails unless the file at path holds exactly `want` (len bytes): what a refused run must
  * leave as it was. */

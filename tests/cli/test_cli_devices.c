@@ -174,9 +174,8 @@ Test(cli, bad_device_spec_is_a_usage_error_naming_the_item, .timeout = 60) {
     cli_result r =
         run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu,bogus:1", "--json"));
     cr_assert_eq(r.status, 2, "%s", r.err);
-    assert_contains(r.err, "apportion: cannot create the runtime: ");
-    assert_contains(r.err, "\"bogus:1\"");
-    assert_contains(r.err, "APO_ERR_BAD_DEVICE_SPEC");
+    assert_contains_each(r.err, PARTS("apportion: cannot create the runtime: ", "\"bogus:1\"",
+                                      "APO_ERR_BAD_DEVICE_SPEC"));
     cr_assert_eq(r.out_len, 0);
     free_result(&r);
     r = run_cli_env(ENV("APPORTION_DEVICES=cpu,sim:"), ARGS("devices"));

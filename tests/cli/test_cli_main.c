@@ -73,10 +73,7 @@ Test(cli, unknown_option_is_a_usage_error, .timeout = 60) {
 }
 
 Test(cli, missing_values_and_bad_numbers_are_usage_errors, .timeout = 60) {
-    struct {
-        const char *const *args;
-        const char *msg;
-    } cases[] = {
+    const cli_usage_case cases[] = {
         {ARGS("run"), "apportion: missing --kernel"},
         {ARGS("run", "--kernel"), "apportion: option --kernel needs a value"},
         {ARGS("run", "--kernel", "bollinger", "--output", "--json"),
@@ -106,15 +103,7 @@ Test(cli, missing_values_and_bad_numbers_are_usage_errors, .timeout = 60) {
         {ARGS("run", "--kernel", "bollinger", "--column", "close"),
          "apportion: --column needs --input"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cli_result r = run_cli(cases[i].args);
-        cr_assert_eq(r.status, 2, "case %zu: status %d (%s)", i, r.status, r.err);
-        cr_assert(strncmp(r.err, cases[i].msg, strlen(cases[i].msg)) == 0, "case %zu: stderr %s", i,
-                  r.err);
-        assert_contains(r.err, "Try 'apportion run --help'.");
-        cr_assert_eq(r.out_len, 0);
-        free_result(&r);
-    }
+    assert_usage_errors(NULL, cases, sizeof cases / sizeof cases[0]);
 }
 
 /* An option that takes one value, given twice, used to take the last value silently (only a
@@ -178,14 +167,6 @@ Test(cli, malformed_variables_are_warned_about_and_the_run_goes_on, .timeout = 1
         assert_contains(r.err, shown[i]);
     free_result(&r);
     static const char *const outputs[] = {"macd", "signal", "hist"};
-    for (size_t i = 0; i < 3; i++) {
-        char a[256], b[256];
-        snprintf(a, sizeof a, "%s/%s.f64", clean_dir, outputs[i]);
-        snprintf(b, sizeof b, "%s/%s.f64", hostile_dir, outputs[i]);
-        size_t la, lb;
-        char *da = read_all(a, &la), *db = read_all(b, &lb);
-        cr_assert(la == lb && la > 0 && memcmp(da, db, la) == 0, "%s differs", outputs[i]);
-        free(da);
-        free(db);
-    }
+    assert_same_outputs(clean_dir, hostile_dir, outputs, 3,
+                        "differs under the hostile environment");
 }

@@ -39,9 +39,7 @@ Test(cli, help_of_profile_show_and_set_ratios_exits_0, .timeout = 60) {
         run_cli_ok_free(ARGS(cmds[i], "-h"));
     }
     cli_result r = run_cli(ARGS("--help"));
-    assert_contains(r.out, "  profile ");
-    assert_contains(r.out, "  show ");
-    assert_contains(r.out, "  set-ratios ");
+    assert_contains_each(r.out, PARTS("  profile ", "  show ", "  set-ratios "));
     free_result(&r);
 }
 
@@ -114,12 +112,9 @@ Test(cli, profile_writes_both_files_with_fitted_models, .timeout = 120) {
 
 Test(cli, profile_text_lists_devices_and_files, .timeout = 120) {
     cli_result r = run_cli_env_ok(SIM_ENV, PROFILE_ARGS("--seed", "3"));
-    assert_contains(r.out, "profile     bollinger\n");
-    assert_contains(r.out, "100000, 400000 samples; 3 runs each");
-    assert_contains(r.out, "predicted   ");
-    assert_contains(r.out, "simulated devices present");
-    assert_contains(r.out, "\nsim:a ");
-    assert_contains(r.out, "\nsim:b ");
+    assert_contains_each(r.out, PARTS("profile     bollinger\n",
+                                      "100000, 400000 samples; 3 runs each", "predicted   ",
+                                      "simulated devices present", "\nsim:a ", "\nsim:b "));
     char mpath[256];
     state_path(mpath, sizeof mpath, "multigpu.json");
     assert_contains(r.out, "written     ");
@@ -218,10 +213,7 @@ Test(cli, profile_warns_of_the_load_only_when_it_measures, .timeout = 120) {
 }
 
 Test(cli, profile_usage_errors_exit_2_and_write_nothing, .timeout = 60) {
-    struct {
-        const char *const *args;
-        const char *msg;
-    } cases[] = {
+    const cli_usage_case cases[] = {
         {ARGS("profile", "--sizes", "5"),
          "apportion: --sizes '5': at least two distinct sizes are needed"},
         {ARGS("profile", "--sizes", "5,5"),
@@ -244,15 +236,7 @@ Test(cli, profile_usage_errors_exit_2_and_write_nothing, .timeout = 60) {
         {ARGS("profile", "extra"), "apportion: unexpected argument 'extra'"},
         {ARGS("profile", "--runs"), "apportion: option --runs needs a value"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cli_result r = run_cli_env(SIM_ENV, cases[i].args);
-        cr_assert_eq(r.status, 2, "case %zu: status %d (%s)", i, r.status, r.err);
-        cr_assert(strncmp(r.err, cases[i].msg, strlen(cases[i].msg)) == 0, "case %zu: stderr %s", i,
-                  r.err);
-        assert_contains(r.err, "Try 'apportion profile --help'.");
-        cr_assert_eq(r.out_len, 0, "case %zu: stdout %s", i, r.out);
-        free_result(&r);
-    }
+    assert_usage_errors(SIM_ENV, cases, sizeof cases / sizeof cases[0]);
     /* An unknown kernel is the library's verdict, given before anything is measured. */
     cli_result r = run_cli_env(
         SIM_ENV, ARGS("profile", "--kernels", "bollinger,nosuch", "--sizes", "100000,400000"));

@@ -160,21 +160,17 @@ Test(cli, run_json_times_its_steps_apart, .timeout = 60) {
     /* The text report names the same steps. */
     cli_result r =
         run_cli_ok(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--devices", "cpu"));
-    assert_contains(r.out, "\ntimes       read input ");
-    assert_contains(r.out, " ms, prepare ");
-    assert_contains(r.out, " ms, compute ");
-    assert_contains(r.out, " ms, write output 0.000 ms\n");
-    assert_contains(r.out, " touch_ms ");
+    assert_contains_each(r.out, PARTS("\ntimes       read input ", " ms, prepare ", " ms, compute ",
+                                      " ms, write output 0.000 ms\n", " touch_ms "));
     free_result(&r);
 }
 
 Test(cli, run_text_report_lists_devices, .timeout = 60) {
     cli_result r = run_cli_ok(
         ARGS("run", "--kernel", "macd", "--cols", "20000", "--devices", "cpu", "--seed", "42"));
-    assert_contains(r.out, "kernel      macd\n");
-    assert_contains(r.out, "shape       1 x 20000 (20000 elements)\n");
-    assert_contains(r.out, "seed        42\n");
-    assert_contains(r.out, "\ncpu ");
+    assert_contains_each(r.out,
+                         PARTS("kernel      macd\n", "shape       1 x 20000 (20000 elements)\n",
+                               "seed        42\n", "\ncpu "));
     cr_assert_null(strstr(r.out, "note: simulated"));
     /* The device list "cpu" selects no GPU, so no warning about GPUs is due. */
     cr_assert_eq(r.err_len, 0, "stderr: %s", r.err);
@@ -540,15 +536,11 @@ Test(cli, failover_is_reported_per_device, .timeout = 60) {
     free_result(&r);
     run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--cols", "200000", "--devices", "cpu",
                          "--output", d2));
-    char p1[256], p2[256];
-    snprintf(p1, sizeof p1, "%s/lower.f64", d1);
-    snprintf(p2, sizeof p2, "%s/lower.f64", d2);
-    size_t n1, n2;
-    char *x = read_file_n(p1, &n1), *y = read_file_n(p2, &n2);
+    size_t n1;
+    free(read_output(d1, "lower", &n1));
     cr_assert_eq(n1, 200000 * sizeof(double));
-    cr_assert(n1 == n2 && memcmp(x, y, n1) == 0, "failover changed the results");
-    free(x);
-    free(y);
+    static const char *const lower[] = {"lower"};
+    assert_same_outputs(d1, d2, lower, 1, "changed by the failover");
 }
 
 Test(cli, quarantine_and_deadlines_are_reported, .timeout = 60) {
@@ -583,24 +575,14 @@ Test(cli, quarantine_and_deadlines_are_reported, .timeout = 60) {
 
     r = run_cli_env_ok(env,
                        ARGS("run", "--kernel", "macd", "--cols", "100000", "--devices", devices));
-    assert_contains(r.out, "deadlines   1 missed\n");
-    assert_contains(r.out, "quarantined 2\n");
-    assert_contains(r.out, "; QUARANTINED: missed its deadline");
+    assert_contains_each(r.out, PARTS("deadlines   1 missed\n", "quarantined 2\n",
+                                      "; QUARANTINED: missed its deadline"));
     free_result(&r);
 
     run_cli_ok_free(
         ARGS("run", "--kernel", "macd", "--cols", "100000", "--devices", "cpu", "--output", d2));
-    const char *names[] = {"macd", "signal", "hist"};
-    for (size_t i = 0; i < 3; i++) {
-        char p1[256], p2[256];
-        snprintf(p1, sizeof p1, "%s/%s.f64", d1, names[i]);
-        snprintf(p2, sizeof p2, "%s/%s.f64", d2, names[i]);
-        size_t n1, n2;
-        char *x = read_file_n(p1, &n1), *y = read_file_n(p2, &n2);
-        cr_assert(n1 == n2 && memcmp(x, y, n1) == 0, "%s differs from the cpu run", names[i]);
-        free(x);
-        free(y);
-    }
+    static const char *const names[] = {"macd", "signal", "hist"};
+    assert_same_outputs(d1, d2, names, 3, "differs from the cpu run");
 }
 
 /* ---- profile, show, set-ratios ---------------------------------------------------------- */

@@ -184,9 +184,7 @@ Test(cli, group_by_tickers_of_several_lengths_sweep_in_one_call, .timeout = 60) 
     cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--devices", "cpu,sim:a",
                                    "--input", path, "--group-by", "ticker", "--param", "period=2,3",
                                    "--output", out, "--format", "csv", "--json"));
-    assert_contains(r.out, "\"rows\": 2");
-    assert_contains(r.out, "\"cols\": 4");
-    assert_contains(r.out, "\"elements\": 14");
+    assert_contains_each(r.out, PARTS("\"rows\": 2", "\"cols\": 4", "\"elements\": 14"));
     cr_assert(strstr(r.out, "\"calls\"") == NULL, "one call, one report: %s", r.out);
     free_result(&r);
     assert_file_text(

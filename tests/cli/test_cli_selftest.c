@@ -35,10 +35,7 @@ Test(cli, selftest_help_and_usage_errors, .timeout = 60) {
     r = run_cli(ARGS("--help"));
     assert_contains(r.out, "  selftest ");
     free_result(&r);
-    struct {
-        const char *const *args;
-        const char *msg;
-    } cases[] = {
+    const cli_usage_case cases[] = {
         {ARGS("selftest", "--bogus"), "apportion: unknown option '--bogus'"},
         {ARGS("selftest", "extra"), "apportion: unexpected argument 'extra'"},
         {ARGS("selftest", "--sizes"), "apportion: option --sizes needs a value"},
@@ -49,15 +46,7 @@ Test(cli, selftest_help_and_usage_errors, .timeout = 60) {
         {ARGS("selftest", "--gpu-memory-mb", "3"),
          "apportion: --gpu-memory-mb '3': expected an integer from 4 to 1048576"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        r = run_cli(cases[i].args);
-        cr_assert_eq(r.status, 2, "case %zu: status %d (%s)", i, r.status, r.err);
-        cr_assert(strncmp(r.err, cases[i].msg, strlen(cases[i].msg)) == 0, "case %zu: stderr %s", i,
-                  r.err);
-        assert_contains(r.err, "Try 'apportion selftest --help'.");
-        cr_assert_eq(r.out_len, 0);
-        free_result(&r);
-    }
+    assert_usage_errors(NULL, cases, sizeof cases / sizeof cases[0]);
     /* A device list the library refuses is a usage error too, with the library's message. */
     r = run_cli(ARGS("selftest", "--devices", "bogus:1"));
     cr_assert_eq(r.status, 2, "status %d (%s)", r.status, r.err);

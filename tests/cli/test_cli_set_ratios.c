@@ -26,6 +26,22 @@
 
 TestSuite(cli, .fini = cli_cleanup);
 
+/* Runs bollinger over `cols` columns on the simulated devices and fails unless its report's
+ * ratio_source is `source` (is 1) or is not (is 0). */
+static void assert_ratio_source(const char *cols, const char *source, int is) {
+    cli_result r =
+        run_cli_env_ok(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", cols, "--json"));
+    json_t *j = parse_json(&r);
+    const char *got = json_string_value(get(j, "ratio_source"));
+    cr_assert_not_null(got, "ratio_source is not a string");
+    if (is)
+        cr_assert_str_eq(got, source, "ratio_source %s, want %s", got, source);
+    else
+        cr_assert_str_neq(got, source, "ratio_source %s after --clear", got);
+    json_decref(j);
+    free_result(&r);
+}
+
 Test(cli, set_ratios_forces_the_shares_of_run, .timeout = 120) {
     cli_result r = run_cli_env_ok(
         SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "sim:a=1", "sim:b=3"));
@@ -71,21 +87,14 @@ Test(cli, set_ratios_forces_the_shares_of_run, .timeout = 120) {
     r = run_cli_env_ok(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "--clear"));
     assert_contains(r.out, "bollinger: forced ratios cleared");
     free_result(&r);
-    r = run_cli_env_ok(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "400000", "--json"));
-    j = parse_json(&r);
-    cr_assert_str_neq(json_string_value(get(j, "ratio_source")), "explicit");
-    json_decref(j);
-    free_result(&r);
+    assert_ratio_source("400000", "explicit", 0);
     r = run_cli_env_ok(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "--clear"));
     assert_contains(r.out, "bollinger: no forced ratios were stored; nothing to clear");
     free_result(&r);
 }
 
 Test(cli, set_ratios_usage_errors_exit_2, .timeout = 60) {
-    struct {
-        const char *const *args;
-        const char *msg;
-    } cases[] = {
+    const cli_usage_case cases[] = {
         {ARGS("set-ratios", "sim:a=1"), "apportion: missing --workload"},
         {ARGS("set-ratios", "--workload", "bollinger"),
          "apportion: give at least one DEVICE=RATIO (or --clear)"},
@@ -107,23 +116,15 @@ Test(cli, set_ratios_usage_errors_exit_2, .timeout = 60) {
         {ARGS("set-ratios", "--workload", "bollinger", "--json", "sim:a=1"),
          "apportion: unknown option '--json'"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cli_result r = run_cli_env(SIM_ENV, cases[i].args);
-        cr_assert_eq(r.status, 2, "case %zu: status %d (%s)", i, r.status, r.err);
-        cr_assert(strncmp(r.err, cases[i].msg, strlen(cases[i].msg)) == 0, "case %zu: stderr %s", i,
-                  r.err);
-        assert_contains(r.err, "Try 'apportion set-ratios --help'.");
-        cr_assert_eq(r.out_len, 0);
-        free_result(&r);
-    }
+    assert_usage_errors(SIM_ENV, cases, sizeof cases / sizeof cases[0]);
     /* A device this machine does not have is the library's verdict: a usage error too, with
      * the devices that exist. */
     cli_result r =
         run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "sim:a=1", "sim:x=1"));
     cr_assert_eq(r.status, 2, "status %d: %s", r.status, r.err);
-    assert_contains(r.err, "apportion: cannot set the ratios of bollinger: ");
-    assert_contains(r.err, "APO_ERR_INVALID_ARGUMENT");
-    assert_contains(r.err, "the devices of this run are: sim:a");
+    assert_contains_each(
+        r.err, PARTS("apportion: cannot set the ratios of bollinger: ", "APO_ERR_INVALID_ARGUMENT",
+                     "the devices of this run are: sim:a"));
     cr_assert_eq(r.out_len, 0);
     free_result(&r);
     r = run_cli_env(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "sim:a=1", "sim:a=2"));
@@ -199,9 +200,7 @@ Test(cli, set_ratios_refuses_a_tag_no_call_would_use, .timeout = 60) {
 Test(cli, set_ratios_clear_before_any_model_leaves_no_entry, .timeout = 60) {
     cli_result r =
         run_cli_env_ok(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "sim:a=1,sim:b=3"));
-    assert_contains(r.out, "  sim:a ");
-    assert_contains(r.out, " 0.250 ");
-    assert_contains(r.out, " 0.750 ");
+    assert_contains_each(r.out, PARTS("  sim:a ", " 0.250 ", " 0.750 "));
     free_result(&r);
     r = run_cli_env_ok(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger", "--clear"));
     assert_contains(r.out, "bollinger: forced ratios cleared");
@@ -211,11 +210,7 @@ Test(cli, set_ratios_clear_before_any_model_leaves_no_entry, .timeout = 60) {
     cr_assert_eq(json_array_size(get(get(j, "multigpu"), "workloads")), 0);
     json_decref(j);
     free_result(&r);
-    r = run_cli_env_ok(SIM_ENV, ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--json"));
-    j = parse_json(&r);
-    cr_assert_str_eq(json_string_value(get(j, "ratio_source")), "equal");
-    json_decref(j);
-    free_result(&r);
+    assert_ratio_source("1000", "equal", 1);
 }
 
 /* ---- GPU discovery and `selftest` (they run for real on a machine without a GPU) ----------- */

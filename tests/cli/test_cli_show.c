@@ -28,9 +28,8 @@ TestSuite(cli, .fini = cli_cleanup);
 
 Test(cli, show_without_profiles_says_so, .timeout = 60) {
     cli_result r = run_cli_env_ok(SIM_ENV, ARGS("show"));
-    assert_contains(r.out, "no profile yet: run 'apportion profile'");
-    assert_contains(r.out, "multigpu.json: missing");
-    assert_contains(r.out, "thresholds.json: missing");
+    assert_contains_each(r.out, PARTS("no profile yet: run 'apportion profile'",
+                                      "multigpu.json: missing", "thresholds.json: missing"));
     free_result(&r);
     r = run_cli_env_ok(SIM_ENV, ARGS("show", "--json"));
     json_t *j = parse_json(&r);
@@ -102,12 +101,9 @@ Test(cli, show_after_profile_lists_the_entry, .timeout = 120) {
 
     /* The text says the same. */
     r = run_cli_env_ok(SIM_ENV, ARGS("show"));
-    assert_contains(r.out, "multigpu.json: loaded");
-    assert_contains(r.out, "workload bollinger\n");
-    assert_contains(r.out, "  source       profile\n");
-    assert_contains(r.out, "  stale        no\n");
-    assert_contains(r.out, "  sim:b ");
-    assert_contains(r.out, "thresholds (");
+    assert_contains_each(r.out, PARTS("multigpu.json: loaded", "workload bollinger\n",
+                                      "  source       profile\n", "  stale        no\n", "  sim:b ",
+                                      "thresholds ("));
     free_result(&r);
 
     /* Against another device set the entry is stale, and says why. */
