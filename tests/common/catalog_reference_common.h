@@ -77,6 +77,31 @@ static inline void window_reference(const double *const *in, size_t k, size_t n,
             bar(in, t, q, &out[t], &scale[t]);
 }
 
+/* One clean bar's step of a running sum over the clean bars: what it adds to *sum and to
+ * *bound (its scale), given prev, the previous clean bar's close. */
+typedef void (*ref_running_step)(const double *const *in, size_t t, long double prev,
+                                 long double *sum, long double *bound);
+
+/* The loop that the running sums over clean bars share: out NaN and scale 0 at every bar,
+ * then at each bar whose first k inputs are finite the sum and its bound as they stand, step
+ * adding to them from the second such bar on; input `close` is the prev of the next one. */
+static inline void running_reference(const double *const *in, size_t k, size_t close, size_t n,
+                                     double *out, double *scale, ref_running_step step) {
+    nan_fill(out, scale, n);
+    long double sum = 0, bound = 0, prev = 0;
+    int seen = 0;
+    for (size_t t = 0; t < n; t++) {
+        if (!clean(in, k, t, t))
+            continue;
+        if (seen)
+            step(in, t, prev, &sum, &bound);
+        seen = 1;
+        prev = in[close][t];
+        out[t] = (double)sum;
+        scale[t] = (double)bound;
+    }
+}
+
 /* A catalog reference that is one variant of a body shared by several: the entry point the
  * catalog's tables name, calling body with the variant's selector (an output's index, a
  * flag). Written once here so that a family of variants is one line per member rather than

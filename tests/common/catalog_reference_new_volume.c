@@ -22,25 +22,21 @@ void apo__ref_cat_marketfi(const double *const *in, size_t n, const double *p, d
     window_reference(in, 3, n, 1, 0, out[0], scale[0], marketfi_bar);
 }
 
+/* pvt's step: the close's change over the previous close, times the volume (nothing where the
+ * previous close is 0). */
+static void pvt_step(const double *const *in, size_t t, long double prev, long double *sum,
+                     long double *bound) {
+    const long double c = in[0][t], v = in[1][t];
+    if (prev == 0)
+        return;
+    *sum += (c - prev) / prev * v;
+    *bound += (fabsl(c) + fabsl(prev)) / fabsl(prev) * fabsl(v);
+}
+
 void apo__ref_cat_pvt(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
     (void)p;
-    nan_fill(out[0], scale[0], n);
-    long double sum = 0, bound = 0, prev = 0;
-    int seen = 0;
-    for (size_t t = 0; t < n; t++) {
-        if (!clean(in, 2, t, t))
-            continue;
-        const long double c = in[0][t], v = in[1][t];
-        if (seen && prev != 0) {
-            sum += (c - prev) / prev * v;
-            bound += (fabsl(c) + fabsl(prev)) / fabsl(prev) * fabsl(v);
-        }
-        seen = 1;
-        prev = c;
-        out[0][t] = (double)sum;
-        scale[0][t] = (double)bound;
-    }
+    running_reference(in, 2, 0, n, out[0], scale[0], pvt_step);
 }
 
 static void adr_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {

@@ -7,32 +7,25 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* wad's step: the close's move from the true range's low (a rise) or high (a fall). */
+static void wad_step(const double *const *in, size_t t, long double prev, long double *sum,
+                     long double *bound) {
+    const long double h = in[0][t], l = in[1][t], c = in[2][t];
+    /* The true range's high and low: the bar's, stretched to the previous close. */
+    const long double top = prev > h ? prev : h, bottom = prev < l ? prev : l;
+    long double move = 0;
+    if (c > prev)
+        move = c - bottom;
+    else if (c < prev)
+        move = c - top;
+    *sum += move;
+    *bound += fabsl(c) + fabsl(top) + fabsl(bottom);
+}
+
 void apo__ref_cat_wad(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale) {
     (void)p;
-    nan_fill(out[0], scale[0], n);
-    long double sum = 0, bound = 0, prev = 0;
-    int seen = 0;
-    for (size_t t = 0; t < n; t++) {
-        if (!clean(in, 3, t, t))
-            continue;
-        const long double h = in[0][t], l = in[1][t], c = in[2][t];
-        if (seen) {
-            /* The true range's high and low: the bar's, stretched to the previous close. */
-            const long double top = prev > h ? prev : h, bottom = prev < l ? prev : l;
-            long double move = 0;
-            if (c > prev)
-                move = c - bottom;
-            else if (c < prev)
-                move = c - top;
-            sum += move;
-            bound += fabsl(c) + fabsl(top) + fabsl(bottom);
-        }
-        seen = 1;
-        prev = c;
-        out[0][t] = (double)sum;
-        scale[0][t] = (double)bound;
-    }
+    running_reference(in, 3, 2, n, out[0], scale[0], wad_step);
 }
 
 void apo__ref_cat_fractal(const double *const *in, size_t n, const double *p, double *const *out,
