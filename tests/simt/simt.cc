@@ -519,6 +519,16 @@ std::string run_block_inline(const simt::launch_shape &shape, const simt_options
     return b.fault;
 }
 
+/* A CUDA thread's place in its block, and its own random stream drawn from the block's seed:
+ * the same whether the block runs on fibers or on host threads. */
+static void place_thread(thread_ctx &t, block_ctx &b, unsigned tid, uint64_t seed) {
+    t.b = &b;
+    t.tid = tid;
+    t.lane = tid % kWarp;
+    t.warp = tid / kWarp;
+    t.rng = seed ^ ((uint64_t)(tid + 1) * 0x9e3779b97f4a7c15ull);
+}
+
 /* Runs one block; "" or the fault seen. *sync_calls: the barriers, exchanges and async
  * copies it made. */
 std::string run_block(const simt::launch_shape &shape, const simt_options &opt,
@@ -535,14 +545,8 @@ std::string run_block(const simt::launch_shape &shape, const simt_options &opt,
     std::vector<thread_ctx> threads(b.n);
     std::vector<pthread_t> ids(b.n);
     if (serial(b) && opt.fibers) {
-        for (unsigned i = 0; i < b.n; ++i) {
-            thread_ctx &t = threads[i];
-            t.b = &b;
-            t.tid = i;
-            t.lane = i % kWarp;
-            t.warp = i / kWarp;
-            t.rng = thread_seed ^ ((uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull);
-        }
+        for (unsigned i = 0; i < b.n; ++i)
+            place_thread(threads[i], b, i, thread_seed);
         run_fibers(b, threads);
         st_threads.fetch_add(b.n, std::memory_order_relaxed);
         *sync_calls = b.sync_calls.load();
@@ -554,11 +558,7 @@ std::string run_block(const simt::launch_shape &shape, const simt_options &opt,
     unsigned started = 0;
     for (; started < b.n; ++started) {
         thread_ctx &t = threads[started];
-        t.b = &b;
-        t.tid = started;
-        t.lane = started % kWarp;
-        t.warp = started / kWarp;
-        t.rng = thread_seed ^ ((uint64_t)(started + 1) * 0x9e3779b97f4a7c15ull);
+        place_thread(t, b, started, thread_seed);
         if (pthread_create(&ids[started], &attr, thread_main, &t) != 0) {
             std::lock_guard<std::mutex> l(b.m);
             set_fault(b, "the host could not start a thread for every CUDA thread of the block");
