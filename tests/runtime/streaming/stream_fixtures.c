@@ -414,6 +414,22 @@ size_t stream_case_over_tiles(stream_case *c, apo_runtime *rt, const char *kerne
     return tile;
 }
 
+void stream_each_case_over_tiles(apo_runtime *rt, const char *const *kernels, size_t n, size_t rows,
+                                 size_t tiles, size_t extra, uint64_t data_seed,
+                                 void (*check)(apo_runtime *rt, const stream_case *c,
+                                               size_t tile)) {
+    for (size_t k = 0; k < n; k++) {
+        apo_status probed;
+        stream_case c;
+        const size_t tile =
+            stream_case_over_tiles(&c, rt, kernels[k], rows, tiles, extra, data_seed, &probed);
+        cr_assert_eq(probed, APO_OK, "%s: the probe of its tile: %s", kernels[k],
+                     apo_status_name(probed));
+        check(rt, &c, tile);
+        stream_case_free(&c);
+    }
+}
+
 void stream_check_plan_fresh(apo_runtime *rt, const stream_case *c, stream_plan plan,
                              uint64_t plan_seed, size_t most) {
     apo_stream *s = stream_for(rt, c);

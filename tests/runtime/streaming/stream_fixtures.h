@@ -60,6 +60,14 @@ size_t stream_probe_tile(apo_runtime *rt, const char *kernel, const apo_param *p
 size_t stream_case_over_tiles(stream_case *c, apo_runtime *rt, const char *kernel, size_t rows,
                               size_t tiles, size_t extra, uint64_t data_seed, apo_status *probed);
 
+/* For each of the n kernels, at its defaults: its case over `tiles` of its tiles and `extra`
+ * bars (stream_case_over_tiles, data seed `data_seed`; the probe's status must be APO_OK, the
+ * failure naming the kernel), then check(rt, &case, tile), then the case freed. The slow
+ * tests that cut several kernels' long histories in several ways share this loop. */
+void stream_each_case_over_tiles(apo_runtime *rt, const char *const *kernels, size_t n, size_t rows,
+                                 size_t tiles, size_t extra, uint64_t data_seed,
+                                 void (*check)(apo_runtime *rt, const stream_case *c, size_t tile));
+
 /* How updates are cut: every series' whole history in one update; one bar per update
  * around the starts and tile boundaries (bigger updates between); random counts from 0 to
  * `most`, different per series. */

@@ -139,20 +139,28 @@ Test(stream, user_kernels_with_a_halo_equal_batch, .timeout = 600) {
 }
 
 /* Many random cuttings of one case: the plan's seed changes where every update ends. */
+static void check_random_cuttings(apo_runtime *rt, const stream_case *c, size_t tile) {
+    for (uint64_t seed = 0; seed < 4; seed++)
+        stream_check_plan_fresh(rt, c, PLAN_RANDOM, 1000 + seed, seed % 2 ? 25 : tile + 50);
+}
+
 Test(stream, random_cuttings_equal_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     stream_register_tile_ema(rt);
-    const char *kernels[] = {"bollinger", "tema_user", "adx"};
-    for (size_t k = 0; k < 3; k++) {
-        apo_status probed;
-        stream_case c;
-        const size_t tile = stream_case_over_tiles(&c, rt, kernels[k], ROWS, 2, 5, 9, &probed);
-        cr_assert_eq(probed, APO_OK);
-        for (uint64_t seed = 0; seed < 4; seed++)
-            stream_check_plan_fresh(rt, &c, PLAN_RANDOM, 1000 + seed, seed % 2 ? 25 : tile + 50);
-        stream_case_free(&c);
-    }
+    const char *const kernels[] = {"bollinger", "tema_user", "adx"};
+    stream_each_case_over_tiles(rt, kernels, 3, ROWS, 2, 5, 9, check_random_cuttings);
     apo_runtime_destroy(rt);
+}
+
+/* A running sum's case cut one bar at a time, in random pieces small and larger than its
+ * tile of 65,536 bars, in one chunk, and saved and loaded after every update. */
+static void check_carried_sum(apo_runtime *rt, const stream_case *c, size_t tile) {
+    cr_assert_eq(tile, 65536, "%s tiles by %zu", c->kernel, tile);
+    stream_check_plan_fresh(rt, c, PLAN_EVERY_BAR, 1, 0);
+    for (uint64_t seed = 0; seed < 3; seed++)
+        stream_check_plan_fresh(rt, c, PLAN_RANDOM, 40 + seed, seed == 0 ? 40 : tile + 999);
+    stream_check_plan_fresh(rt, c, PLAN_ONE_CHUNK, 0, 0);
+    stream_check_plan_reloading(stream_for(rt, c), c, PLAN_RANDOM, 50, 5000, rt);
 }
 
 /*
@@ -160,25 +168,12 @@ Test(stream, random_cuttings_equal_batch, .timeout = 600) {
  * first bar): their streams carry the sum, the last clean close and the seed across tiles,
  * so a stream that lost or restarted it at a tile boundary differs from the batch from the
  * second tile on. Three tiles and a bit, gaps included (series 2's run of NaN bars crosses
- * the first tile boundary), cut one bar at a time, in random pieces small and larger than a
- * tile, in one chunk, and saved and loaded after every update.
+ * the first tile boundary).
  */
 Test(stream, obv_and_ad_carry_their_sum_across_tiles, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
-    const char *kernels[] = {"obv", "ad"};
-    for (size_t k = 0; k < 2; k++) {
-        apo_status probed;
-        stream_case c;
-        const size_t tile = stream_case_over_tiles(&c, rt, kernels[k], ROWS, 3, 77, 31, &probed);
-        cr_assert_eq(probed, APO_OK);
-        cr_assert_eq(tile, 65536, "%s tiles by %zu", kernels[k], tile);
-        stream_check_plan_fresh(rt, &c, PLAN_EVERY_BAR, 1, 0);
-        for (uint64_t seed = 0; seed < 3; seed++)
-            stream_check_plan_fresh(rt, &c, PLAN_RANDOM, 40 + seed, seed == 0 ? 40 : tile + 999);
-        stream_check_plan_fresh(rt, &c, PLAN_ONE_CHUNK, 0, 0);
-        stream_check_plan_reloading(stream_for(rt, &c), &c, PLAN_RANDOM, 50, 5000, rt);
-        stream_case_free(&c);
-    }
+    const char *const kernels[] = {"obv", "ad"};
+    stream_each_case_over_tiles(rt, kernels, 2, ROWS, 3, 77, 31, check_carried_sum);
     apo_runtime_destroy(rt);
 }
 

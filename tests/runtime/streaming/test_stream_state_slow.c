@@ -85,16 +85,17 @@ static unsigned char *small_obv_state(apo_runtime *rt, size_t *len) {
     return buf;
 }
 
+/* The case saved and loaded after every update, one bar at a time on series 0. */
+static void check_every_bar_reloading(apo_runtime *rt, const stream_case *c, size_t tile) {
+    (void)tile;
+    stream_check_plan_reloading(stream_for(rt, c), c, PLAN_EVERY_BAR, 1, 0, rt);
+}
+
 Test(stream_state, every_position_of_a_tile_round_trips, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     stream_register_tile_ema(rt);
-    const char *kernels[] = {"bollinger", "tema_user", "atr"};
-    for (size_t k = 0; k < 3; k++) {
-        stream_case c;
-        stream_case_over_tiles(&c, rt, kernels[k], 3, 1, 150, 3, NULL);
-        stream_check_plan_reloading(stream_for(rt, &c), &c, PLAN_EVERY_BAR, 1, 0, rt);
-        stream_case_free(&c);
-    }
+    const char *const kernels[] = {"bollinger", "tema_user", "atr"};
+    stream_each_case_over_tiles(rt, kernels, 3, 3, 1, 150, 3, check_every_bar_reloading);
     apo_runtime_destroy(rt);
 }
 
