@@ -76,6 +76,31 @@ static void check_model(const apo_device_model *m, const char *id, double latenc
                  (unsigned long long)m->samples);
 }
 
+/* A sim device's true model, as the sim device set defines it. */
+typedef struct model_want {
+    const char *id;
+    double latency_ms, rate;
+} model_want;
+
+/* Profiles rt and checks that every one of its n devices got its true model, in order: the
+ * profiling cases share this start. */
+static void profile_and_check_models(apo_runtime *rt, apo_profile_result *res, size_t n,
+                                     const model_want *want) {
+    profile(rt, "returns_stats", res);
+    cr_assert_eq(res->n_devices, n, "%zu devices profiled, want %zu", res->n_devices, n);
+    for (size_t d = 0; d < n; d++)
+        check_model(&res->devices[d], want[d].id, want[d].latency_ms, want[d].rate);
+}
+
+/* One call of returns_stats over n samples on a job of its own, freed after: its report. */
+static apo_report one_call(apo_runtime *rt, size_t n) {
+    test_job job;
+    job_init(&job, rt, "returns_stats", n);
+    apo_report r = run(&job, rt);
+    test_job_free(&job);
+    return r;
+}
+
 /* Saved outputs of a first call, for bitwise comparison with later ones. */
 typedef struct saved {
     size_t n;
@@ -299,10 +324,8 @@ Test(balance, models_are_learned_per_tag, .timeout = 60) {
 Test(balance, profiled_models_match_the_sim_and_leave_out_a_high_latency_device, .timeout = 120) {
     apo_runtime *rt = runtime(FLIP_SET, APO_SWITCH_OFF, 0);
     apo_profile_result res;
-    profile(rt, "returns_stats", &res);
-    cr_assert_eq(res.n_devices, 2);
-    check_model(&res.devices[0], "sim:fast", 20.0, 1e9);
-    check_model(&res.devices[1], "sim:slow", 0.0, 1e8);
+    const model_want want[] = {{"sim:fast", 20.0, 1e9}, {"sim:slow", 0.0, 1e8}};
+    profile_and_check_models(rt, &res, 2, want);
     cr_assert_eq(res.sample_size, 4000000);
     /* At 4e6: T = (4e6 + 0.02 / 1e-9) / 1.1e9 = 21.818 ms; fast (T - 20 ms) / 1 ns = 1.818e6
      * elements (0.4545), slow 0.5454. */
@@ -341,40 +364,30 @@ Test(balance, profiled_models_match_the_sim_and_leave_out_a_high_latency_device,
     cr_assert_gt(p.device_elements[0], 0, "fast device unused above the flip");
 
     /* And a real call at 1e6 does what the plan said. */
-    test_job job;
-    job_init(&job, rt, "returns_stats", 1000000);
-    apo_report r = run(&job, rt);
+    apo_report r = one_call(rt, 1000000);
     cr_assert_eq(r.ratio_source, APO_RATIOS_PROFILE);
     cr_assert_eq(r.devices[0].elements, 0, "the fast device computed %llu elements",
                  (unsigned long long)r.devices[0].elements);
     cr_assert(rel_err(r.makespan_ms, 10.0) < 0.02, "makespan %.6g ms", r.makespan_ms);
-    test_job_free(&job);
     apo_runtime_destroy(rt);
 }
 
 Test(balance, profiled_split_is_balanced, .timeout = 120) {
     apo_runtime *rt = runtime(SET_128, APO_SWITCH_OFF, 0);
     apo_profile_result res;
-    profile(rt, "returns_stats", &res);
-    cr_assert_eq(res.n_devices, 3);
-    check_model(&res.devices[0], "sim:a", 0.05, 1e8);
-    check_model(&res.devices[1], "sim:b", 0.05, 2e8);
-    check_model(&res.devices[2], "sim:c", 0.05, 8e8);
+    const model_want truth[] = {{"sim:a", 0.05, 1e8}, {"sim:b", 0.05, 2e8}, {"sim:c", 0.05, 8e8}};
+    profile_and_check_models(rt, &res, 3, truth);
 
-    test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
-    apo_report r = run(&job, rt);
+    apo_report r = one_call(rt, SAMPLES);
     cr_assert_eq(r.ratio_source, APO_RATIOS_PROFILE, "%s", apo_ratio_source_name(r.ratio_source));
     cr_assert_geq(r.balance_efficiency, 0.98, "efficiency %.4f", r.balance_efficiency);
     /* The closed form: T = (N + sum L r) / sum r, share_i = (T - L) r_i / N. */
-    const double rate[3] = {1e8, 2e8, 8e8};
     double T = (SAMPLES + 50e-6 * 1.1e9) / 1.1e9;
     for (int d = 0; d < 3; d++) {
-        double want = (T - 50e-6) * rate[d] / SAMPLES;
+        double want = (T - 50e-6) * truth[d].rate / SAMPLES;
         cr_assert(fabs(r.devices[d].share - want) < 0.005, "share %d: %.5f, want %.5f", d,
                   r.devices[d].share, want);
     }
-    test_job_free(&job);
     apo_runtime_destroy(rt);
 }
 
@@ -501,11 +514,7 @@ static int find_entry(apo_runtime *rt, const char *tag, apo_profile_entry *entry
 }
 
 static apo_ratio_source first_call_source(apo_runtime *rt) {
-    test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
-    apo_report r = run(&job, rt);
-    test_job_free(&job);
-    return r.ratio_source;
+    return one_call(rt, SAMPLES).ratio_source;
 }
 
 Test(balance, a_profile_persists_and_goes_stale_with_another_device_set, .timeout = 120,

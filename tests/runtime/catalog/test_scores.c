@@ -142,6 +142,24 @@ static int same_bits(const double *a, const double *b, size_t n) {
     return memcmp(a, b, n * sizeof *a) == 0;
 }
 
+/* The indicator's own outputs for rule case rc over the ROWS x COLS of x, into out
+ * (score_indicator_free() frees them), and its scored call under p, returned (the caller frees
+ * it; ROWS rows of scores): the two that the checks of scores against the outputs start from. */
+static double *outputs_and_scores(apo_runtime *rt, const rule_case *rc, const double *x,
+                                  const apo_param *p, size_t n_p, double *out[3]) {
+    cr_assert_eq(score_indicator(rt, rc->kernel, x, ROWS, COLS, NULL, 0, out), 3, "%s", rc->kernel);
+    size_t rows;
+    double *s = run_plain(rt, rc->kernel, rc->rule, x, ROWS, COLS, p, n_p, &rows);
+    cr_assert_eq(rows, ROWS, "%s:%s scored %zu rows", rc->kernel, rc->rule, rows);
+    return s;
+}
+
+/* Row r of the ROWS x COLS outputs out, as three views. */
+static void outputs_of_row(double *const out[3], size_t r, double *o[3]) {
+    for (int k = 0; k < 3; k++)
+        o[k] = out[k] + r * COLS;
+}
+
 /* ---- tests ------------------------------------------------------------------------------ */
 
 Test(scores, every_rule_matches_the_long_double_definition, .timeout = 300) {
@@ -150,15 +168,14 @@ Test(scores, every_rule_matches_the_long_double_definition, .timeout = 300) {
     const double costs[] = {0.0, 0.0005};
     for (size_t i = 0; i < sizeof rule_cases / sizeof rule_cases[0]; i++) {
         const rule_case *rc = &rule_cases[i];
-        double *out[3];
-        cr_assert_eq(score_indicator(rt, rc->kernel, x, ROWS, COLS, NULL, 0, out), 3);
         for (size_t ci = 0; ci < 2; ci++) {
             apo_param p[2] = {{"cost", costs[ci]}, {"periods_per_year", 390.0 * 252}};
-            size_t rows;
-            double *s = run_plain(rt, rc->kernel, rc->rule, x, ROWS, COLS, p, 2, &rows);
-            cr_assert_eq(rows, ROWS);
+            const size_t rows = ROWS;
+            double *out[3];
+            double *s = outputs_and_scores(rt, rc, x, p, 2, out);
             for (size_t r = 0; r < ROWS; r++) {
-                double *o[3] = {out[0] + r * COLS, out[1] + r * COLS, out[2] + r * COLS};
+                double *o[3];
+                outputs_of_row(out, r, o);
                 long double want[APO_N_SCORES];
                 ref_scores(rc->rule, x + r * COLS, o, COLS, costs[ci], 390.0 * 252, want);
                 cr_assert_gt(want[APO_SCORE_BARS], COLS / 2, "the walk is scored");
@@ -173,8 +190,8 @@ Test(scores, every_rule_matches_the_long_double_definition, .timeout = 300) {
                 }
             }
             free(s);
+            score_indicator_free(out);
         }
-        score_indicator_free(out);
     }
     free(x);
     apo_runtime_destroy(rt);
@@ -185,17 +202,17 @@ Test(scores, scored_calls_equal_the_materialised_outputs_scored_bitwise, .timeou
     double *x = walk_with_gaps(ROWS, COLS, 42);
     for (size_t i = 0; i < sizeof rule_cases / sizeof rule_cases[0]; i++) {
         const rule_case *rc = &rule_cases[i];
-        double *out[3];
-        cr_assert_eq(score_indicator(rt, rc->kernel, x, ROWS, COLS, NULL, 0, out), 3);
         apo_param p[1] = {{"cost", 0.001}};
-        size_t rows;
-        double *s = run_plain(rt, rc->kernel, rc->rule, x, ROWS, COLS, p, 1, &rows);
+        const size_t rows = ROWS;
+        double *out[3];
+        double *s = outputs_and_scores(rt, rc, x, p, 1, out);
         for (size_t r = 0; r < ROWS; r++) {
-            const double *o[3] = {out[0] + r * COLS, out[1] + r * COLS, out[2] + r * COLS};
+            double *o[3];
+            outputs_of_row(out, r, o);
             double want[APO_N_SCORES];
-            cr_assert_eq(
-                apo_score_outputs(rc->kernel, rc->rule, x + r * COLS, o, 3, COLS, 0.001, 252, want),
-                APO_OK, "%s", apo_last_error());
+            cr_assert_eq(apo_score_outputs(rc->kernel, rc->rule, x + r * COLS,
+                                           (const double *const *)o, 3, COLS, 0.001, 252, want),
+                         APO_OK, "%s", apo_last_error());
             for (int k = 0; k < APO_N_SCORES; k++)
                 cr_assert(same_bits(&s[k * rows + r], &want[k], 1),
                           "%s:%s row %zu score %d: scored %.17g, materialised %.17g", rc->kernel,
