@@ -49,12 +49,17 @@ void chk_status_text(apo_status status, char *out, size_t size) {
              apo_status_name(status));
 }
 
-/* Fails v with "<what>: <status text>"; called right after the failing call, before
- * anything else can replace apo_last_error(). */
-static void fail_call(chk_verdict *v, const char *what, apo_status status) {
+/* Fails v with "<what>: <status text>" when status is not APO_OK, and returns whether it did;
+ * called right after the call that returned status, before anything else can replace
+ * apo_last_error(). Every call of the checks goes through it, so that each names what failed
+ * the same way and the caller only decides where to go next. */
+static int failed(chk_verdict *v, const char *what, apo_status status) {
+    if (status == APO_OK)
+        return 0;
     char text[384];
     chk_status_text(status, text, sizeof text);
     chk_verdict_set(v, CHK_FAIL, "%s: %s", what, text);
+    return 1;
 }
 
 /* ---- runtimes ---------------------------------------------------------------------------- */
@@ -125,20 +130,14 @@ void chk_job_init(chk_job *j, apo_runtime *rt, const char *kernel, size_t rows, 
     j->w.n_params = n_params;
     job_wire(j);
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
-    apo_status st = apo_kernel_get(rt, kernel, &info);
-    if (st != APO_OK) {
-        fail_call(v, "apo_kernel_get", st);
+    if (failed(v, "apo_kernel_get", apo_kernel_get(rt, kernel, &info)))
         return;
-    }
     j->w.n_outputs = info.n_outputs < APO_MAX_IO ? info.n_outputs : APO_MAX_IO;
     for (size_t i = 0; i < j->w.n_outputs; i++) {
         j->output_names[i] = info.output_names[i];
         size_t orows = 0, ocols = 0;
-        st = apo_output_shape(rt, &j->w, i, &orows, &ocols);
-        if (st != APO_OK) {
-            fail_call(v, "invalid workload", st);
+        if (failed(v, "invalid workload", apo_output_shape(rt, &j->w, i, &orows, &ocols)))
             return;
-        }
         j->len[i] = orows * ocols;
     }
     job_alloc(j, v);
@@ -172,9 +171,7 @@ static void job_poison(chk_job *j, uint64_t bits) {
 void chk_reference(chk_job *ref, apo_runtime *cpu, chk_verdict *v) {
     chk_verdict_init(v);
     job_poison(ref, poison_ref);
-    apo_status st = apo_distribute_workload(cpu, &ref->w, NULL);
-    if (st != APO_OK)
-        fail_call(v, "the cpu reference failed", st);
+    (void)failed(v, "the cpu reference failed", apo_distribute_workload(cpu, &ref->w, NULL));
 }
 
 /* ---- comparison -------------------------------------------------------------------------- */
@@ -244,11 +241,8 @@ void chk_host_run(apo_runtime *rt, const chk_job *ref, chk_job *got, const doubl
     got->w.ratios = ratios;
     got->w.n_ratios = n_ratios;
     got->w.split = split;
-    apo_status st = apo_distribute_workload(rt, &got->w, rep);
-    if (st != APO_OK) {
-        fail_call(v, "the run failed", st);
+    if (failed(v, "the run failed", apo_distribute_workload(rt, &got->w, rep)))
         return;
-    }
     compare(ref, got, v);
 }
 
@@ -263,33 +257,22 @@ void chk_resident(apo_runtime *rt, const chk_job *ref, chk_job *got, const chk_p
     void *dev_in = NULL;
     double *dev_out[APO_MAX_IO] = {0};
     apo_status st = APO_OK;
-    if (at->inputs_on_gpu) {
-        st = apo_cuda_malloc(rt, g, in_bytes, &dev_in);
-        if (st != APO_OK) {
-            fail_call(v, "apo_cuda_malloc (input)", st);
-            goto release;
-        }
-        st = apo_cuda_memcpy(rt, g, dev_in, got->inputs[0], in_bytes, APO_COPY_HOST_TO_DEVICE);
-        if (st != APO_OK) {
-            fail_call(v, "apo_cuda_memcpy (input)", st);
-            goto release;
-        }
-    }
+    if (at->inputs_on_gpu &&
+        (failed(v, "apo_cuda_malloc (input)", apo_cuda_malloc(rt, g, in_bytes, &dev_in)) ||
+         failed(v, "apo_cuda_memcpy (input)",
+                apo_cuda_memcpy(rt, g, dev_in, got->inputs[0], in_bytes, APO_COPY_HOST_TO_DEVICE))))
+        goto release;
     for (size_t o = 0; o < got->w.n_outputs && at->outputs_on_gpu; o++) {
         const size_t bytes = got->len[o] * sizeof(double);
         void *p = NULL;
         st = apo_cuda_malloc(rt, og, bytes, &p);
         dev_out[o] = p;
-        if (st != APO_OK) {
-            fail_call(v, "apo_cuda_malloc (outputs)", st);
+        if (failed(v, "apo_cuda_malloc (outputs)", st))
             goto release;
-        }
         /* Poisoned on the GPU too, so an element the run does not write cannot pass. */
-        st = apo_cuda_memcpy(rt, og, p, got->out[o], bytes, APO_COPY_HOST_TO_DEVICE);
-        if (st != APO_OK) {
-            fail_call(v, "apo_cuda_memcpy (poison)", st);
+        if (failed(v, "apo_cuda_memcpy (poison)",
+                   apo_cuda_memcpy(rt, og, p, got->out[o], bytes, APO_COPY_HOST_TO_DEVICE)))
             goto release;
-        }
     }
     const double *in[1] = {at->inputs_on_gpu ? (const double *)dev_in : got->inputs[0]};
     apo_workload w = got->w;
@@ -301,19 +284,14 @@ void chk_resident(apo_runtime *rt, const chk_job *ref, chk_job *got, const chk_p
     apo_cuda_placement where = APO_CUDA_PLACEMENT_INIT;
     where.inputs_device = at->inputs_on_gpu ? (int)g : -1;
     where.outputs_device = at->outputs_on_gpu ? (int)og : -1;
-    st = apo_distribute_workload_cuda(rt, &w, &where, rep);
-    if (st != APO_OK) {
-        fail_call(v, "apo_distribute_workload_cuda", st);
+    if (failed(v, "apo_distribute_workload_cuda",
+               apo_distribute_workload_cuda(rt, &w, &where, rep)))
         goto release;
-    }
-    for (size_t o = 0; o < got->w.n_outputs && at->outputs_on_gpu; o++) {
-        st = apo_cuda_memcpy(rt, og, got->out[o], dev_out[o], got->len[o] * sizeof(double),
-                             APO_COPY_DEVICE_TO_HOST);
-        if (st != APO_OK) {
-            fail_call(v, "apo_cuda_memcpy (outputs)", st);
+    for (size_t o = 0; o < got->w.n_outputs && at->outputs_on_gpu; o++)
+        if (failed(v, "apo_cuda_memcpy (outputs)",
+                   apo_cuda_memcpy(rt, og, got->out[o], dev_out[o], got->len[o] * sizeof(double),
+                                   APO_COPY_DEVICE_TO_HOST)))
             goto release;
-        }
-    }
     const apo_device_report *d = first_gpu_report(rep);
     if (d != NULL) {
         v->chunks = (int64_t)d->chunks;
@@ -323,12 +301,12 @@ release:
     /* Every allocation is released, and a release that fails is a failure of its own. */
     for (size_t o = 0; o < APO_MAX_IO; o++) {
         st = apo_cuda_free(rt, og, dev_out[o]);
-        if (st != APO_OK && v->result == CHK_PASS)
-            fail_call(v, "apo_cuda_free (outputs)", st);
+        if (v->result == CHK_PASS)
+            (void)failed(v, "apo_cuda_free (outputs)", st);
     }
     st = apo_cuda_free(rt, g, dev_in);
-    if (st != APO_OK && v->result == CHK_PASS)
-        fail_call(v, "apo_cuda_free (input)", st);
+    if (v->result == CHK_PASS)
+        (void)failed(v, "apo_cuda_free (input)", st);
     if (v->result != CHK_PASS)
         return;
     compare(ref, got, v);
@@ -484,11 +462,8 @@ void chk_round_trip(apo_runtime *rt, size_t gpu, const void *pattern, size_t byt
                     int via_second_buffer, chk_verdict *v) {
     chk_verdict_init(v);
     apo_device_info info = APO_DEVICE_INFO_INIT;
-    apo_status st = apo_device_get(rt, gpu, &info);
-    if (st != APO_OK) {
-        fail_call(v, "apo_device_get", st);
+    if (failed(v, "apo_device_get", apo_device_get(rt, gpu, &info)))
         return;
-    }
     if (info.memory_free_bytes < 2 * (uint64_t)bytes) {
         chk_verdict_set(v, CHK_SKIP, "only %llu MiB free",
                         (unsigned long long)(info.memory_free_bytes >> 20));
@@ -503,7 +478,7 @@ void chk_round_trip(apo_runtime *rt, size_t gpu, const void *pattern, size_t byt
     /* The complement of the pattern, so that a copy that does not happen cannot pass. */
     for (size_t i = 0; i < bytes; i++)
         back[i] = (unsigned char)~((const unsigned char *)pattern)[i];
-    st = apo_cuda_malloc(rt, gpu, bytes, &first);
+    apo_status st = apo_cuda_malloc(rt, gpu, bytes, &first);
     if (st == APO_OK && via_second_buffer)
         st = apo_cuda_malloc(rt, gpu, bytes, &second);
     if (st != APO_OK || first == NULL || (via_second_buffer && second == NULL)) {
@@ -518,10 +493,8 @@ void chk_round_trip(apo_runtime *rt, size_t gpu, const void *pattern, size_t byt
     if (st == APO_OK)
         st = apo_cuda_memcpy(rt, gpu, back, via_second_buffer ? second : first, bytes,
                              APO_COPY_DEVICE_TO_HOST);
-    if (st != APO_OK) {
-        fail_call(v, "apo_cuda_memcpy", st);
+    if (failed(v, "apo_cuda_memcpy", st))
         goto release;
-    }
     if (memcmp(pattern, back, bytes) != 0) {
         chk_verdict_set(v, CHK_FAIL, "%zu MiB written and read back differ", bytes >> 20);
         goto release;
@@ -532,10 +505,8 @@ void chk_round_trip(apo_runtime *rt, size_t gpu, const void *pattern, size_t byt
         st = apo_cuda_free(rt, gpu, second);
         second = NULL;
     }
-    if (st != APO_OK) {
-        fail_call(v, "apo_cuda_free", st);
+    if (failed(v, "apo_cuda_free", st))
         goto release;
-    }
     chk_verdict_set(v, CHK_PASS,
                     via_second_buffer ? "%zu MiB allocated twice, written, copied from one "
                                         "allocation to the other, read back equal and freed"
