@@ -9,6 +9,7 @@
  */
 #include "gpu_fixtures.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +137,33 @@ double *walk(size_t rows, size_t cols, uint64_t seed) {
     return x;
 }
 
+/* ---- calls of one input ------------------------------------------------------------------ */
+
+apo_workload one_input_workload(const char *kernel, size_t rows, size_t cols,
+                                const double *const *inputs, double *const *outputs,
+                                size_t n_outputs) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.rows = rows;
+    w.cols = cols;
+    w.inputs = inputs;
+    w.n_inputs = 1;
+    w.outputs = outputs;
+    w.n_outputs = n_outputs;
+    return w;
+}
+
+double *poisoned_output(apo_runtime *rt, const apo_workload *w, size_t o, size_t *len) {
+    size_t r = 0, c = 0;
+    cr_assert_eq(apo_output_shape(rt, w, o, &r, &c), APO_OK, "%s", apo_last_error());
+    *len = r * c;
+    double *out = malloc(*len * sizeof *out);
+    cr_assert_not_null(out);
+    for (size_t i = 0; i < *len; i++)
+        out[i] = -12345.678;
+    return out;
+}
+
 /* ---- verdicts to Criterion -------------------------------------------------------------- */
 
 /* Fails the case with the verdict's message, naming the job and `what`, or skips it; a pass
@@ -150,12 +178,10 @@ void assert_verdict(const chk_verdict *v, const chk_job *j, const char *what) {
         cr_assert(v->result != CHK_FAIL, "%s: %s", what, v->message);
 }
 
-/* The reference of case c on input x, run on `cpu`, and a job for the side under test. */
-void jobs_init(chk_job *ref, chk_job *got, apo_runtime *cpu, const gcase *c, const double *x) {
-    const apo_param param = {c->param, c->value};
+void jobs_init_params(chk_job *ref, chk_job *got, apo_runtime *cpu, const char *kernel, size_t rows,
+                      size_t cols, const double *x, const apo_param *params, size_t n_params) {
     chk_verdict v;
-    chk_job_init(ref, cpu, c->kernel, c->rows, c->cols, x, &param, c->param != NULL ? 1 : 0, 42,
-                 &v);
+    chk_job_init(ref, cpu, kernel, rows, cols, x, params, n_params, 42, &v);
     assert_verdict(&v, ref, "job");
     chk_reference(ref, cpu, &v);
     assert_verdict(&v, ref, "cpu reference");
@@ -163,9 +189,48 @@ void jobs_init(chk_job *ref, chk_job *got, apo_runtime *cpu, const gcase *c, con
     assert_verdict(&v, got, "job");
 }
 
+/* The reference of case c on input x, run on `cpu`, and a job for the side under test. */
+void jobs_init(chk_job *ref, chk_job *got, apo_runtime *cpu, const gcase *c, const double *x) {
+    const apo_param param = {c->param, c->value};
+    jobs_init_params(ref, got, cpu, c->kernel, c->rows, c->cols, x, &param,
+                     c->param != NULL ? 1 : 0);
+}
+
 void jobs_free(chk_job *ref, chk_job *got) {
     chk_job_free(ref);
     chk_job_free(got);
+}
+
+void case_jobs_open(case_jobs *cj, apo_runtime *cpu, const gcase *c, uint64_t seed) {
+    cj->x = walk(c->rows, c->cols, seed);
+    jobs_init(&cj->ref, &cj->got, cpu, c, cj->x);
+}
+
+void case_jobs_close(case_jobs *cj) {
+    jobs_free(&cj->ref, &cj->got);
+    free(cj->x);
+    cj->x = NULL;
+}
+
+chk_verdict assert_run(apo_runtime *rt, const chk_job *ref, chk_job *got, const run_how *how,
+                       apo_report *rep, const char *fmt, ...) {
+    apo_report own;
+    if (rep == NULL)
+        rep = &own;
+    chk_verdict v;
+    if (how->at != NULL)
+        chk_resident(rt, ref, got, how->at, rep, &v);
+    else
+        chk_host_run(rt, ref, got, how->ratios, how->n_ratios, how->split, rep, &v);
+    if (how->then != NULL)
+        how->then(rep, &v);
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    assert_verdict(&v, got, what);
+    return v;
 }
 
 /* Free memory of runtime device g (a GPU), as discovery saw it. */

@@ -52,13 +52,58 @@ extern const size_t n_gpu_cases;
 /* rows seeded random walks of cols samples (seeds seed, seed + 1, ...), row after row. */
 double *walk(size_t rows, size_t cols, uint64_t seed);
 
+/* ---- calls of one input ------------------------------------------------------------------ */
+
+/* A workload of `kernel` over rows x cols of the one input inputs[0], into n_outputs outputs;
+ * every other field as APO_WORKLOAD_INIT leaves it (the caller sets a score, a sweep, ...). */
+apo_workload one_input_workload(const char *kernel, size_t rows, size_t cols,
+                                const double *const *inputs, double *const *outputs,
+                                size_t n_outputs);
+/* Output o of w, allocated as apo_output_shape() on rt sizes it and filled with a poison no
+ * kernel writes (an element a call leaves unwritten cannot match); its length in *len. */
+double *poisoned_output(apo_runtime *rt, const apo_workload *w, size_t o, size_t *len);
+
 /* ---- verdicts to Criterion -------------------------------------------------------------- */
 
 /* Fails the case with the verdict's message, naming the job and `what`, or skips it; a pass
  * or a warning goes on (no check these cases call warns). */
 void assert_verdict(const chk_verdict *v, const chk_job *j, const char *what);
-/* The reference of case c on input x, run on `cpu`, and a job for the side under test. */
+/* A job of `kernel` with n_params parameters on input x, its reference run on `cpu`, and a job
+ * for the side under test (seed 42 for the kernels that draw). */
+void jobs_init_params(chk_job *ref, chk_job *got, apo_runtime *cpu, const char *kernel, size_t rows,
+                      size_t cols, const double *x, const apo_param *params, size_t n_params);
+/* The same of case c. */
 void jobs_init(chk_job *ref, chk_job *got, apo_runtime *cpu, const gcase *c, const double *x);
 void jobs_free(chk_job *ref, chk_job *got);
+
+/* A case's input (rows seeded walks, walk()), its cpu reference and the job under test: what
+ * every case of a table sets up before its runs and frees after them. Opened in place (the
+ * jobs' workloads point into themselves), so never copied. */
+typedef struct case_jobs {
+    double *x;
+    chk_job ref, got;
+} case_jobs;
+void case_jobs_open(case_jobs *cj, apo_runtime *cpu, const gcase *c, uint64_t seed);
+void case_jobs_close(case_jobs *cj);
+
+/* A judgement of a finished run's report: chk_gpus_worked, chk_no_device_failed, ... */
+typedef void (*report_check)(const apo_report *rep, chk_verdict *v);
+
+/* How a job runs on the side under test: host arrays (chk_host_run) with `ratios` (NULL: the
+ * runtime's plan) along `split`, or, when `at` is set, arrays placed as it says
+ * (chk_resident); then `then` judges the report (NULL: the bits alone). */
+typedef struct run_how {
+    const double *ratios;
+    size_t n_ratios;
+    apo_split split;
+    const chk_placement *at;
+    report_check then;
+} run_how;
+
+/* Runs `got` against `ref` on rt as `how` says and asserts the verdict (assert_verdict),
+ * naming what the format says; returns the passed verdict, its report in *rep unless rep is
+ * NULL. */
+chk_verdict assert_run(apo_runtime *rt, const chk_job *ref, chk_job *got, const run_how *how,
+                       apo_report *rep, const char *fmt, ...) CHK_PRINTF(6, 7);
 
 #endif

@@ -41,25 +41,17 @@ Test(gpu, every_kernel_on_cuda_alone_is_bitwise_the_cpu, .timeout = 600) {
     apo_runtime *gpu = gpu_runtime_or_skip();
     apo_runtime *cpu = runtime_on("cpu", 0);
     for (size_t ci = 0; ci < N_CASES; ci++) {
-        const gcase *c = &cases[ci];
-        double *x = walk(c->rows, c->cols, 7 + ci);
-        chk_job ref, got;
-        jobs_init(&ref, &got, cpu, c, x);
+        case_jobs cj;
+        case_jobs_open(&cj, cpu, &cases[ci], 7 + ci);
         const apo_split splits[] = {APO_SPLIT_AUTO, APO_SPLIT_ROWS, APO_SPLIT_TIME};
         for (size_t si = 0; si < 3; si++) {
             for (int repeat = 0; repeat < 2; repeat++) {
-                apo_report rep;
-                chk_verdict v;
-                char what[96];
-                snprintf(what, sizeof what, "cuda alone, split %s, run %d",
-                         apo_split_name(splits[si]), repeat + 1);
-                chk_host_run(gpu, &ref, &got, NULL, 0, splits[si], &rep, &v);
-                chk_gpus_worked(&rep, &v);
-                assert_verdict(&v, &got, what);
+                const run_how how = {.split = splits[si], .then = chk_gpus_worked};
+                assert_run(gpu, &cj.ref, &cj.got, &how, NULL, "cuda alone, split %s, run %d",
+                           apo_split_name(splits[si]), repeat + 1);
             }
         }
-        jobs_free(&ref, &got);
-        free(x);
+        case_jobs_close(&cj);
     }
     apo_runtime_destroy(cpu);
     apo_runtime_destroy(gpu);
@@ -78,35 +70,25 @@ Test(gpu, cuda_and_cpu_with_explicit_ratios_give_the_cpu_bits, .timeout = 600) {
     cr_assert_eq(apo_gpu_count(mixed, &gpus), APO_OK);
     cr_assert_gt(gpus, 0);
     for (size_t ci = 0; ci < N_CASES; ci++) {
-        const gcase *c = &cases[ci];
-        double *x = walk(c->rows, c->cols, 100 + ci);
-        chk_job ref, got;
-        jobs_init(&ref, &got, cpu, c, x);
+        case_jobs cj;
+        case_jobs_open(&cj, cpu, &cases[ci], 100 + ci);
         for (size_t ri = 0; ri < sizeof ratio_sets / sizeof ratio_sets[0]; ri++) {
             double ratios[APO_MAX_DEVICES];
             ratios_by_kind(mixed, ratio_sets[ri][0] / (double)gpus, ratio_sets[ri][1], ratios);
             const apo_split splits[] = {APO_SPLIT_ROWS, APO_SPLIT_TIME};
             for (size_t si = 0; si < 2; si++) {
                 for (int repeat = 0; repeat < 2; repeat++) {
-                    apo_report rep;
-                    chk_verdict v;
-                    char what[128];
-                    snprintf(what, sizeof what, "cuda,cpu ratios %g/%g, split %s, run %d",
-                             ratio_sets[ri][0], ratio_sets[ri][1], apo_split_name(splits[si]),
-                             repeat + 1);
-                    chk_host_run(mixed, &ref, &got, ratios, n, splits[si], &rep, &v);
-                    chk_no_device_failed(&rep, &v);
-                    assert_verdict(&v, &got, what);
+                    const run_how how = {ratios, n, splits[si], NULL, chk_no_device_failed};
+                    assert_run(mixed, &cj.ref, &cj.got, &how, NULL,
+                               "cuda,cpu ratios %g/%g, split %s, run %d", ratio_sets[ri][0],
+                               ratio_sets[ri][1], apo_split_name(splits[si]), repeat + 1);
                 }
             }
         }
         /* And the runtime's own planning (equal shares before any model). */
-        apo_report rep;
-        chk_verdict v;
-        chk_host_run(mixed, &ref, &got, NULL, 0, APO_SPLIT_AUTO, &rep, &v);
-        assert_verdict(&v, &got, "cuda,cpu planned");
-        jobs_free(&ref, &got);
-        free(x);
+        const run_how planned = {.split = APO_SPLIT_AUTO};
+        assert_run(mixed, &cj.ref, &cj.got, &planned, NULL, "cuda,cpu planned");
+        case_jobs_close(&cj);
     }
     apo_runtime_destroy(mixed);
     apo_runtime_destroy(cpu);
@@ -114,48 +96,17 @@ Test(gpu, cuda_and_cpu_with_explicit_ratios_give_the_cpu_bits, .timeout = 600) {
 
 /* ---- sweeps and ragged rows ------------------------------------------------------------- */
 
-/* A call of the sweep, ragged and scored cases: `kernel` (scored under the rule `score`, or
- * not when it is NULL) over rows x cols input x with a sweep and/or row lengths (either may be
- * NULL) and the given ratios (NULL: the runtime's). */
-typedef struct pieces_call {
-    const char *kernel, *score;
-    const double *x;
-    size_t rows, cols;
-    const apo_sweep *sweep;
-    const size_t *lengths;
-    const double *ratios;
-    size_t n_ratios;
-} pieces_call;
-
-/* Runs `pc` on rt into n_out freshly poisoned outputs (their lengths in len); returns the tiles
- * its GPUs computed. */
-static uint64_t run_pieces(apo_runtime *rt, const pieces_call *pc, size_t n_out, double **out,
+/* Runs w, a call of the sweep, ragged and scored cases (one_input_workload() with its sweep,
+ * row lengths, rule and ratios), on rt into n_out freshly poisoned outputs (their lengths in
+ * len); returns the tiles its GPUs computed. */
+static uint64_t run_pieces(apo_runtime *rt, apo_workload w, size_t n_out, double **out,
                            size_t *len) {
-    apo_workload w = APO_WORKLOAD_INIT;
-    const double *inputs[1] = {pc->x};
-    w.kernel = pc->kernel;
-    w.score = pc->score;
-    w.rows = pc->rows;
-    w.cols = pc->cols;
-    w.inputs = inputs;
-    w.n_inputs = 1;
-    w.sweep = pc->sweep;
-    w.row_lengths = pc->lengths;
-    w.ratios = pc->ratios;
-    w.n_ratios = pc->n_ratios;
     w.outputs = out;
     w.n_outputs = n_out;
-    for (size_t o = 0; o < n_out; o++) {
-        size_t r = 0, c = 0;
-        cr_assert_eq(apo_output_shape(rt, &w, o, &r, &c), APO_OK, "%s", apo_last_error());
-        len[o] = r * c;
-        out[o] = malloc(len[o] * sizeof(double));
-        cr_assert_not_null(out[o]);
-        for (size_t i = 0; i < len[o]; i++)
-            out[o][i] = -12345.678;
-    }
+    for (size_t o = 0; o < n_out; o++)
+        out[o] = poisoned_output(rt, &w, o, &len[o]);
     apo_report rep = APO_REPORT_INIT;
-    cr_assert_eq(apo_distribute_workload(rt, &w, &rep), APO_OK, "%s: %s", pc->kernel,
+    cr_assert_eq(apo_distribute_workload(rt, &w, &rep), APO_OK, "%s: %s", w.kernel,
                  apo_last_error());
     return gpu_tiles_of(&rep);
 }
@@ -180,6 +131,7 @@ Test(gpu, sweeps_and_ragged_rows_give_the_cpu_bits, .timeout = 600) {
     const size_t rows = 4, cols = 50001;
     const size_t lengths[4] = {50001, 61, 30000, 8193};
     double *x = walk(rows, cols, 77);
+    const double *in[1] = {x};
     const struct {
         const char *kernel;
         const apo_sweep *sweep;
@@ -191,15 +143,16 @@ Test(gpu, sweeps_and_ragged_rows_give_the_cpu_bits, .timeout = 600) {
     for (size_t c = 0; c < sizeof cases_ / sizeof cases_[0]; c++) {
         double *ref[3], *got[3];
         size_t ref_len[3], got_len[3];
-        pieces_call pc = {cases_[c].kernel,  NULL, x, rows, cols, cases_[c].sweep,
-                          cases_[c].lengths, NULL, 0};
-        (void)run_pieces(cpu, &pc, 3, ref, ref_len);
+        apo_workload w = one_input_workload(cases_[c].kernel, rows, cols, in, NULL, 0);
+        w.sweep = cases_[c].sweep;
+        w.row_lengths = cases_[c].lengths;
+        (void)run_pieces(cpu, w, 3, ref, ref_len);
         for (size_t ri = 0; ri < sizeof ratio_sets / sizeof ratio_sets[0]; ri++) {
             double ratios[APO_MAX_DEVICES];
             ratios_by_kind(mixed, ratio_sets[ri][0], ratio_sets[ri][1], ratios);
-            pc.ratios = ratios;
-            pc.n_ratios = n;
-            (void)run_pieces(mixed, &pc, 3, got, got_len);
+            w.ratios = ratios;
+            w.n_ratios = n;
+            (void)run_pieces(mixed, w, 3, got, got_len);
             for (size_t o = 0; o < 3; o++) {
                 cr_assert_eq(got_len[o], ref_len[o]);
                 cr_assert_eq(memcmp(got[o], ref[o], ref_len[o] * sizeof(double)), 0,
@@ -246,6 +199,7 @@ Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
     for (size_t t = 9000; t < 9030; t++)
         x[cols + t] = NAN;
     x[2 * cols + 777] = NAN;
+    const double *in[1] = {x};
     const double periods[] = {5, 20}, widths[] = {1, 2.5}, rsi_periods[] = {7, 14},
                  costs[] = {0, 0.001}, fasts[] = {12, 40}, three_widths[] = {1, 1.5, 2.5};
     const apo_sweep_param bands[] = {{"period", periods, 2}, {"nbdev_up", widths, 2}};
@@ -279,15 +233,16 @@ Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
     for (size_t c = 0; c < sizeof cases_ / sizeof cases_[0]; c++) {
         double *ref[APO_N_SCORES], *got[APO_N_SCORES];
         size_t len[APO_N_SCORES], got_len[APO_N_SCORES];
-        pieces_call pc = {cases_[c].kernel, cases_[c].rule, x,    rows, cols,
-                          cases_[c].sweep,  NULL,           NULL, 0};
-        (void)run_pieces(cpu, &pc, APO_N_SCORES, ref, len);
+        apo_workload w = one_input_workload(cases_[c].kernel, rows, cols, in, NULL, 0);
+        w.score = cases_[c].rule;
+        w.sweep = cases_[c].sweep;
+        (void)run_pieces(cpu, w, APO_N_SCORES, ref, len);
         for (size_t si = 0; si < sizeof gpu_shares / sizeof gpu_shares[0]; si++) {
             double ratios[APO_MAX_DEVICES];
             ratios_by_kind(mixed, gpu_shares[si], 1.0 - gpu_shares[si], ratios);
-            pc.ratios = ratios;
-            pc.n_ratios = n;
-            const uint64_t gpu_tiles = run_pieces(mixed, &pc, APO_N_SCORES, got, got_len);
+            w.ratios = ratios;
+            w.n_ratios = n;
+            const uint64_t gpu_tiles = run_pieces(mixed, w, APO_N_SCORES, got, got_len);
             cr_expect(gpu_tiles > 0, "%s:%s, GPU share %g: the GPU scored no series",
                       cases_[c].kernel, cases_[c].rule, gpu_shares[si]);
             for (size_t k = 0; k < APO_N_SCORES; k++) {
@@ -310,9 +265,10 @@ Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
     cr_assert_eq(apo_rule_register(mixed, &d), APO_OK, "%s", apo_last_error());
     double *scores[APO_N_SCORES];
     size_t len[APO_N_SCORES];
-    const pieces_call user = {"bollinger", "above_middle", x,    rows, cols,
-                              &sweeps[0],  NULL,           NULL, 0};
-    cr_expect_eq(run_pieces(mixed, &user, APO_N_SCORES, scores, len), 0,
+    apo_workload user = one_input_workload("bollinger", rows, cols, in, NULL, 0);
+    user.score = "above_middle";
+    user.sweep = &sweeps[0];
+    cr_expect_eq(run_pieces(mixed, user, APO_N_SCORES, scores, len), 0,
                  "the GPU scored series of a user's rule");
     for (size_t k = 0; k < APO_N_SCORES; k++)
         free(scores[k]);
@@ -347,10 +303,8 @@ Test(gpu, nonfinite_and_constant_inputs_give_the_cpu_bits, .timeout = 300) {
         }
         chk_job ref, got;
         jobs_init(&ref, &got, cpu, &c, x);
-        apo_report rep;
-        chk_verdict v;
-        chk_host_run(gpu, &ref, &got, NULL, 0, APO_SPLIT_TIME, &rep, &v);
-        assert_verdict(&v, &got, "non-finite input");
+        const run_how how = {.split = APO_SPLIT_TIME};
+        assert_run(gpu, &ref, &got, &how, NULL, "non-finite input");
         jobs_free(&ref, &got);
     }
     free(x);
@@ -383,15 +337,8 @@ static double *read_talib_close(size_t *n) {
 static void gpu_indicator(apo_runtime *gpu, const char *kernel, const apo_param params[3],
                           const double *x, size_t n, double *o0, double *o1, double *o2) {
     const double *in[1] = {x};
-    double *out[3] = {o0, o1, o2};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.rows = 1;
-    w.cols = n;
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = out;
-    w.n_outputs = 3;
+    double *const out[3] = {o0, o1, o2};
+    apo_workload w = one_input_workload(kernel, 1, n, in, out, 3);
     w.params = params;
     w.n_params = 3;
     apo_report rep = APO_REPORT_INIT;

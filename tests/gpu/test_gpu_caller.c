@@ -69,14 +69,15 @@ Test(gpu, a_call_comes_after_the_callers_work_on_its_arrays, .timeout = 300) {
     const size_t g = first_gpu(gpu);
     const int ordinal = cuda_ordinal_of(gpu, g);
     const gcase c = {"bollinger", 1, 2000003, NULL, 0};
-    double *x = walk(c.rows, c.cols, 6060);
-    chk_job ref, got;
-    jobs_init(&ref, &got, cpu, &c, x);
+    case_jobs cj;
+    case_jobs_open(&cj, cpu, &c, 6060);
+    const chk_job *ref = &cj.ref;
+    chk_job *got = &cj.got;
     const size_t bytes = c.cols * sizeof(double);
     double *pinned = NULL, *dev_in = NULL;
     cr_assert_eq(cudaSetDevice(ordinal), cudaSuccess);
     cr_assert_eq(cudaMallocHost((void **)&pinned, bytes), cudaSuccess);
-    memcpy(pinned, x, bytes);
+    memcpy(pinned, cj.x, bytes);
     cr_assert_eq(apo_cuda_malloc(gpu, g, bytes, (void **)&dev_in), APO_OK);
     for (int mode = ORDER_STREAM; mode <= ORDER_DEFAULT_STREAM; mode++) {
         cudaStream_t stream = NULL;
@@ -100,23 +101,23 @@ Test(gpu, a_call_comes_after_the_callers_work_on_its_arrays, .timeout = 300) {
             cr_assert_eq(cudaEventRecord(event, stream), cudaSuccess);
             where.wait_event = event;
         }
-        for (size_t o = 0; o < got.w.n_outputs; o++)
-            memset(got.out[o], 0xff, got.len[o] * sizeof(double)); /* unwritten: no match */
+        for (size_t o = 0; o < got->w.n_outputs; o++)
+            memset(got->out[o], 0xff, got->len[o] * sizeof(double)); /* unwritten: no match */
         const double *in[1] = {dev_in};
-        apo_workload w = got.w;
+        apo_workload w = got->w;
         w.inputs = in;
         apo_report rep = APO_REPORT_INIT;
         cr_assert_eq(apo_distribute_workload_cuda(gpu, &w, &where, &rep), APO_OK, "%s",
                      apo_last_error());
         chk_verdict v;
         chk_verdict_init(&v);
-        for (size_t o = 0; o < ref.w.n_outputs && v.result == CHK_PASS; o++)
-            if (memcmp(ref.out[o], got.out[o], ref.len[o] * sizeof(double)) != 0)
+        for (size_t o = 0; o < ref->w.n_outputs && v.result == CHK_PASS; o++)
+            if (memcmp(ref->out[o], got->out[o], ref->len[o] * sizeof(double)) != 0)
                 chk_verdict_set(&v, CHK_FAIL, "output %zu differs: the call read the input early",
                                 o);
         const char *names[] = {"the caller's stream", "the caller's event",
                                "the legacy default stream"};
-        assert_verdict(&v, &got, names[mode]);
+        assert_verdict(&v, got, names[mode]);
         cr_assert_eq(cudaStreamSynchronize(stream), cudaSuccess);
         cr_assert_eq(cudaStreamDestroy(stream), cudaSuccess);
         if (event != NULL)
@@ -124,8 +125,7 @@ Test(gpu, a_call_comes_after_the_callers_work_on_its_arrays, .timeout = 300) {
     }
     cr_assert_eq(apo_cuda_free(gpu, g, dev_in), APO_OK);
     cr_assert_eq(cudaFreeHost(pinned), cudaSuccess);
-    jobs_free(&ref, &got);
-    free(x);
+    case_jobs_close(&cj);
     apo_runtime_destroy(cpu);
     apo_runtime_destroy(gpu);
 }
@@ -195,17 +195,15 @@ Test(gpu, no_call_changes_the_calling_threads_current_device, .timeout = 600) {
     double *x = walk(c.rows, c.cols, 31);
     chk_job ref, got;
     jobs_init(&ref, &got, cpu, &c, x);
-    apo_report rep;
-    chk_verdict v;
-    chk_host_run(gpu, &ref, &got, ratios, gpus, APO_SPLIT_TIME, &rep, &v);
-    assert_verdict(&v, &got, "host arrays");
+    const run_how host = {ratios, gpus, APO_SPLIT_TIME, NULL, NULL};
+    assert_run(gpu, &ref, &got, &host, NULL, "host arrays");
     assert_current_device(mine, "a call on host arrays");
     const gcase b = {"bollinger", 3, 50001, NULL, 0};
     chk_job bref, bgot;
     jobs_init(&bref, &bgot, cpu, &b, x);
     const chk_placement at = {0, 1, 1, ratios, gpus, 0, 0};
-    chk_resident(gpu, &bref, &bgot, &at, &rep, &v);
-    assert_verdict(&v, &bgot, "resident, gathered on the first GPU");
+    const run_how resident = {.at = &at};
+    assert_run(gpu, &bref, &bgot, &resident, NULL, "resident, gathered on the first GPU");
     assert_current_device(mine, "a resident call, its gather and the interop calls");
     apo_runtime_destroy(gpu);
     assert_current_device(mine, "apo_runtime_destroy");

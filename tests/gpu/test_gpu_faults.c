@@ -33,21 +33,19 @@ static apo_report run_with(injector inject, int when, const char *what) {
     if (when == BEFORE_OPENING)
         inject();
     apo_runtime *mixed = runtime_on("cuda,cpu", 0);
-    const gcase *c = &cases[3];
-    double *x = walk(c->rows, c->cols, 29);
-    chk_job ref, got;
-    jobs_init(&ref, &got, cpu, c, x);
+    case_jobs cj;
+    case_jobs_open(&cj, cpu, &cases[3], 29);
     double ratios[APO_MAX_DEVICES];
     const size_t n = ratios_by_kind(mixed, 1.0, 0.2, ratios);
     apo_report rep;
     chk_verdict v;
     if (when == BEFORE_THE_CALL)
         inject();
-    chk_host_run(mixed, &ref, &got, ratios, n, APO_SPLIT_TIME, &rep, &v);
+    /* The faults are cleared before the verdict is asserted, so not with assert_run(). */
+    chk_host_run(mixed, &cj.ref, &cj.got, ratios, n, APO_SPLIT_TIME, &rep, &v);
     apo_simgpu_clear_faults();
-    assert_verdict(&v, &got, what);
-    jobs_free(&ref, &got);
-    free(x);
+    assert_verdict(&v, &cj.got, what);
+    case_jobs_close(&cj);
     apo_runtime_destroy(mixed);
     apo_runtime_destroy(cpu);
     return rep;
@@ -191,16 +189,9 @@ Test(gpu_faults, a_call_returns_with_no_copy_in_flight, .timeout = 600) {
  * defaults alone), into `scores`. */
 static apo_workload bands_zone(const double *const *x, size_t rows, size_t cols,
                                const apo_sweep *sweep, double **scores) {
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
+    apo_workload w = one_input_workload("bollinger", rows, cols, x, scores, APO_N_SCORES);
     w.score = "bands_zone";
-    w.rows = rows;
-    w.cols = cols;
-    w.inputs = x;
-    w.n_inputs = 1;
     w.sweep = sweep;
-    w.outputs = scores;
-    w.n_outputs = APO_N_SCORES;
     return w;
 }
 
@@ -211,18 +202,12 @@ static size_t scored_h2d(apo_runtime *rt, const double *x, size_t rows, size_t c
                          const apo_sweep *sweep, double **scores) {
     apo_workload w = bands_zone(&x, rows, cols, sweep, scores);
     double ratios[APO_MAX_DEVICES] = {0};
-    const size_t n = device_count(rt);
-    for (size_t i = 0, first = 1; i < n; i++)
-        if (device_kind(rt, i) == APO_DEVICE_CUDA && first) {
-            ratios[i] = 1.0;
-            first = 0;
-        }
+    ratios[first_gpu(rt)] = 1.0;
     w.ratios = ratios;
-    w.n_ratios = n;
+    w.n_ratios = device_count(rt);
     for (size_t k = 0; k < APO_N_SCORES; k++) {
-        size_t r = 0, c = 0;
-        cr_assert_eq(apo_output_shape(rt, &w, k, &r, &c), APO_OK, "%s", apo_last_error());
-        cr_assert_not_null(scores[k] = malloc(r * c * sizeof(double)));
+        size_t len = 0;
+        scores[k] = poisoned_output(rt, &w, k, &len);
     }
     apo_report rep = APO_REPORT_INIT;
     const size_t before = apo_simgpu_h2d_bytes();

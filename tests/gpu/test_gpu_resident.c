@@ -36,26 +36,19 @@ Test(gpu, device_resident_arrays_give_the_bits_of_host_arrays, .timeout = 600) {
     /* Placements: both on the GPU, then each side alone. */
     const int placements[][2] = {{1, 1}, {1, 0}, {0, 1}};
     for (size_t ci = 0; ci < N_CASES; ci++) {
-        const gcase *c = &cases[ci];
-        double *x = walk(c->rows, c->cols, 900 + ci);
-        chk_job ref, got;
-        jobs_init(&ref, &got, cpu, c, x);
+        case_jobs cj;
+        case_jobs_open(&cj, cpu, &cases[ci], 900 + ci);
         for (size_t p = 0; p < 3; p++) {
             for (int repeat = 0; repeat < 2; repeat++) {
                 const chk_placement at = {g, placements[p][0], placements[p][1], NULL, 0, 0, 0};
-                apo_report rep;
-                chk_verdict v;
-                chk_resident(gpu, &ref, &got, &at, &rep, &v);
-                chk_gpus_worked(&rep, &v);
-                char what[96];
-                snprintf(what, sizeof what, "resident (inputs %s, outputs %s), run %d",
-                         placements[p][0] ? "gpu" : "host", placements[p][1] ? "gpu" : "host",
-                         repeat + 1);
-                assert_verdict(&v, &got, what);
+                const run_how how = {.at = &at, .then = chk_gpus_worked};
+                assert_run(gpu, &cj.ref, &cj.got, &how, NULL,
+                           "resident (inputs %s, outputs %s), run %d",
+                           placements[p][0] ? "gpu" : "host", placements[p][1] ? "gpu" : "host",
+                           repeat + 1);
             }
         }
-        jobs_free(&ref, &got);
-        free(x);
+        case_jobs_close(&cj);
     }
     apo_runtime_destroy(cpu);
     apo_runtime_destroy(gpu);
@@ -95,26 +88,23 @@ Test(gpu, several_gpus_gather_by_nccl_and_by_peer_copies_alike, .timeout = 1200)
         ratios[i] = 1.0;
     const size_t dests[2] = {0, gpus - 1};
     for (size_t ci = 0; ci < N_CASES; ci++) {
-        const gcase *c = &cases[ci];
-        double *x = walk(c->rows, c->cols, 1300 + ci);
-        chk_job ref, got;
-        jobs_init(&ref, &got, cpu, c, x);
+        case_jobs cj;
+        case_jobs_open(&cj, cpu, &cases[ci], 1300 + ci);
         for (size_t d = 0; d < 2; d++) {
             for (size_t path = 0; path < 2; path++) {
                 const chk_placement at = {dests[d], 0, 1, ratios, gpus, 0, 0};
                 apo_report rep;
                 chk_verdict v;
-                chk_resident(rts[path], &ref, &got, &at, &rep, &v);
+                chk_resident(rts[path], &cj.ref, &cj.got, &at, &rep, &v);
                 chk_gpus_worked(&rep, &v);
                 chk_gather(&rep, dests[d], expect[path], &v);
                 char what[96];
                 snprintf(what, sizeof what, "outputs on GPU %zu, gather %s", dests[d],
                          path == 0 ? "by NCCL" : "by peer copies");
-                assert_verdict(&v, &got, what);
+                assert_verdict(&v, &cj.got, what);
             }
         }
-        jobs_free(&ref, &got);
-        free(x);
+        case_jobs_close(&cj);
     }
     apo_runtime_destroy(cpu);
     apo_runtime_destroy(rts[0]);
@@ -188,6 +178,13 @@ Test(gpu, a_pointer_names_the_gpu_that_holds_it, .timeout = 60) {
 
 /* ---- the memory guard ------------------------------------------------------------------- */
 
+/* The GPUs worked, and the first staged its work in chunks under the 8 MiB budget of the
+ * runtimes below. */
+static void gpus_worked_in_8_mib_chunks(const apo_report *rep, chk_verdict *v) {
+    chk_gpus_worked(rep, v);
+    chk_staged_in_chunks(rep, 8, v);
+}
+
 Test(gpu, a_tiny_memory_budget_gives_the_same_bits_in_chunks, .timeout = 600) {
     apo_runtime *probe = gpu_runtime_or_skip();
     apo_runtime_destroy(probe);
@@ -200,26 +197,17 @@ Test(gpu, a_tiny_memory_budget_gives_the_same_bits_in_chunks, .timeout = 600) {
         {"returns_stats", 2, 2000003, NULL, 0},
     };
     for (size_t ci = 0; ci < sizeof guard_cases / sizeof guard_cases[0]; ci++) {
-        const gcase *c = &guard_cases[ci];
-        double *x = walk(c->rows, c->cols, 300 + ci);
-        chk_job ref, got;
-        jobs_init(&ref, &got, cpu, c, x);
+        case_jobs cj;
+        case_jobs_open(&cj, cpu, &guard_cases[ci], 300 + ci);
         for (int repeat = 0; repeat < 2; repeat++) {
-            apo_report rep;
-            chk_verdict v;
-            chk_host_run(small, &ref, &got, NULL, 0, APO_SPLIT_AUTO, &rep, &v);
-            chk_gpus_worked(&rep, &v);
-            chk_staged_in_chunks(&rep, 8, &v);
-            assert_verdict(&v, &got, "8 MiB budget");
+            const run_how how = {.split = APO_SPLIT_AUTO, .then = gpus_worked_in_8_mib_chunks};
+            assert_run(small, &cj.ref, &cj.got, &how, NULL, "8 MiB budget");
         }
         /* Device-resident under the same budget. */
         const chk_placement at = {first_gpu(small), 1, 1, NULL, 0, 0, 0};
-        apo_report rep;
-        chk_verdict v;
-        chk_resident(small, &ref, &got, &at, &rep, &v);
-        assert_verdict(&v, &got, "8 MiB budget, resident");
-        jobs_free(&ref, &got);
-        free(x);
+        const run_how resident = {.at = &at};
+        assert_run(small, &cj.ref, &cj.got, &resident, NULL, "8 MiB budget, resident");
+        case_jobs_close(&cj);
     }
     apo_runtime_destroy(small);
     apo_runtime_destroy(cpu);
@@ -246,31 +234,12 @@ static void skip_unless_host_has(double bytes, const char *what) {
                      have * 1e-9);
 }
 
-/* A job of `kernel` with up to three parameters on input x, its cpu reference, and a job for
- * the side under test. */
-static void jobs_with_params(chk_job *ref, chk_job *got, apo_runtime *cpu, const char *kernel,
-                             size_t rows, size_t cols, const double *x, const apo_param *params,
-                             size_t n_params) {
-    chk_verdict v;
-    chk_job_init(ref, cpu, kernel, rows, cols, x, params, n_params, 42, &v);
-    assert_verdict(&v, ref, "job");
-    chk_reference(ref, cpu, &v);
-    assert_verdict(&v, ref, "cpu reference");
-    chk_job_init_like(got, ref, &v);
-    assert_verdict(&v, got, "job");
-}
-
 /* Host arrays on the GPU runtime, then arrays in the first GPU's memory (input, outputs, and
  * both) when it has room for them: every run bitwise the cpu's. */
 static void host_and_resident_runs(apo_runtime *gpu, const chk_job *ref, chk_job *got,
                                    double device_bytes, const char *what) {
-    apo_report rep;
-    chk_verdict v;
-    char label[160];
-    chk_host_run(gpu, ref, got, NULL, 0, APO_SPLIT_AUTO, &rep, &v);
-    chk_gpus_worked(&rep, &v);
-    snprintf(label, sizeof label, "%s, host arrays", what);
-    assert_verdict(&v, got, label);
+    const run_how host = {.split = APO_SPLIT_AUTO, .then = chk_gpus_worked};
+    assert_run(gpu, ref, got, &host, NULL, "%s, host arrays", what);
     const size_t g = first_gpu(gpu);
     if (gpu_free_bytes(gpu, g) < 1.2 * device_bytes) {
         fprintf(stderr, "%s: device-resident runs left out: %.1f GB needed on the GPU\n", what,
@@ -280,11 +249,9 @@ static void host_and_resident_runs(apo_runtime *gpu, const chk_job *ref, chk_job
     const int placements[][2] = {{1, 1}, {1, 0}, {0, 1}};
     for (size_t p = 0; p < 3; p++) {
         const chk_placement at = {g, placements[p][0], placements[p][1], NULL, 0, 0, 0};
-        chk_resident(gpu, ref, got, &at, &rep, &v);
-        chk_gpus_worked(&rep, &v);
-        snprintf(label, sizeof label, "%s, inputs %s, outputs %s", what,
-                 placements[p][0] ? "gpu" : "host", placements[p][1] ? "gpu" : "host");
-        assert_verdict(&v, got, label);
+        const run_how resident = {.at = &at, .then = chk_gpus_worked};
+        assert_run(gpu, ref, got, &resident, NULL, "%s, inputs %s, outputs %s", what,
+                   placements[p][0] ? "gpu" : "host", placements[p][1] ? "gpu" : "host");
     }
 }
 
@@ -305,11 +272,8 @@ Test(gpu, a_series_of_1e8_samples_gives_the_cpu_bits, .timeout = 900) {
         /* The GPU beside the cpu, with an uneven split. */
         double ratios[APO_MAX_DEVICES];
         const size_t nd = ratios_by_kind(mixed, 0.7, 0.3, ratios);
-        apo_report rep;
-        chk_verdict v;
-        chk_host_run(mixed, &ref, &got, ratios, nd, APO_SPLIT_TIME, &rep, &v);
-        chk_gpus_worked(&rep, &v);
-        assert_verdict(&v, &got, "cuda,cpu 0.7/0.3");
+        const run_how uneven = {ratios, nd, APO_SPLIT_TIME, NULL, chk_gpus_worked};
+        assert_run(mixed, &ref, &got, &uneven, NULL, "cuda,cpu 0.7/0.3");
         jobs_free(&ref, &got);
     }
     free(x);
@@ -364,16 +328,14 @@ Test(gpu, grids_past_65535_blocks_give_the_cpu_bits, .timeout = 900) {
     double x[2] = {100.0, 100.5};
     const apo_param param = {"replicates", (double)replicates};
     chk_job ref, got;
-    jobs_with_params(&ref, &got, cpu, "bootstrap", 1, 2, x, &param, 1);
+    jobs_init_params(&ref, &got, cpu, "bootstrap", 1, 2, x, &param, 1);
     const size_t g = first_gpu(gpu);
     if (gpu_free_bytes(gpu, g) < 2.5 * 8.0 * (double)replicates)
         cr_skip_test("the GPU lacks room for 160 million means");
     const chk_placement at = {g, 1, 1, NULL, 0, 0, 0};
-    apo_report rep;
-    chk_verdict v;
-    chk_resident(gpu, &ref, &got, &at, &rep, &v);
-    chk_gpus_worked(&rep, &v);
-    assert_verdict(&v, &got, "resident, 160 million replicates");
+    const run_how resident = {.at = &at, .then = chk_gpus_worked};
+    const chk_verdict v =
+        assert_run(gpu, &ref, &got, &resident, NULL, "resident, 160 million replicates");
     /* The check must have crossed the grid: the average chunk holds more items than one
      * grid of threads covers. */
     cr_assert_gt(v.chunks, 0);
@@ -398,31 +360,24 @@ Test(gpu, device_resident_calls_of_several_chunks_give_the_cpu_bits, .timeout = 
                              {"returns_stats", 2, 2000003, NULL, 0}};
     for (size_t ci = 0; ci < sizeof chunked / sizeof chunked[0]; ci++) {
         const gcase *c = &chunked[ci];
-        double *x = walk(c->rows, c->cols, 4000 + ci);
-        chk_job ref, got;
-        jobs_init(&ref, &got, cpu, c, x);
+        case_jobs cj;
+        case_jobs_open(&cj, cpu, c, 4000 + ci);
         const int placements[][2] = {{1, 0}, {0, 1}};
         for (size_t p = 0; p < 2; p++) {
             /* returns_stats writes no array on the GPU: only its input side can be resident. */
             if (c->kernel[0] == 'r' && placements[p][0] == 0)
                 continue;
             const chk_placement at = {g, placements[p][0], placements[p][1], NULL, 0, 0, 0};
-            apo_report rep;
-            chk_verdict v;
-            chk_resident(small, &ref, &got, &at, &rep, &v);
-            chk_gpus_worked(&rep, &v);
             /* With its input resident, a returns_stats chunk stages only its tiles' partials
              * (slot_outputs() is 0 for it): a thousand of them fit one slot under any budget,
              * so one chunk is right there (seen on the simulated GPUs, docs/cuda.md). */
-            if (c->kernel[0] != 'r')
-                chk_staged_in_chunks(&rep, 8, &v);
-            char what[96];
-            snprintf(what, sizeof what, "8 MiB budget, inputs %s, outputs %s",
-                     placements[p][0] ? "gpu" : "host", placements[p][1] ? "gpu" : "host");
-            assert_verdict(&v, &got, what);
+            const run_how how = {.at = &at,
+                                 .then = c->kernel[0] != 'r' ? gpus_worked_in_8_mib_chunks
+                                                             : chk_gpus_worked};
+            assert_run(small, &cj.ref, &cj.got, &how, NULL, "8 MiB budget, inputs %s, outputs %s",
+                       placements[p][0] ? "gpu" : "host", placements[p][1] ? "gpu" : "host");
         }
-        jobs_free(&ref, &got);
-        free(x);
+        case_jobs_close(&cj);
     }
     apo_runtime_destroy(small);
     apo_runtime_destroy(cpu);
@@ -460,7 +415,7 @@ Test(gpu, huge_magnitudes_and_nbdev_0_give_the_cpu_bits, .timeout = 300) {
                 {"bootstrap", boot, 1}};
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         chk_job ref, got;
-        jobs_with_params(&ref, &got, cpu, runs[i].kernel, rows, cols, x, runs[i].params,
+        jobs_init_params(&ref, &got, cpu, runs[i].kernel, rows, cols, x, runs[i].params,
                          runs[i].n_params);
         if (i == 0) {
             /* The case is about NaNs made by arithmetic: there must be some. */
@@ -495,27 +450,18 @@ Test(gpu, two_gpus_split_host_and_device_arrays_alike, .timeout = 900) {
         ratios[i] = 1.0;
     const size_t last = device_count(gpu) - 1;
     for (size_t ci = 0; ci < N_CASES; ci++) {
-        const gcase *c = &cases[ci];
-        double *x = walk(c->rows, c->cols, 2200 + ci);
-        chk_job ref, got;
-        jobs_init(&ref, &got, cpu, c, x);
-        apo_report rep;
-        chk_verdict v;
-        chk_host_run(gpu, &ref, &got, ratios, gpus, APO_SPLIT_TIME, &rep, &v);
-        chk_gpus_worked(&rep, &v);
-        assert_verdict(&v, &got, "host arrays over every GPU");
+        case_jobs cj;
+        case_jobs_open(&cj, cpu, &cases[ci], 2200 + ci);
+        const run_how host = {ratios, gpus, APO_SPLIT_TIME, NULL, chk_gpus_worked};
+        assert_run(gpu, &cj.ref, &cj.got, &host, NULL, "host arrays over every GPU");
         const size_t ends[2][2] = {{0, last}, {last, 0}};
         for (size_t e = 0; e < 2; e++) {
             const chk_placement at = {ends[e][0], 1, 1, ratios, gpus, 1, ends[e][1]};
-            chk_resident(gpu, &ref, &got, &at, &rep, &v);
-            chk_gpus_worked(&rep, &v);
-            char what[96];
-            snprintf(what, sizeof what, "inputs on GPU %zu, outputs on GPU %zu", ends[e][0],
-                     ends[e][1]);
-            assert_verdict(&v, &got, what);
+            const run_how resident = {.at = &at, .then = chk_gpus_worked};
+            assert_run(gpu, &cj.ref, &cj.got, &resident, NULL,
+                       "inputs on GPU %zu, outputs on GPU %zu", ends[e][0], ends[e][1]);
         }
-        jobs_free(&ref, &got);
-        free(x);
+        case_jobs_close(&cj);
     }
     apo_runtime_destroy(cpu);
     apo_runtime_destroy(gpu);
@@ -549,20 +495,16 @@ Test(gpu, registered_host_arrays_are_copied_straight, .timeout = 300) {
     cr_assert_eq(apo_cuda_host_register(one, (char *)ranges[0] + 8, 64), APO_ERR_INVALID_ARGUMENT);
     cr_assert_eq(apo_cuda_host_register(one, ranges[0], 0), APO_ERR_INVALID_ARGUMENT);
     cr_assert_eq(apo_cuda_host_register(one, NULL, 8), APO_ERR_NULL);
+    const run_how all_on_the_gpu = {.split = APO_SPLIT_AUTO, .then = chk_gpu_computed_all};
     apo_report rep;
-    chk_verdict v;
-    chk_host_run(one, &ref, &got, NULL, 0, APO_SPLIT_AUTO, &rep, &v);
-    chk_gpu_computed_all(&rep, &v);
-    assert_verdict(&v, &got, "pinned host arrays");
+    assert_run(one, &ref, &got, &all_on_the_gpu, &rep, "pinned host arrays");
     cr_assert_eq(rep.devices[first_gpu(one)].host_copy_ms, 0.0,
                  "pinned arrays were staged: %g ms of host copies",
                  rep.devices[first_gpu(one)].host_copy_ms);
     for (size_t i = 0; i < n; i++)
         cr_assert_eq(apo_cuda_host_unregister(one, ranges[i]), APO_OK, "%s", apo_last_error());
     cr_assert_eq(apo_cuda_host_unregister(one, ranges[0]), APO_ERR_NOT_FOUND);
-    chk_host_run(one, &ref, &got, NULL, 0, APO_SPLIT_AUTO, &rep, &v);
-    chk_gpu_computed_all(&rep, &v);
-    assert_verdict(&v, &got, "the same arrays, staged");
+    assert_run(one, &ref, &got, &all_on_the_gpu, &rep, "the same arrays, staged");
     cr_assert_gt(rep.devices[first_gpu(one)].host_copy_ms, 0.0, "staged, yet no host copy");
     /* A range left registered is released with the runtime. */
     cr_assert_eq(apo_cuda_host_register(one, ranges[0], bytes[0]), APO_OK);

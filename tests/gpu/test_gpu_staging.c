@@ -26,16 +26,12 @@
 /* Runs case `c` on `rt`, all of it on its GPU, against the cpu's bits; returns the report. */
 static apo_report run_case(apo_runtime *rt, const gcase *c, uint64_t seed) {
     apo_runtime *cpu = runtime_on("cpu", 0);
-    double *x = walk(c->rows, c->cols, seed);
-    chk_job ref, got;
-    jobs_init(&ref, &got, cpu, c, x);
+    case_jobs cj;
+    case_jobs_open(&cj, cpu, c, seed);
+    const run_how how = {.split = APO_SPLIT_AUTO, .then = chk_gpu_computed_all};
     apo_report rep;
-    chk_verdict v;
-    chk_host_run(rt, &ref, &got, NULL, 0, APO_SPLIT_AUTO, &rep, &v);
-    chk_gpu_computed_all(&rep, &v);
-    assert_verdict(&v, &got, "staging sized to the need");
-    jobs_free(&ref, &got);
-    free(x);
+    assert_run(rt, &cj.ref, &cj.got, &how, &rep, "staging sized to the need");
+    case_jobs_close(&cj);
     apo_runtime_destroy(cpu);
     return rep;
 }
@@ -190,27 +186,17 @@ Test(gpu_staging, a_call_the_cpu_runs_alone_holds_the_early_staging_back, .timeo
     desc.cpu = watch_pinning;
     cr_assert_eq(apo_kernel_register(rt, &desc), APO_OK, "%s", apo_last_error());
     /* One tile, all of it on the cpu. */
-    double ratios[2];
-    for (size_t i = 0; i < 2; i++) {
-        apo_device_info info = APO_DEVICE_INFO_INIT;
-        cr_assert_eq(apo_device_get(rt, i, &info), APO_OK);
-        ratios[i] = info.kind == APO_DEVICE_CPU;
-    }
+    double ratios[APO_MAX_DEVICES];
+    const size_t n = ratios_by_kind(rt, 0.0, 1.0, ratios);
+    cr_assert_eq(n, 2);
     double x[64], y[64];
     for (size_t t = 0; t < 64; t++)
         x[t] = (double)t;
     const double *in[] = {x};
-    double *out[] = {y};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "watch_pinning";
-    w.rows = 1;
-    w.cols = 64;
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = out;
-    w.n_outputs = 1;
+    double *const out[] = {y};
+    apo_workload w = one_input_workload("watch_pinning", 1, 64, in, out, 1);
     w.ratios = ratios;
-    w.n_ratios = 2;
+    w.n_ratios = n;
     cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
     cr_assert_eq(memcmp(x, y, sizeof x), 0);
     /* The pin under way when the call began finished (2 allocations); no other began. */
