@@ -64,6 +64,13 @@ apo_status call_run(apo_runtime *rt, const char *kernel, size_t rows, size_t col
     return apo_distribute_workload(rt, &w, report);
 }
 
+void call_run_ok(apo_runtime *rt, const char *kernel, size_t rows, size_t cols, const double *x,
+                 const apo_param *params, size_t n_params, const call_opts *o, call_outputs *out,
+                 apo_report *report, const char *what) {
+    apo_status st = call_run(rt, kernel, rows, cols, x, params, n_params, o, out, report);
+    cr_assert_eq(st, APO_OK, "%s: %s: %s", what, apo_status_name(st), apo_last_error());
+}
+
 apo_runtime *call_runtime_failing_b(void) {
     apo_runtime *rt = test_runtime("cpu,sim:a:rate=1e8,sim:b:rate=3e8:fail_after=2");
     test_register_moving_sum(rt);

@@ -53,4 +53,10 @@ apo_status call_run(apo_runtime *rt, const char *kernel, size_t rows, size_t col
                     const apo_param *params, size_t n_params, const call_opts *o, call_outputs *out,
                     apo_report *report);
 
+/* call_run() that fails the test, saying `what` and the library's message, unless the call
+ * succeeds: the form every call of a piece that must work takes. */
+void call_run_ok(apo_runtime *rt, const char *kernel, size_t rows, size_t cols, const double *x,
+                 const apo_param *params, size_t n_params, const call_opts *o, call_outputs *out,
+                 apo_report *report, const char *what);
+
 #endif

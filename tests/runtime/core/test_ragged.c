@@ -70,6 +70,13 @@ static const ragged_case cases[] = {
     {"msum", 3, 999, {10, 999, 500}, {{"k", 30}}, 1, NULL, {0}, 0},
 };
 
+/* The case's call on rt with the settings o (its ragged rows among them); fails the test,
+ * saying `what`, unless it succeeds. */
+static void ragged_call(apo_runtime *rt, const ragged_case *c, const double *x, const call_opts *o,
+                        call_outputs *got, apo_report *report, const char *what) {
+    call_run_ok(rt, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, o, got, report, what);
+}
+
 /* The case's input: each row a random walk of its own length, and past it, up to the
  * stride, values that would show in any output that read them. */
 static double *ragged_input(const ragged_case *c, uint64_t seed) {
@@ -183,9 +190,7 @@ Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
             o.n_ratios = 0;
             snprintf(what, sizeof what, "%s case %zu on cpu, split %s", c->kernel, ci,
                      apo_split_name(splits[si]));
-            apo_status st = call_run(cpu, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o,
-                                     &got, &report);
-            cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
+            ragged_call(cpu, c, x, &o, &got, &report, what);
             cr_assert_eq(report.sets, sets, "%s: report.sets %zu", what, report.sets);
             assert_rows_equal(c, &got, refs, what);
             call_outputs_free(&got);
@@ -195,9 +200,7 @@ Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
                          ci, CALL_MULTI_DEVICES, ri, apo_split_name(splits[si]));
                 o.ratios = skewed[ri];
                 o.n_ratios = 3;
-                st = call_run(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got,
-                              &report);
-                cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
+                ragged_call(multi, c, x, &o, &got, &report, what);
                 assert_rows_equal(c, &got, refs, what);
                 test_assert_elements_add_up(&report, what);
                 if (ri == 2)
@@ -215,9 +218,7 @@ Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
         o.ratios = skewed[1];
         o.n_ratios = 3;
         o.split = APO_SPLIT_TIME;
-        apo_status st = call_run(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o,
-                                 &got, &report);
-        cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
+        ragged_call(failing, c, x, &o, &got, &report, what);
         assert_rows_equal(c, &got, refs, what);
         call_outputs_free(&got);
         apo_runtime_destroy(failing);
@@ -243,9 +244,7 @@ Test(ragged, a_device_failing_mid_call_keeps_the_bits, .timeout = 300) {
         call_opts o = {c->lengths, case_sweep(c, &grid, &sw), ratios, 3, splits[si]};
         call_outputs got;
         apo_report report = APO_REPORT_INIT;
-        apo_status st = call_run(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o,
-                                 &got, &report);
-        cr_assert_eq(st, APO_OK, "%s", apo_last_error());
+        ragged_call(failing, c, x, &o, &got, &report, "with sim:a failing");
         cr_assert_eq(report.failovers, 1, "sim:a should have failed (failovers %zu)",
                      report.failovers);
         cr_assert(report.devices[1].elements_moved_out > 0);
@@ -293,8 +292,7 @@ Test(ragged, bollinger_rows_match_the_long_double_reference, .timeout = 120) {
     double *x = ragged_input(c, 21);
     call_opts o = {c->lengths, NULL, NULL, 0, APO_SPLIT_TIME};
     call_outputs got;
-    cr_assert_eq(call_run(rt, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got, NULL),
-                 APO_OK, "%s", apo_last_error());
+    ragged_call(rt, c, x, &o, &got, NULL, "bollinger's ragged rows");
     double *ref[3];
     for (size_t i = 0; i < 3; i++)
         ref[i] = malloc(c->cols * sizeof(double));
@@ -348,9 +346,7 @@ Test(ragged, plan_and_report_count_the_rows_real_elements, .timeout = 120) {
 
     call_outputs got;
     apo_report report = APO_REPORT_INIT;
-    cr_assert_eq(
-        call_run(rt, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &o, &got, &report),
-        APO_OK, "%s", apo_last_error());
+    ragged_call(rt, c, x, &o, &got, &report, "the plan's call");
     cr_assert_eq(report.elements, 3 * samples);
     call_outputs_free(&got);
     free(x);

@@ -179,6 +179,42 @@ static double *walk(size_t n, uint64_t seed) {
     return x;
 }
 
+/* A case made ready for its sweep calls, the set-up every test of a sweep starts from: its
+ * input (a walk of `seed`), its apo_sweep (grid and flat are its storage, so it stays where
+ * it was set up) and, when a runtime is given, each set's call alone on it (n references). */
+typedef struct sweep_setup {
+    const sweep_case *c;
+    double *x;
+    apo_sweep_param grid[MAX_SWEPT];
+    double flat[MAX_SETS * MAX_SWEPT];
+    apo_sweep sw;
+    call_outputs refs[MAX_SETS];
+    size_t n;
+} sweep_setup;
+
+static void sweep_setup_init(sweep_setup *s, const sweep_case *c, uint64_t seed,
+                             apo_runtime *refs_on) {
+    s->c = c;
+    s->x = walk(c->rows * c->cols, seed);
+    s->n = refs_on != NULL ? per_set_references(refs_on, c, s->x, s->refs) : 0;
+    s->sw = case_sweep(c, s->grid, s->flat);
+}
+
+static void sweep_setup_free(sweep_setup *s) {
+    for (size_t k = 0; k < s->n; k++)
+        call_outputs_free(&s->refs[k]);
+    free(s->x);
+}
+
+/* The case's sweep (s->sw as it is now) on rt with these ratios and split; fails the test,
+ * saying `what`, unless the call succeeds. */
+static void sweep_call(const sweep_setup *s, apo_runtime *rt, const double *ratios, size_t n_ratios,
+                       apo_split split, call_outputs *got, apo_report *report, const char *what) {
+    const sweep_case *c = s->c;
+    const call_opts o = {NULL, &s->sw, ratios, n_ratios, split};
+    call_run_ok(rt, c->kernel, c->rows, c->cols, s->x, c->fixed, c->n_fixed, &o, got, report, what);
+}
+
 Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
     apo_runtime *cpu = test_runtime("cpu");
     apo_runtime *multi = test_runtime(CALL_MULTI_DEVICES);
@@ -188,12 +224,10 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
     const double skewed[][3] = {{0.1, 0.7, 0.2}, {0.45, 0.05, 0.5}};
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         const sweep_case *c = &cases[ci];
-        double *x = walk(c->rows * c->cols, 11 + ci);
-        call_outputs refs[MAX_SETS];
-        size_t n = per_set_references(cpu, c, x, refs);
-        apo_sweep_param grid[MAX_SWEPT];
-        double flat[MAX_SETS * MAX_SWEPT];
-        apo_sweep sw = case_sweep(c, grid, flat);
+        sweep_setup su;
+        sweep_setup_init(&su, c, 11 + ci, cpu);
+        const size_t n = su.n;
+        const call_outputs *refs = su.refs;
         const apo_split splits[] = {APO_SPLIT_AUTO, APO_SPLIT_ROWS, APO_SPLIT_TIME};
         for (size_t si = 0; si < 3; si++) {
             char what[160];
@@ -201,9 +235,7 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
             apo_report report = APO_REPORT_INIT;
             snprintf(what, sizeof what, "%s case %zu on cpu, split %s", c->kernel, ci,
                      apo_split_name(splits[si]));
-            apo_status st = run_call(cpu, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
-                                     NULL, 0, splits[si], &got, &report);
-            cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
+            sweep_call(&su, cpu, NULL, 0, splits[si], &got, &report, what);
             cr_assert_eq(report.sets, n, "%s: report.sets %zu", what, report.sets);
             cr_assert_eq(report.sweep_sets, n);
             cr_assert_eq(report.first_set, 0);
@@ -213,9 +245,7 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
             for (size_t ri = 0; ri < 2; ri++) {
                 snprintf(what, sizeof what, "%s case %zu on %s, ratios %zu, split %s", c->kernel,
                          ci, CALL_MULTI_DEVICES, ri, apo_split_name(splits[si]));
-                st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
-                              skewed[ri], 3, splits[si], &got, &report);
-                cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
+                sweep_call(&su, multi, skewed[ri], 3, splits[si], &got, &report, what);
                 assert_sets_equal(&got, refs, 0, n, what);
                 /* Every device that got a share computed part of the sweep. */
                 test_assert_elements_add_up(&report, what);
@@ -229,15 +259,11 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
         snprintf(what, sizeof what, "%s case %zu with sim:b failing", c->kernel, ci);
         call_outputs got;
         apo_report report = APO_REPORT_INIT;
-        apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
-                                 skewed[1], 3, APO_SPLIT_TIME, &got, &report);
-        cr_assert_eq(st, APO_OK, "%s: %s", what, apo_last_error());
+        sweep_call(&su, failing, skewed[1], 3, APO_SPLIT_TIME, &got, &report, what);
         assert_sets_equal(&got, refs, 0, n, what);
         call_outputs_free(&got);
         apo_runtime_destroy(failing);
-        for (size_t s = 0; s < n; s++)
-            call_outputs_free(&refs[s]);
-        free(x);
+        sweep_setup_free(&su);
     }
     apo_runtime_destroy(cpu);
     apo_runtime_destroy(multi);
@@ -246,52 +272,38 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
 Test(sweep, a_device_failing_mid_sweep_keeps_the_bits, .timeout = 300) {
     apo_runtime *cpu = test_runtime("cpu");
     apo_runtime *failing = test_runtime("cpu,sim:a:rate=1e8:fail_after=2,sim:b:rate=3e8");
-    const sweep_case *c = &cases[0];
-    double *x = walk(c->rows * c->cols, 5);
-    call_outputs refs[MAX_SETS];
-    size_t n = per_set_references(cpu, c, x, refs);
-    apo_sweep_param grid[MAX_SWEPT];
-    double flat[MAX_SETS * MAX_SWEPT];
-    apo_sweep sw = case_sweep(c, grid, flat);
+    sweep_setup su;
+    sweep_setup_init(&su, &cases[0], 5, cpu);
     const double ratios[] = {0.1, 0.6, 0.3};
     call_outputs got;
     apo_report report = APO_REPORT_INIT;
-    apo_status st = run_call(failing, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw,
-                             ratios, 3, APO_SPLIT_TIME, &got, &report);
-    cr_assert_eq(st, APO_OK, "%s", apo_last_error());
+    sweep_call(&su, failing, ratios, 3, APO_SPLIT_TIME, &got, &report, "with sim:a failing");
     cr_assert_eq(report.failovers, 1, "sim:a should have failed (failovers %zu)", report.failovers);
     cr_assert(report.devices[1].elements_moved_out > 0);
-    assert_sets_equal(&got, refs, 0, n, "bollinger with sim:a failing");
+    assert_sets_equal(&got, su.refs, 0, su.n, "bollinger with sim:a failing");
     call_outputs_free(&got);
-    for (size_t s = 0; s < n; s++)
-        call_outputs_free(&refs[s]);
-    free(x);
+    sweep_setup_free(&su);
     apo_runtime_destroy(cpu);
     apo_runtime_destroy(failing);
 }
 
 Test(sweep, a_range_of_sets_is_the_slice_of_the_whole_sweep, .timeout = 300) {
     apo_runtime *multi = test_runtime(CALL_MULTI_DEVICES);
-    const sweep_case *c = &cases[0]; /* 6 sets */
-    double *x = walk(c->rows * c->cols, 3);
-    apo_sweep_param grid[MAX_SWEPT];
-    double flat[MAX_SETS * MAX_SWEPT];
-    apo_sweep sw = case_sweep(c, grid, flat);
+    sweep_setup su; /* cases[0]: 6 sets */
+    sweep_setup_init(&su, &cases[0], 3, NULL);
     call_outputs whole;
-    apo_status st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw, NULL,
-                             0, APO_SPLIT_AUTO, &whole, NULL);
-    cr_assert_eq(st, APO_OK, "%s", apo_last_error());
+    sweep_call(&su, multi, NULL, 0, APO_SPLIT_AUTO, &whole, NULL, "the whole sweep");
     const size_t ranges[][2] = {{2, 3}, {5, 1}, {0, 1}, {4, 0}}; /* n_sets_run 0: to the end */
     for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
-        sw.first_set = ranges[k][0];
-        sw.n_sets_run = ranges[k][1];
+        su.sw.first_set = ranges[k][0];
+        su.sw.n_sets_run = ranges[k][1];
         size_t n_run = ranges[k][1] != 0 ? ranges[k][1] : 6 - ranges[k][0];
         call_outputs part;
         apo_report report = APO_REPORT_INIT;
         const double ratios[] = {0.2, 0.5, 0.3};
-        st = run_call(multi, c->kernel, c->rows, c->cols, x, c->fixed, c->n_fixed, &sw, ratios, 3,
-                      APO_SPLIT_TIME, &part, &report);
-        cr_assert_eq(st, APO_OK, "%s", apo_last_error());
+        char what[64];
+        snprintf(what, sizeof what, "sets from %zu", ranges[k][0]);
+        sweep_call(&su, multi, ratios, 3, APO_SPLIT_TIME, &part, &report, what);
         cr_assert_eq(report.sets, n_run);
         cr_assert_eq(report.first_set, ranges[k][0]);
         cr_assert_eq(report.sweep_sets, 6);
@@ -306,30 +318,21 @@ Test(sweep, a_range_of_sets_is_the_slice_of_the_whole_sweep, .timeout = 300) {
         call_outputs_free(&part);
     }
     call_outputs_free(&whole);
-    free(x);
+    sweep_setup_free(&su);
     apo_runtime_destroy(multi);
 }
 
 /* The work of each set counted in its own grid: the sweep's elements are the sum. */
 Test(sweep, plan_and_report_count_sets_and_their_elements, .timeout = 120) {
     apo_runtime *multi = test_runtime(CALL_MULTI_DEVICES);
-    const sweep_case *c = &cases[0];
-    double *x = walk(c->rows * c->cols, 3);
-    apo_sweep_param grid[MAX_SWEPT];
-    double flat[MAX_SETS * MAX_SWEPT];
-    apo_sweep sw = case_sweep(c, grid, flat);
-    sw.first_set = 1;
-    sw.n_sets_run = 4;
-    const double *inputs[1] = {x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = c->kernel;
-    w.rows = c->rows;
-    w.cols = c->cols;
-    w.inputs = inputs;
-    w.n_inputs = 1;
-    w.params = c->fixed;
-    w.n_params = c->n_fixed;
-    w.sweep = &sw;
+    sweep_setup su;
+    sweep_setup_init(&su, &cases[0], 3, NULL);
+    const sweep_case *c = su.c;
+    su.sw.first_set = 1;
+    su.sw.n_sets_run = 4;
+    const double *inputs[1] = {su.x};
+    const call_opts o = {NULL, &su.sw, NULL, 0, APO_SPLIT_AUTO};
+    apo_workload w = call_workload(c->kernel, c->rows, c->cols, inputs, c->fixed, c->n_fixed, &o);
     apo_plan_info plan = APO_PLAN_INFO_INIT;
     cr_assert_eq(apo_plan_workload(multi, &w, &plan), APO_OK, "%s", apo_last_error());
     cr_assert_eq(plan.sets, 4);
@@ -351,7 +354,7 @@ Test(sweep, plan_and_report_count_sets_and_their_elements, .timeout = 120) {
     cr_assert_eq(plan.sets, 1);
     cr_assert_eq(plan.sweep_sets, 1);
     cr_assert_eq(plan.first_set, 0);
-    free(x);
+    sweep_setup_free(&su);
     apo_runtime_destroy(multi);
 }
 
