@@ -172,3 +172,9 @@ void list_dir(const char *dir, char *out, size_t size) {
 }
 
 /* ---- locations -------------------------------------------------------------------------- */
+
+void merge_ok(const char *path, const apo__threshold *adds, size_t n, apo__thresholds *t) {
+    char err[512] = "";
+    cr_assert_eq(apo__thresholds_merge(path, adds, n, t, err, sizeof err), APO_OK,
+                 "merge into %s: %s", path, err);
+}

@@ -61,6 +61,11 @@ void assert_same_workload(const apo__stored_workload *a, const apo__stored_workl
 void assert_threshold(const apo__threshold *t, const char *key, double cpu, double gpu,
                       uint64_t samples, uint64_t cpu_samples, uint64_t gpu_samples);
 
+/* Merges the n adds into the thresholds file at path, the merged thresholds into *t (the
+ * caller frees them; NULL: not wanted); fails the test, with the store's message, unless the
+ * merge succeeds. */
+void merge_ok(const char *path, const apo__threshold *adds, size_t n, apo__thresholds *t);
+
 /* A stored device with these values. */
 apo__stored_device device(const char *id, const char *label, double ratio, double latency,
                           double cost, uint64_t samples);

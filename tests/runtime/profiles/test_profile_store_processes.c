@@ -29,19 +29,67 @@
 
 #define SHARED_KEY "shared:{'size': 1000}"
 
-static void writer(const char *path, int id) {
+/* Writer id's own thresholds key. */
+static void own_key(char *key, size_t size, int id) {
+    snprintf(key, size, "own%d:{'size': 1000}", id);
+}
+
+/* Merge `round` of writer `id` (a child process): the shared key at CPU shared_cpu ms (the
+ * same for all, so its average is exact) and GPU id + 1 ms, its own key at CPU own_cpu ms and
+ * no GPU. A failure ends the process. */
+static void merge_round(const char *path, int id, int round, double shared_cpu, double own_cpu) {
     char own[64], err[512];
-    snprintf(own, sizeof own, "own%d:{'size': 1000}", id);
-    for (int i = 0; i < MERGES; i++) {
-        /* CPU time the same for all (its average is exact), GPU time per writer. */
-        apo__threshold adds[2] = {add(SHARED_KEY, 1.5, (double)(id + 1), 1),
-                                  add(own, 0.25 * (id + 1), NAN, 1)};
-        apo_status st = apo__thresholds_merge(path, adds, 2, NULL, err, sizeof err);
-        if (st != APO_OK) {
-            fprintf(stderr, "writer %d, merge %d: %s\n", id, i, err);
-            _exit(1);
-        }
+    own_key(own, sizeof own, id);
+    apo__threshold adds[2] = {add(SHARED_KEY, shared_cpu, (double)(id + 1), 1),
+                              add(own, own_cpu, NAN, 1)};
+    if (apo__thresholds_merge(path, adds, 2, NULL, err, sizeof err) != APO_OK) {
+        fprintf(stderr, "writer %d, merge %d: %s\n", id, round, err);
+        _exit(1);
     }
+}
+
+/* Waits for the n children, and expects each to have exited 0. */
+static void wait_children_ok(const pid_t *pids, int n, const char *who) {
+    for (int i = 0; i < n; i++) {
+        int status;
+        cr_assert_eq(waitpid(pids[i], &status, 0), pids[i]);
+        cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s %d failed", who, i);
+    }
+}
+
+/* The thresholds at path after `writers` writers merged `rounds` rounds each (merge_round):
+ * every writer's own key averaging own_cpu + own_step * id over all its rounds, then the
+ * shared key with every sample, its CPU average shared_cpu and its GPU one the writers'
+ * mean. */
+static void assert_every_merge_kept(const char *path, int writers, int rounds, double own_cpu,
+                                    double own_step, double shared_cpu) {
+    char err[512];
+    apo__thresholds t;
+    cr_assert_eq(apo__thresholds_load(path, &t, NULL, err, sizeof err), APO_OK, "%s", err);
+    cr_assert_eq(t.n, (size_t)writers + 1);
+    for (int i = 0; i < writers; i++) {
+        char own[64];
+        own_key(own, sizeof own, i);
+        assert_threshold(&t.entries[i], own, own_cpu + own_step * i, NAN, (uint64_t)rounds,
+                         (uint64_t)rounds, 0);
+    }
+    const apo__threshold *s = &t.entries[writers];
+    const uint64_t all = (uint64_t)writers * (uint64_t)rounds;
+    cr_assert_str_eq(s->key, SHARED_KEY);
+    cr_assert_eq(s->samples, all);
+    cr_assert_eq(s->cpu_samples, all);
+    cr_assert_eq(s->gpu_samples, all);
+    cr_assert_eq(s->cpu_ms_avg, shared_cpu, "%.17g", s->cpu_ms_avg);
+    /* GPU: `rounds` times each of 1..8 ms, mean 4.5; the running average rounds once per
+     * merge, so it is exact to a few ulps, while one lost merge would move it by about 0.02. */
+    const double gpu_mean = (writers + 1) / 2.0;
+    cr_assert(fabs(s->gpu_ms_avg - gpu_mean) < 1e-12, "%.17g, want %g", s->gpu_ms_avg, gpu_mean);
+    apo__thresholds_free(&t);
+}
+
+static void writer(const char *path, int id) {
+    for (int i = 0; i < MERGES; i++)
+        merge_round(path, id, i, 1.5, 0.25 * (id + 1));
     _exit(0);
 }
 
@@ -63,7 +111,7 @@ static void reader(const char *path, const char *done) {
 }
 
 Test(profile_store, concurrent_writers_lose_nothing, .timeout = 120) {
-    char dir[64], path[256], done[256], err[512];
+    char dir[64], path[256], done[256];
     make_tmp_file(dir, sizeof dir, path, sizeof path, "thresholds.json");
     snprintf(done, sizeof done, "%s/done", dir);
 
@@ -78,34 +126,13 @@ Test(profile_store, concurrent_writers_lose_nothing, .timeout = 120) {
         if (pids[i] == 0)
             writer(path, i);
     }
-    for (int i = 0; i < WRITERS; i++) {
-        int status;
-        cr_assert_eq(waitpid(pids[i], &status, 0), pids[i]);
-        cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d failed", i);
-    }
+    wait_children_ok(pids, WRITERS, "writer");
     write_text(done, "");
     int status;
     cr_assert_eq(waitpid(reader_pid, &status, 0), reader_pid);
     cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the reader saw an error");
 
-    apo__thresholds t;
-    cr_assert_eq(apo__thresholds_load(path, &t, NULL, err, sizeof err), APO_OK, "%s", err);
-    cr_assert_eq(t.n, WRITERS + 1);
-    for (int i = 0; i < WRITERS; i++) {
-        char own[64];
-        snprintf(own, sizeof own, "own%d:{'size': 1000}", i);
-        assert_threshold(&t.entries[i], own, 0.25 * (i + 1), NAN, MERGES, MERGES, 0);
-    }
-    const apo__threshold *s = &t.entries[WRITERS];
-    cr_assert_str_eq(s->key, SHARED_KEY);
-    cr_assert_eq(s->samples, WRITERS * MERGES);
-    cr_assert_eq(s->cpu_samples, WRITERS * MERGES);
-    cr_assert_eq(s->gpu_samples, WRITERS * MERGES);
-    cr_assert_eq(s->cpu_ms_avg, 1.5, "%.17g", s->cpu_ms_avg);
-    /* GPU: 25 times each of 1..8 ms, mean 4.5; the running average rounds once per merge, so
-     * it is exact to a few ulps, while one lost merge would move it by about 0.02. */
-    cr_assert(fabs(s->gpu_ms_avg - 4.5) < 1e-12, "%.17g", s->gpu_ms_avg);
-    apo__thresholds_free(&t);
+    assert_every_merge_kept(path, WRITERS, MERGES, 0.25, 0.25, 1.5);
 
     char names[512];
     list_dir(dir, names, sizeof names);
@@ -114,7 +141,7 @@ Test(profile_store, concurrent_writers_lose_nothing, .timeout = 120) {
 }
 
 Test(profile_store, killed_lock_holder_does_not_block, .timeout = 60) {
-    char dir[64], path[256], lock[300], err[512];
+    char dir[64], path[256], lock[300];
     make_tmp_file(dir, sizeof dir, path, sizeof path, "thresholds.json");
     snprintf(lock, sizeof lock, "%s.lock", path);
     int ready[2];
@@ -146,7 +173,7 @@ Test(profile_store, killed_lock_holder_does_not_block, .timeout = 60) {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     apo__threshold a = add("k:{'size': 1}", 1.0, NAN, 1);
-    cr_assert_eq(apo__thresholds_merge(path, &a, 1, NULL, err, sizeof err), APO_OK, "%s", err);
+    merge_ok(path, &a, 1, NULL);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double waited = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     cr_assert(waited < 2.0, "the merge took %.3f s after the holder died", waited);
@@ -182,20 +209,15 @@ static apo__stored_workload round_entry(const char *tag, int writer, int round) 
 }
 
 static void both_writer(const char *mpath, const char *tpath, int id) {
-    char own_tag[32], own_key[64], err[512];
+    char own_tag[32], err[512];
     snprintf(own_tag, sizeof own_tag, "writer%d", id);
-    snprintf(own_key, sizeof own_key, "own%d:{'size': 1000}", id);
     for (int r = 1; r <= BOTH_ROUNDS; r++) {
         apo__stored_workload w[2] = {round_entry(own_tag, id, r), round_entry("shared", id, r)};
         if (apo__multigpu_update(mpath, "node", w, 2, NULL, 0, NULL, err, sizeof err) != APO_OK) {
             fprintf(stderr, "writer %d, round %d: %s\n", id, r, err);
             _exit(1);
         }
-        apo__threshold adds[2] = {add(SHARED_KEY, 2.0, 1.0 + id, 1), add(own_key, 0.5, NAN, 1)};
-        if (apo__thresholds_merge(tpath, adds, 2, NULL, err, sizeof err) != APO_OK) {
-            fprintf(stderr, "writer %d, merge %d: %s\n", id, r, err);
-            _exit(1);
-        }
+        merge_round(tpath, id, r, 2.0, 0.5);
     }
     _exit(0);
 }
@@ -243,11 +265,7 @@ Test(profile_store, writers_and_readers_of_both_files_in_many_processes, .timeou
         if (writers[i] == 0)
             both_writer(mpath, tpath, i);
     }
-    for (int i = 0; i < BOTH_WRITERS; i++) {
-        int status;
-        cr_assert_eq(waitpid(writers[i], &status, 0), writers[i]);
-        cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d failed", i);
-    }
+    wait_children_ok(writers, BOTH_WRITERS, "writer");
     write_text(done, "");
     long total_loads = 0;
     for (int i = 0; i < BOTH_READERS; i++) {
@@ -290,21 +308,7 @@ Test(profile_store, writers_and_readers_of_both_files_in_many_processes, .timeou
     apo__multigpu_free(&p);
 
     /* Every merged sample. */
-    apo__thresholds t;
-    cr_assert_eq(apo__thresholds_load(tpath, &t, NULL, err, sizeof err), APO_OK, "%s", err);
-    cr_assert_eq(t.n, BOTH_WRITERS + 1);
-    for (int i = 0; i < BOTH_WRITERS; i++) {
-        char own[64];
-        snprintf(own, sizeof own, "own%d:{'size': 1000}", i);
-        assert_threshold(&t.entries[i], own, 0.5, NAN, BOTH_ROUNDS, BOTH_ROUNDS, 0);
-    }
-    const apo__threshold *s = &t.entries[BOTH_WRITERS];
-    cr_assert_str_eq(s->key, SHARED_KEY);
-    cr_assert_eq(s->samples, BOTH_WRITERS * BOTH_ROUNDS);
-    cr_assert_eq(s->cpu_ms_avg, 2.0, "%.17g", s->cpu_ms_avg);
-    /* GPU: 20 times each of 1..8 ms, mean 4.5; one lost merge would move it by about 0.02. */
-    cr_assert(fabs(s->gpu_ms_avg - 4.5) < 1e-12, "%.17g", s->gpu_ms_avg);
-    apo__thresholds_free(&t);
+    assert_every_merge_kept(tpath, BOTH_WRITERS, BOTH_ROUNDS, 0.5, 0.0, 2.0);
 
     char names[512];
     list_dir(dir, names, sizeof names);
@@ -354,7 +358,7 @@ Test(profile_store, writers_killed_mid_write_block_nothing_and_break_nothing, .t
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         apo__threshold a = add(mine, 1.0, NAN, 1);
-        cr_assert_eq(apo__thresholds_merge(path, &a, 1, NULL, err, sizeof err), APO_OK, "%s", err);
+        merge_ok(path, &a, 1, NULL);
         my_merges++;
         clock_gettime(CLOCK_MONOTONIC, &t1);
         double waited = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

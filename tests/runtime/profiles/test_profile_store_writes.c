@@ -310,14 +310,14 @@ static int write_where_not_allowed(const char *path, const char *tpath,
 }
 
 Test(profile_store, unwritable_folder_leaves_old_file_intact, .timeout = 60) {
-    char dir[64], path[256], err[512];
+    char dir[64], path[256];
     make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
     apo__stored_workload w[2];
     write_samples(path, w, 1);
     char tpath[256];
     snprintf(tpath, sizeof tpath, "%s/thresholds.json", dir);
     apo__threshold a = add("k:{'size': 1}", 1.0, 2.0, 1);
-    cr_assert_eq(apo__thresholds_merge(tpath, &a, 1, NULL, err, sizeof err), APO_OK, "%s", err);
+    merge_ok(tpath, &a, 1, NULL);
     size_t len_before, tlen_before, len_after;
     char *before = read_all(path, &len_before);
     char *tbefore = read_all(tpath, &tlen_before);
@@ -377,13 +377,13 @@ Test(profile_store, merge_running_averages_exact, .timeout = 60) {
     apo__threshold a = add(k1, 2.0, NAN, 2);
     a.cpu_samples = 2;
     apo__thresholds t;
-    cr_assert_eq(apo__thresholds_merge(path, &a, 1, &t, err, sizeof err), APO_OK, "%s", err);
+    merge_ok(path, &a, 1, &t);
     assert_threshold(&t.entries[0], k1, 2.0, NAN, 2, 2, 0);
     apo__thresholds_free(&t);
 
     /* One measurement of both sides, counts taken from `samples`: CPU (2*2 + 5*1) / 3. */
     a = add(k1, 5.0, 1.0, 1);
-    cr_assert_eq(apo__thresholds_merge(path, &a, 1, &t, err, sizeof err), APO_OK, "%s", err);
+    merge_ok(path, &a, 1, &t);
     assert_threshold(&t.entries[0], k1, 3.0, 1.0, 3, 3, 1);
     apo__thresholds_free(&t);
 
@@ -392,7 +392,7 @@ Test(profile_store, merge_running_averages_exact, .timeout = 60) {
     apo__threshold adds[3] = {add(k1, 7.0, 4.0, 5), add(k2, 1.0, NAN, 1), add(k2, 2.0, 0.5, 1)};
     adds[0].cpu_samples = 5;
     adds[0].gpu_samples = 3;
-    cr_assert_eq(apo__thresholds_merge(path, adds, 3, &t, err, sizeof err), APO_OK, "%s", err);
+    merge_ok(path, adds, 3, &t);
     cr_assert_eq(t.n, 2);
     assert_threshold(&t.entries[0], k1, 5.5, 3.25, 8, 8, 4);
     assert_threshold(&t.entries[1], k2, 1.5, 0.5, 2, 2, 1);
@@ -430,7 +430,7 @@ Test(profile_store, merge_into_threadx_thresholds, .timeout = 60) {
     apo__threshold a = add("macd:{'fast': 12, 'signal': 9, 'slow': 26}", 2.5, 0.75, 8);
     apo__thresholds t;
     cr_assert_eq(apo__thresholds_merge(path, &a, 1, &t, err, sizeof err), APO_OK, "%s", err);
-    cr_assert_str_eq(err, "");
+    cr_assert_str_eq(err, "", "a threadx file merges without a word");
     cr_assert_eq(t.n, 2);
     assert_threshold(&t.entries[0], "bollinger:{'period': 20, 'size': 10000}", 0.5, NAN, 3, 3, 0);
     assert_threshold(&t.entries[1], "macd:{'fast': 12, 'signal': 9, 'slow': 26}", 2.0, 0.5, 16, 16,
@@ -453,15 +453,15 @@ Test(profile_store, simulated_gpu_times_are_marked_and_stay_marked, .timeout = 6
     const char *k = "bollinger:{'period': 20, 'size': 10000}";
     apo__threshold a = add(k, 2.0, 1.0, 1);
     apo__thresholds t;
-    cr_assert_eq(apo__thresholds_merge(path, &a, 1, &t, err, sizeof err), APO_OK, "%s", err);
+    merge_ok(path, &a, 1, &t);
     cr_assert_eq(t.entries[0].simulated, 0);
     apo__thresholds_free(&t);
 
     /* A sim device's time marks the entry; a later real one does not clear the mark. */
     a.simulated = 1;
-    cr_assert_eq(apo__thresholds_merge(path, &a, 1, NULL, err, sizeof err), APO_OK, "%s", err);
+    merge_ok(path, &a, 1, NULL);
     a.simulated = 0;
-    cr_assert_eq(apo__thresholds_merge(path, &a, 1, NULL, err, sizeof err), APO_OK, "%s", err);
+    merge_ok(path, &a, 1, NULL);
     apo__thresholds back;
     cr_assert_eq(apo__thresholds_load(path, &back, NULL, err, sizeof err), APO_OK, "%s", err);
     cr_assert_eq(back.entries[0].simulated, 1);
