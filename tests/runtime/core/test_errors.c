@@ -73,18 +73,35 @@ Test(errors, sizes_that_overflow) {
     ASSERT_FAILS(apo_output_shape(rt, &job.w, 0, &r, &c), APO_ERR_OVERFLOW, "overflows");
 }
 
+/* A value of one of the job's parameters, and a fragment of the refusal it gets. */
+typedef struct bad_value {
+    double value;
+    const char *fragment;
+} bad_value;
+
+/* Sets the job's parameter `index` to each value in turn; each call is refused with
+ * APO_ERR_BAD_PARAM, its message holding the value's fragment (the failure says which). */
+static void assert_values_refused(size_t index, const bad_value *bad, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        job.params[index].value = bad[i].value;
+        apo_status st = apo_distribute_workload(rt, &job.w, NULL);
+        cr_assert_eq(st, APO_ERR_BAD_PARAM, "%s = %.17g returned %s (%s)", job.params[index].name,
+                     bad[i].value, apo_status_name(st), apo_last_error());
+        cr_assert(strstr(apo_last_error(), bad[i].fragment) != NULL,
+                  "%s = %.17g: message \"%s\" lacks \"%s\"", job.params[index].name, bad[i].value,
+                  apo_last_error(), bad[i].fragment);
+    }
+}
+
 Test(errors, period_out_of_range) {
     test_job_param(&job, "period", 1);
     ASSERT_FAILS(test_job_run(&job, rt, NULL), APO_ERR_BAD_PARAM, "period must be from 2");
-    job.params[0].value = 1001;
-    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM,
-                 "longer than the series");
-    job.params[0].value = 20.5;
-    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM,
-                 "bollinger: parameter period must be an integer, got 20.5");
-    job.params[0].value = 100001;
-    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM,
-                 "bollinger: parameter period must be from 2 to 100000, got 100001");
+    static const bad_value periods[] = {
+        {1001, "longer than the series"},
+        {20.5, "bollinger: parameter period must be an integer, got 20.5"},
+        {100001, "bollinger: parameter period must be from 2 to 100000, got 100001"},
+    };
+    assert_values_refused(0, periods, sizeof periods / sizeof periods[0]);
     job.params[0].value = 1000; /* period == cols is valid */
     cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
     /* Bounds and values print in the fewest digits that read back: 1e+300, not
@@ -92,13 +109,12 @@ Test(errors, period_out_of_range) {
     test_job_param(&job, "nbdev_up", 1e301);
     ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM,
                  "bollinger: parameter nbdev_up must be from -1e+300 to 1e+300, got 1e+301");
-    job.params[0].value = 0.1;
     job.params[1].value = 2;
-    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM,
-                 "must be an integer, got 0.1");
-    job.params[0].value = 20.000000000000004;
-    ASSERT_FAILS(apo_distribute_workload(rt, &job.w, NULL), APO_ERR_BAD_PARAM,
-                 "must be an integer, got 20.000000000000004");
+    static const bad_value digits[] = {
+        {0.1, "must be an integer, got 0.1"},
+        {20.000000000000004, "must be an integer, got 20.000000000000004"},
+    };
+    assert_values_refused(0, digits, sizeof digits / sizeof digits[0]);
 }
 
 Test(errors, unknown_and_repeated_params) {
