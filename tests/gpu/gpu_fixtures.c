@@ -67,6 +67,20 @@ apo_runtime *runtime_on(const char *devices, size_t gpu_mb) {
     return rt;
 }
 
+void open_runtimes(apo_runtime **cpu, apo_runtime **test, const char *devices, size_t gpu_mb) {
+    *test = gpu_runtime_or_skip();
+    if (devices != NULL) {
+        apo_runtime_destroy(*test);
+        *test = runtime_on(devices, gpu_mb);
+    }
+    *cpu = runtime_on("cpu", 0);
+}
+
+void close_runtimes(apo_runtime *cpu, apo_runtime *test) {
+    apo_runtime_destroy(test);
+    apo_runtime_destroy(cpu);
+}
+
 size_t device_count(const apo_runtime *rt) {
     size_t n = 0;
     cr_assert_eq(apo_device_count(rt, &n), APO_OK);

@@ -21,6 +21,11 @@
 apo_runtime *gpu_runtime_or_skip(void);
 /* A runtime on `devices` (use_gpu NO for "cpu", YES otherwise), gpu_mb its memory budget. */
 apo_runtime *runtime_on(const char *devices, size_t gpu_mb);
+/* The two runtimes of a case that compares a side under test with the cpu: *cpu on the device
+ * "cpu" alone, and *test on `devices` with a GPU memory budget of gpu_mb MiB, or the runtime
+ * of gpu_runtime_or_skip() when devices is NULL. Skips the case without a usable GPU. */
+void open_runtimes(apo_runtime **cpu, apo_runtime **test, const char *devices, size_t gpu_mb);
+void close_runtimes(apo_runtime *cpu, apo_runtime *test);
 size_t device_count(const apo_runtime *rt);
 apo_device_kind device_kind(const apo_runtime *rt, size_t i);
 /* Index of the first GPU of rt. */

@@ -38,8 +38,8 @@
 /* ---- guarantees 1 to 3 ------------------------------------------------------------------ */
 
 Test(gpu, every_kernel_on_cuda_alone_is_bitwise_the_cpu, .timeout = 600) {
-    apo_runtime *gpu = gpu_runtime_or_skip();
-    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *cpu, *gpu;
+    open_runtimes(&cpu, &gpu, NULL, 0);
     for (size_t ci = 0; ci < N_CASES; ci++) {
         case_jobs cj;
         case_jobs_open(&cj, cpu, &cases[ci], 7 + ci);
@@ -53,18 +53,15 @@ Test(gpu, every_kernel_on_cuda_alone_is_bitwise_the_cpu, .timeout = 600) {
         }
         case_jobs_close(&cj);
     }
-    apo_runtime_destroy(cpu);
-    apo_runtime_destroy(gpu);
+    close_runtimes(cpu, gpu);
 }
 
 /* Ratios {gpu share, cpu share}; several GPUs divide the GPU share equally. */
 static const double ratio_sets[][2] = {{1, 0}, {0, 1}, {0.3, 0.7}, {0.9, 0.1}, {0.5, 0.5}};
 
 Test(gpu, cuda_and_cpu_with_explicit_ratios_give_the_cpu_bits, .timeout = 600) {
-    apo_runtime *probe = gpu_runtime_or_skip();
-    apo_runtime_destroy(probe);
-    apo_runtime *cpu = runtime_on("cpu", 0);
-    apo_runtime *mixed = runtime_on("cuda,cpu", 0);
+    apo_runtime *cpu, *mixed;
+    open_runtimes(&cpu, &mixed, "cuda,cpu", 0);
     const size_t n = device_count(mixed);
     size_t gpus = 0;
     cr_assert_eq(apo_gpu_count(mixed, &gpus), APO_OK);
@@ -90,8 +87,7 @@ Test(gpu, cuda_and_cpu_with_explicit_ratios_give_the_cpu_bits, .timeout = 600) {
         assert_run(mixed, &cj.ref, &cj.got, &planned, NULL, "cuda,cpu planned");
         case_jobs_close(&cj);
     }
-    apo_runtime_destroy(mixed);
-    apo_runtime_destroy(cpu);
+    close_runtimes(cpu, mixed);
 }
 
 /* ---- sweeps and ragged rows ------------------------------------------------------------- */
@@ -115,10 +111,8 @@ static uint64_t run_pieces(apo_runtime *rt, apo_workload w, size_t n_out, double
  * whatever share the GPU takes, every output is the bits of the cpu alone, which
  * test_sweep.c and test_ragged.c tie to the per-set and per-series calls. */
 Test(gpu, sweeps_and_ragged_rows_give_the_cpu_bits, .timeout = 600) {
-    apo_runtime *probe = gpu_runtime_or_skip();
-    apo_runtime_destroy(probe);
-    apo_runtime *cpu = runtime_on("cpu", 0);
-    apo_runtime *mixed = runtime_on("cuda,cpu", 0);
+    apo_runtime *cpu, *mixed;
+    open_runtimes(&cpu, &mixed, "cuda,cpu", 0);
     const size_t n = device_count(mixed);
     const double periods[] = {5, 20, 61}, widths[] = {1, 2.5}, signals[] = {3, 9};
     const apo_sweep_param bands[] = {{"period", periods, 3}, {"nbdev_up", widths, 2}};
@@ -165,8 +159,7 @@ Test(gpu, sweeps_and_ragged_rows_give_the_cpu_bits, .timeout = 600) {
             free(ref[o]);
     }
     free(x);
-    apo_runtime_destroy(mixed);
-    apo_runtime_destroy(cpu);
+    close_runtimes(cpu, mixed);
 }
 
 /* ---- scored sweeps ------------------------------------------------------------------------ */
@@ -189,10 +182,8 @@ static int user_rule_long_above_middle(const double *inputs, const double *outpu
  * (That a group's inputs go over once is test_gpu_faults.c's, where the simulated runtime
  * counts the bytes.) */
 Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
-    apo_runtime *probe = gpu_runtime_or_skip();
-    apo_runtime_destroy(probe);
-    apo_runtime *cpu = runtime_on("cpu", 0);
-    apo_runtime *mixed = runtime_on("cuda,cpu", 0);
+    apo_runtime *cpu, *mixed;
+    open_runtimes(&cpu, &mixed, "cuda,cpu", 0);
     const size_t n = device_count(mixed);
     const size_t rows = 3, cols = 20011;
     double *x = walk(rows, cols, 901);
@@ -273,16 +264,15 @@ Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
     for (size_t k = 0; k < APO_N_SCORES; k++)
         free(scores[k]);
     free(x);
-    apo_runtime_destroy(mixed);
-    apo_runtime_destroy(cpu);
+    close_runtimes(cpu, mixed);
 }
 
 /* Inputs with NaN, infinities and constant stretches: the non-finite policies and the
  * exact constant windows of the CPU kernels (tested in test_kernels.c) hold on the GPU
  * because the bits are the same. */
 Test(gpu, nonfinite_and_constant_inputs_give_the_cpu_bits, .timeout = 300) {
-    apo_runtime *gpu = gpu_runtime_or_skip();
-    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *cpu, *gpu;
+    open_runtimes(&cpu, &gpu, NULL, 0);
     const size_t rows = 2, cols = 3 * 16384 + 11;
     double *x = walk(rows, cols, 555);
     x[17] = NAN;
@@ -308,8 +298,7 @@ Test(gpu, nonfinite_and_constant_inputs_give_the_cpu_bits, .timeout = 300) {
         jobs_free(&ref, &got);
     }
     free(x);
-    apo_runtime_destroy(cpu);
-    apo_runtime_destroy(gpu);
+    close_runtimes(cpu, gpu);
 }
 
 /* ---- accuracy against the long-double references ---------------------------------------- */
@@ -349,6 +338,22 @@ static void gpu_indicator(apo_runtime *gpu, const char *kernel, const apo_param 
     assert_verdict(&v, NULL, kernel);
 }
 
+/* TA-Lib's regression values of a three-output indicator on its 252 closes x: every output NaN
+ * at index nan_at, and want[k] (to 0.01) for output k, named names[k], at the next index. */
+static void assert_talib_values(apo_runtime *gpu, const char *kernel, const apo_param params[3],
+                                const double *x, size_t n, size_t nan_at,
+                                const char *const names[3], const double want[3]) {
+    double *out = malloc(3 * n * sizeof *out);
+    cr_assert_not_null(out);
+    gpu_indicator(gpu, kernel, params, x, n, out, out + n, out + 2 * n);
+    cr_assert(isnan(out[nan_at]) && isnan(out[n + nan_at]) && isnan(out[2 * n + nan_at]),
+              "index %zu must be NaN", nan_at);
+    for (size_t k = 0; k < 3; k++)
+        cr_assert(fabs(out[k * n + nan_at + 1] - want[k]) <= 0.01, "%s[%zu] = %.6f", names[k],
+                  nan_at + 1, out[k * n + nan_at + 1]);
+    free(out);
+}
+
 static void gpu_bollinger(apo_runtime *gpu, const double *x, size_t n, size_t period, double up,
                           double dn, double *u, double *m, double *l) {
     const apo_param params[] = {{"period", (double)period}, {"nbdev_up", up}, {"nbdev_dn", dn}};
@@ -360,6 +365,14 @@ static void gpu_macd(apo_runtime *gpu, const double *x, size_t n, size_t fast, s
     const apo_param params[] = {
         {"fast", (double)fast}, {"slow", (double)slow}, {"signal", (double)signal}};
     gpu_indicator(gpu, "macd", params, x, n, a, b, c);
+}
+
+/* A seeded walk of n samples from 100 by steps of `step`: the accuracy cases' inputs. */
+static double *accuracy_walk(uint64_t seed, size_t n, double step) {
+    double *w = malloc(n * sizeof *w);
+    cr_assert_not_null(w);
+    apo__test_random_walk(seed, n, 100.0, step, w);
+    return w;
 }
 
 /* Both NaN, or the same infinity, or both finite. */
@@ -445,15 +458,12 @@ Test(gpu, bollinger_matches_talib_and_the_long_double_reference, .timeout = 300)
     apo_runtime *gpu = gpu_runtime_or_skip();
     size_t n;
     double *x = read_talib_close(&n);
-    double *u = malloc(n * sizeof *u), *m = malloc(n * sizeof *m), *l = malloc(n * sizeof *l);
-    cr_assert(u && m && l);
-    gpu_bollinger(gpu, x, n, 20, 2.0, 2.0, u, m, l);
-    cr_assert(isnan(u[18]) && isnan(m[18]) && isnan(l[18]), "index 18 must be NaN");
-    cr_assert(fabs(u[19] - 98.0734) <= 0.01, "upper[19] = %.6f", u[19]);
-    cr_assert(fabs(m[19] - 92.8910) <= 0.01, "middle[19] = %.6f", m[19]);
-    cr_assert(fabs(l[19] - 87.7086) <= 0.01, "lower[19] = %.6f", l[19]);
+    const apo_param talib_params[] = {{"period", 20}, {"nbdev_up", 2.0}, {"nbdev_dn", 2.0}};
+    const char *const names[] = {"upper", "middle", "lower"};
+    const double want[] = {98.0734, 92.8910, 87.7086};
+    assert_talib_values(gpu, "bollinger", talib_params, x, n, 18, names, want);
     check_bollinger(gpu, x, n, 20);
-    free(u), free(m), free(l), free(x);
+    free(x);
 
     const size_t periods[] = {2, 20, 50, 1000};
     const size_t lengths[] = {4095, 4097, 3 * 16000 + 17, 100003};
@@ -461,9 +471,7 @@ Test(gpu, bollinger_matches_talib_and_the_long_double_reference, .timeout = 300)
         for (size_t li = 0; li < 4; li++) {
             if (periods[pi] > lengths[li])
                 continue;
-            double *w = malloc(lengths[li] * sizeof *w);
-            cr_assert_not_null(w);
-            apo__test_random_walk(1000 + periods[pi], lengths[li], 100.0, 0.1, w);
+            double *w = accuracy_walk(1000 + periods[pi], lengths[li], 0.1);
             check_bollinger(gpu, w, lengths[li], periods[pi]);
             free(w);
         }
@@ -475,23 +483,18 @@ Test(gpu, macd_matches_talib_and_the_long_double_reference, .timeout = 300) {
     apo_runtime *gpu = gpu_runtime_or_skip();
     size_t n;
     double *x = read_talib_close(&n);
-    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
-    cr_assert(a && b && c);
-    gpu_macd(gpu, x, n, 12, 26, 9, a, b, c);
-    cr_assert(isnan(a[32]) && isnan(b[32]) && isnan(c[32]), "index 32 must be NaN");
-    cr_assert(fabs(a[33] - -1.9738) <= 0.01, "macd[33] = %.6f", a[33]);
-    cr_assert(fabs(b[33] - -2.7071) <= 0.01, "signal[33] = %.6f", b[33]);
-    cr_assert(fabs(c[33] - 0.7333) <= 0.01, "hist[33] = %.6f", c[33]);
+    const apo_param talib_params[] = {{"fast", 12}, {"slow", 26}, {"signal", 9}};
+    const char *const names[] = {"macd", "signal", "hist"};
+    const double want[] = {-1.9738, -2.7071, 0.7333};
+    assert_talib_values(gpu, "macd", talib_params, x, n, 32, names, want);
     check_macd(gpu, x, n, 12, 26, 9);
-    free(a), free(b), free(c), free(x);
+    free(x);
 
     const size_t params[][3] = {{12, 26, 9}, {2, 3, 1}, {26, 12, 9}, {5, 35, 1}, {3, 10, 16}};
     const size_t lengths[] = {1, 40, 16383, 16385, 4 * 16384 + 3, 100003};
     for (size_t pi = 0; pi < 5; pi++) {
         for (size_t li = 0; li < 6; li++) {
-            double *w = malloc(lengths[li] * sizeof *w);
-            cr_assert_not_null(w);
-            apo__test_random_walk(500 + pi, lengths[li], 100.0, 0.5, w);
+            double *w = accuracy_walk(500 + pi, lengths[li], 0.5);
             check_macd(gpu, w, lengths[li], params[pi][0], params[pi][1], params[pi][2]);
             free(w);
         }

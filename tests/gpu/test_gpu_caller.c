@@ -64,8 +64,8 @@ enum { ORDER_STREAM, ORDER_EVENT, ORDER_DEFAULT_STREAM };
  * blocking one, which the default stream waits for). A call that read too early reads the
  * poison left in the input and cannot give the cpu's bits. */
 Test(gpu, a_call_comes_after_the_callers_work_on_its_arrays, .timeout = 300) {
-    apo_runtime *gpu = gpu_runtime_or_skip();
-    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *cpu, *gpu;
+    open_runtimes(&cpu, &gpu, NULL, 0);
     const size_t g = first_gpu(gpu);
     const int ordinal = cuda_ordinal_of(gpu, g);
     const gcase c = {"bollinger", 1, 2000003, NULL, 0};
@@ -126,8 +126,7 @@ Test(gpu, a_call_comes_after_the_callers_work_on_its_arrays, .timeout = 300) {
     cr_assert_eq(apo_cuda_free(gpu, g, dev_in), APO_OK);
     cr_assert_eq(cudaFreeHost(pinned), cudaSuccess);
     case_jobs_close(&cj);
-    apo_runtime_destroy(cpu);
-    apo_runtime_destroy(gpu);
+    close_runtimes(cpu, gpu);
 }
 
 /* apo_cuda_memcpy returns once the bytes have landed, even for a device-to-device copy, which

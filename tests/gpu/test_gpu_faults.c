@@ -222,10 +222,8 @@ static size_t scored_h2d(apo_runtime *rt, const double *x, size_t rows, size_t c
  * the one set alone does, once, where a GPU given one set at a time copied them six times;
  * and each set's scores are the cpu's bits. */
 Test(gpu_faults, a_shared_pass_copies_its_inputs_once_for_all_its_sets, .timeout = 600) {
-    apo_runtime *probe = gpu_runtime_or_skip();
-    apo_runtime_destroy(probe);
-    apo_runtime *cpu = runtime_on("cpu", 0);
-    apo_runtime *mixed = runtime_on("cuda,cpu", 0);
+    apo_runtime *cpu, *mixed;
+    open_runtimes(&cpu, &mixed, "cuda,cpu", 0);
     const size_t rows = 40, cols = 3001;
     double *x = walk(rows, cols, 313);
     const double widths[] = {1, 1.5, 2.5}, costs[] = {0, 0.001};
@@ -255,6 +253,5 @@ Test(gpu_faults, a_shared_pass_copies_its_inputs_once_for_all_its_sets, .timeout
         free(ref[k]);
     }
     free(x);
-    apo_runtime_destroy(mixed);
-    apo_runtime_destroy(cpu);
+    close_runtimes(cpu, mixed);
 }

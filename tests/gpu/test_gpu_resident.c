@@ -30,8 +30,8 @@
 /* ---- device-resident arrays ------------------------------------------------------------- */
 
 Test(gpu, device_resident_arrays_give_the_bits_of_host_arrays, .timeout = 600) {
-    apo_runtime *gpu = gpu_runtime_or_skip();
-    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *cpu, *gpu;
+    open_runtimes(&cpu, &gpu, NULL, 0);
     const size_t g = first_gpu(gpu);
     /* Placements: both on the GPU, then each side alone. */
     const int placements[][2] = {{1, 1}, {1, 0}, {0, 1}};
@@ -50,8 +50,7 @@ Test(gpu, device_resident_arrays_give_the_bits_of_host_arrays, .timeout = 600) {
         }
         case_jobs_close(&cj);
     }
-    apo_runtime_destroy(cpu);
-    apo_runtime_destroy(gpu);
+    close_runtimes(cpu, gpu);
 }
 
 /* ---- several GPUs: the gather ------------------------------------------------------------ */
@@ -186,11 +185,9 @@ static void gpus_worked_in_8_mib_chunks(const apo_report *rep, chk_verdict *v) {
 }
 
 Test(gpu, a_tiny_memory_budget_gives_the_same_bits_in_chunks, .timeout = 600) {
-    apo_runtime *probe = gpu_runtime_or_skip();
-    apo_runtime_destroy(probe);
-    apo_runtime *cpu = runtime_on("cpu", 0);
     /* One GPU, 8 MiB of staging, and workloads of 24 MiB and more of input. */
-    apo_runtime *small = runtime_on("cuda:0", 8);
+    apo_runtime *cpu, *small;
+    open_runtimes(&cpu, &small, "cuda:0", 8);
     const gcase guard_cases[] = {
         {"bollinger", 1, 3 * 1048576 + 77, NULL, 0}, {"bollinger", 3, 1000003, "period", 500},
         {"macd", 1, 3 * 1048576 + 77, NULL, 0},      {"macd", 4, 900001, NULL, 0},
@@ -209,8 +206,7 @@ Test(gpu, a_tiny_memory_budget_gives_the_same_bits_in_chunks, .timeout = 600) {
         assert_run(small, &cj.ref, &cj.got, &resident, NULL, "8 MiB budget, resident");
         case_jobs_close(&cj);
     }
-    apo_runtime_destroy(small);
-    apo_runtime_destroy(cpu);
+    close_runtimes(cpu, small);
 }
 
 /* ---- large and hostile workloads ------------------------------------------------------- */
@@ -258,8 +254,8 @@ static void host_and_resident_runs(apo_runtime *gpu, const chk_job *ref, chk_job
 Test(gpu, a_series_of_1e8_samples_gives_the_cpu_bits, .timeout = 900) {
     const size_t n = 100000000;
     skip_unless_host_has(7 * 8.0 * (double)n, "1e8 samples of bollinger");
-    apo_runtime *gpu = gpu_runtime_or_skip();
-    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *cpu, *gpu;
+    open_runtimes(&cpu, &gpu, NULL, 0);
     apo_runtime *mixed = runtime_on("cuda,cpu", 0);
     double *x = walk(1, n, 1e8);
     const char *kernels[] = {"bollinger", "returns_stats"};
@@ -278,8 +274,7 @@ Test(gpu, a_series_of_1e8_samples_gives_the_cpu_bits, .timeout = 900) {
     }
     free(x);
     apo_runtime_destroy(mixed);
-    apo_runtime_destroy(cpu);
-    apo_runtime_destroy(gpu);
+    close_runtimes(cpu, gpu);
 }
 
 /* A batch of rows whose element offsets pass 2^31: 520 rows of 4.2 million samples
@@ -290,8 +285,8 @@ Test(gpu, element_offsets_past_2_to_the_31_give_the_cpu_bits, .timeout = 900) {
     const double elements = (double)rows * (double)cols;
     cr_assert_gt(elements, 2147483648.0);
     skip_unless_host_has(1.1 * 8.0 * elements, "a batch past 2^31 elements");
-    apo_runtime *gpu = gpu_runtime_or_skip();
-    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *cpu, *gpu;
+    open_runtimes(&cpu, &gpu, NULL, 0);
     double *x = malloc(rows * cols * sizeof *x);
     double *base = malloc((cols + 7 * rows) * sizeof *base);
     cr_assert(x != NULL && base != NULL);
@@ -309,8 +304,7 @@ Test(gpu, element_offsets_past_2_to_the_31_give_the_cpu_bits, .timeout = 900) {
     host_and_resident_runs(gpu, &ref, &got, 8.0 * elements, "2^31+ elements");
     jobs_free(&ref, &got);
     free(x);
-    apo_runtime_destroy(cpu);
-    apo_runtime_destroy(gpu);
+    close_runtimes(cpu, gpu);
 }
 
 /* More work items in one launch than 65,535 blocks of 256 threads hold, so every thread's
@@ -320,11 +314,9 @@ Test(gpu, element_offsets_past_2_to_the_31_give_the_cpu_bits, .timeout = 900) {
 Test(gpu, grids_past_65535_blocks_give_the_cpu_bits, .timeout = 900) {
     const size_t replicates = 160000000, one_grid = (size_t)65535 * 256;
     skip_unless_host_has(3 * 8.0 * (double)replicates, "160 million bootstrap replicates");
-    apo_runtime *probe = gpu_runtime_or_skip();
-    apo_runtime_destroy(probe);
     /* One GPU, so that it gets every replicate and the chunks below are its own. */
-    apo_runtime *gpu = runtime_on("cuda:0", 0);
-    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *cpu, *gpu;
+    open_runtimes(&cpu, &gpu, "cuda:0", 0);
     double x[2] = {100.0, 100.5};
     const apo_param param = {"replicates", (double)replicates};
     chk_job ref, got;
@@ -343,17 +335,14 @@ Test(gpu, grids_past_65535_blocks_give_the_cpu_bits, .timeout = 900) {
                  "%lld chunks of %zu replicates: no launch needed more than 65,535 blocks",
                  (long long)v.chunks, replicates / (size_t)v.chunks);
     jobs_free(&ref, &got);
-    apo_runtime_destroy(cpu);
-    apo_runtime_destroy(gpu);
+    close_runtimes(cpu, gpu);
 }
 
 /* Device-resident calls cut into several chunks by a small budget: one side in GPU memory,
  * the other staged (and, for the outputs, partials staged too). */
 Test(gpu, device_resident_calls_of_several_chunks_give_the_cpu_bits, .timeout = 600) {
-    apo_runtime *probe = gpu_runtime_or_skip();
-    apo_runtime_destroy(probe);
-    apo_runtime *cpu = runtime_on("cpu", 0);
-    apo_runtime *small = runtime_on("cuda:0", 8);
+    apo_runtime *cpu, *small;
+    open_runtimes(&cpu, &small, "cuda:0", 8);
     const size_t g = first_gpu(small);
     const gcase chunked[] = {{"bollinger", 1, 3 * 1048576 + 77, NULL, 0},
                              {"macd", 4, 900001, NULL, 0},
@@ -379,16 +368,15 @@ Test(gpu, device_resident_calls_of_several_chunks_give_the_cpu_bits, .timeout = 
         }
         case_jobs_close(&cj);
     }
-    apo_runtime_destroy(small);
-    apo_runtime_destroy(cpu);
+    close_runtimes(cpu, small);
 }
 
 /* Samples near the top of the double range, where sums and M2 overflow: bollinger with nbdev 0
  * makes 0 * inf, returns_stats merges infinite partials, macd's EMAs overflow. The NaNs that
  * arithmetic makes must have the CPU's bits (kernels/common/apo_hd.h canonicalises them). */
 Test(gpu, huge_magnitudes_and_nbdev_0_give_the_cpu_bits, .timeout = 300) {
-    apo_runtime *gpu = gpu_runtime_or_skip();
-    apo_runtime *cpu = runtime_on("cpu", 0);
+    apo_runtime *cpu, *gpu;
+    open_runtimes(&cpu, &gpu, NULL, 0);
     const size_t rows = 3, cols = 3 * 8192 + 5;
     double *x = walk(rows, cols, 777);
     for (size_t t = 0; t < cols; t++) {
@@ -430,8 +418,7 @@ Test(gpu, huge_magnitudes_and_nbdev_0_give_the_cpu_bits, .timeout = 300) {
         jobs_free(&ref, &got);
     }
     free(x);
-    apo_runtime_destroy(cpu);
-    apo_runtime_destroy(gpu);
+    close_runtimes(cpu, gpu);
 }
 
 /* Two GPUs or more: host arrays split between them, and device arrays with the inputs on one
@@ -463,18 +450,15 @@ Test(gpu, two_gpus_split_host_and_device_arrays_alike, .timeout = 900) {
         }
         case_jobs_close(&cj);
     }
-    apo_runtime_destroy(cpu);
-    apo_runtime_destroy(gpu);
+    close_runtimes(cpu, gpu);
 }
 
 /* Host arrays pinned with apo_cuda_host_register are copied straight: no staging copy is
  * made (host_copy_ms is 0 for bollinger, which has no partials), and the bits are the same.
  * Released, the same arrays are staged again. */
 Test(gpu, registered_host_arrays_are_copied_straight, .timeout = 300) {
-    apo_runtime *probe = gpu_runtime_or_skip();
-    apo_runtime_destroy(probe);
-    apo_runtime *cpu = runtime_on("cpu", 0);
-    apo_runtime *one = runtime_on("cuda:0", 0);
+    apo_runtime *cpu, *one;
+    open_runtimes(&cpu, &one, "cuda:0", 0);
     const gcase c = {"bollinger", 2, 3 * 1048576 + 77, NULL, 0};
     double *x = walk(c.rows, c.cols, 5150);
     chk_job ref, got;
