@@ -19,7 +19,8 @@
  *   - for the kernels of lookback 63 also the dominant cycle's phase (the smoothed prices of
  *     the last round(smoothed period) bars against a sine and a cosine of that period), its
  *     sine and lead sine, the trend line (the mean of the last round(smoothed period) prices,
- *     then a 4-bar WMA of those means) and the trend mode, each as TA-Lib's code has it.
+ *     then a 4-bar WMA of those means) and the trend mode, each as TA-Lib's code has it;
+ *     ht_trendline steps the period and the trend line alone (apo__ht_step_trendline).
  *
  * The state holds only doubles, so that a stream carries it as it is (APO_HT_CARRY doubles).
  * Its rings are indexed by the clean bar's number: the prices and smoothed prices of the last
@@ -169,6 +170,32 @@ static inline APO_HD void apo__ht_phase(apo__ht_state *s, size_t n, apo__ht_wave
     s->phase = phase;
 }
 
+/* The trend line at clean bar n: the mean of the last `cycle` prices (not smoothed prices),
+ * then their 4-bar WMA. It reads the prices and the smoothed period only, never the phase. */
+static inline APO_HD void apo__ht_trend_line(apo__ht_state *s, size_t n) {
+    const int cycle = apo__ht_cycle(s);
+    double sum = 0.0;
+    for (int i = 0; i < cycle && (size_t)i <= n; i++)
+        sum += s->price[(n - (size_t)i) & (APO_HT_PRICES - 1)];
+    const double mean = cycle > 0 ? sum / (double)cycle : sum;
+    s->trendline = (4.0 * mean + 3.0 * s->itrend[0] + 2.0 * s->itrend[1] + s->itrend[2]) / 10.0;
+    s->itrend[2] = s->itrend[1];
+    s->itrend[1] = s->itrend[0];
+    s->itrend[0] = mean;
+}
+
+/* ht_trendline's step at clean bar n: the period and the trend line, the same operations in
+ * the same order as apo__ht_step_cycle's, without the phase, the sines and the trend mode that
+ * the trend line does not read (TA-Lib's HT_TRENDLINE computes them neither). The state's
+ * phase, sines and mode stay 0. */
+static inline APO_HD int apo__ht_step_trendline(apo__ht_state *s, double x, size_t start) {
+    const size_t n = (size_t)s->bars;
+    if (!apo__ht_step_period(s, x, start))
+        return 0;
+    apo__ht_trend_line(s, n);
+    return 1;
+}
+
 /* The whole step of the kernels of lookback 63 at clean bar n: the period, then the phase,
  * the sine and lead sine, the trend line and the trend mode. */
 static inline APO_HD int apo__ht_step_cycle(apo__ht_state *s, double x, size_t start,
@@ -181,17 +208,7 @@ static inline APO_HD int apo__ht_step_cycle(apo__ht_state *s, double x, size_t s
     const double rad = APO_TRIG_PI_HI / 180.0;
     s->sine = apo__sin(s->phase * rad);
     s->lead_sine = apo__sin((s->phase + 45.0) * rad);
-    /* The trend line: the mean of the last `cycle` prices (not smoothed prices), then their
-     * 4-bar WMA. */
-    const int cycle = apo__ht_cycle(s);
-    double sum = 0.0;
-    for (int i = 0; i < cycle && (size_t)i <= n; i++)
-        sum += s->price[(n - (size_t)i) & (APO_HT_PRICES - 1)];
-    const double mean = cycle > 0 ? sum / (double)cycle : sum;
-    s->trendline = (4.0 * mean + 3.0 * s->itrend[0] + 2.0 * s->itrend[1] + s->itrend[2]) / 10.0;
-    s->itrend[2] = s->itrend[1];
-    s->itrend[1] = s->itrend[0];
-    s->itrend[0] = mean;
+    apo__ht_trend_line(s, n);
     /* The trend mode: a trend unless the sine crossed its lead within half a cycle, or the
      * phase advances at the cycle's rate; a trend anyway where the smoothed price is 1.5%
      * off the trend line. */

@@ -35,7 +35,8 @@ enum {
     APO__HT_TRENDLINE
 };
 
-/* The kernels of lookback 63 run the phase, the sine, the trend line and the mode. */
+/* The kernels of lookback 63 start the transform at bar 37; all but ht_trendline run the
+ * phase, the sines, the trend line and the mode (ht_trendline the trend line alone). */
 static inline APO_HD int apo__ht_full(int kind) { return kind >= APO__HT_DCPHASE; }
 
 /* Writes bar t's outputs of `kind` from the state (NaN while it is in its lookback). */
@@ -87,7 +88,9 @@ static inline APO_HD void apo__ht_run(apo__ht_state *s, const apo__cat_io *io, s
             continue;
         }
         const size_t n = (size_t)s->bars;
-        if (full)
+        if (kind == APO__HT_TRENDLINE)
+            apo__ht_step_trendline(s, x, start);
+        else if (full)
             apo__ht_step_cycle(s, x, start, &w);
         else
             apo__ht_step_period(s, x, start);
