@@ -2,6 +2,7 @@
 #include <assert.h>
 #include <stddef.h>
 
+#include "base/error.h"
 #include "catalog/reentry_guard.h"
 
 /* Frames live on the stacks of the functions that call user kernels, so the chain needs no
@@ -24,4 +25,11 @@ int apo__inside_kernel_of(const apo_runtime *rt) {
         if (f->rt == rt)
             return 1;
     return 0;
+}
+
+apo_status apo__refuse_reentry(const char *entry, const char *subject) {
+    return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                     "%s: called from inside a user kernel that this runtime is running; %s would "
+                     "wait for itself (a kernel must not call back into its own runtime)",
+                     entry, subject);
 }

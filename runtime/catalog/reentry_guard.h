@@ -22,4 +22,9 @@ void apo__kernel_frame_pop(const apo__kernel_frame *frame);
 /* Whether this thread is inside a user kernel that `rt` is running. */
 int apo__inside_kernel_of(const apo_runtime *rt);
 
+/* The refusal of `entry` (a public function's name) called from inside a user kernel of the
+ * runtime it was given: `subject` ("the call", "it") would wait for itself. Returns
+ * APO_ERR_INVALID_ARGUMENT with the message set. */
+apo_status apo__refuse_reentry(const char *entry, const char *subject);
+
 #endif

@@ -272,10 +272,7 @@ apo_status apo__distribute_placed(apo_runtime *rt, const apo_workload *w,
     /* The call lock is held by the call running this thread's kernel: waiting for it here
      * would never end. */
     if (apo__inside_kernel_of(rt))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_distribute_workload: called from inside a user kernel that this "
-                         "runtime is running; the call would wait for itself (a kernel must not "
-                         "call back into its own runtime)");
+        return apo__refuse_reentry("apo_distribute_workload", "the call");
     apo__call call;
     apo_status st = apo__resolve_call(rt, w, &call, 1);
     if (st != APO_OK)

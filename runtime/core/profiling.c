@@ -368,10 +368,7 @@ apo_status apo_profile_auto_balance(apo_runtime *rt, const apo_profile_options *
         APO_CHECK_STRUCT_SIZE(result, apo_profile_result, APO_PROFILE_RESULT_INIT);
     /* Refused at once, as every call it makes would be (core/distribute.c). */
     if (apo__inside_kernel_of(rt))
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_profile_auto_balance: called from inside a user kernel that this "
-                         "runtime is running; it would wait for itself (a kernel must not call "
-                         "back into its own runtime)");
+        return apo__refuse_reentry("apo_profile_auto_balance", "it");
     profile_job job;
     memset(&job, 0, sizeof job);
     job.opt = opt;
