@@ -4,7 +4,7 @@
 #                                    strategies, for rates-1-2-8 and for slowdown
 #   docs/img/timeline.png            per-device busy and waiting time in the last call of
 #                                    rates-1-2-8, equal split against the profiled one
-# Installs gnuplot (gnuplot-nox) when it is missing, builds when needed (APO_BUILD_DIR picks
+# Installs gnuplot through scripts/deps.sh when it is missing, builds when needed (APO_BUILD_DIR picks
 # the build folder, default build/). Only the simulated scenarios run: they are on the
 # virtual clock, so the figures are exact and the same on every machine.
 #
@@ -32,23 +32,8 @@ if [ "${1:-}" = "--cluster" ]; then
         { echo "scripts/plots.sh: no cluster-*.csv in $cluster_dir" >&2; exit 1; }
 fi
 
-have_cmd() { command -v "$1" >/dev/null 2>&1; }
-
-if ! have_cmd gnuplot; then
-    echo "scripts/plots.sh: installing gnuplot-nox" >&2
-    sudo_cmd=()
-    if [ "$(id -u)" -ne 0 ]; then
-        if have_cmd sudo; then
-            sudo_cmd=(sudo)
-        else
-            echo "scripts/plots.sh: gnuplot is missing and I am not root; install gnuplot-nox" >&2
-            exit 1
-        fi
-    fi
-    export DEBIAN_FRONTEND=noninteractive
-    "${sudo_cmd[@]}" apt-get update -qq
-    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null
-fi
+# gnuplot is one of the project's dependencies: scripts/deps.sh installs what is missing.
+command -v gnuplot >/dev/null 2>&1 || bash scripts/deps.sh
 
 if [ -n "$cluster_dir" ]; then
     tmp=$(mktemp -d)

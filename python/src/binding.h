@@ -133,6 +133,9 @@ void apo_py_chain_kernel_error(apo_py_runtime *self);
 
 /* runtime_type.c: the runtime of `self`, or NULL with ValueError when it was closed. */
 apo_runtime *apo_py_runtime_get(apo_py_runtime *self);
+/* The runtime of `op` (as apo_py_runtime_get) for a call over `rows` x `cols`: NULL with
+ * ValueError when it was closed or a count is negative. */
+apo_runtime *apo_py_runtime_for_shape(PyObject *op, Py_ssize_t rows, Py_ssize_t cols);
 
 /* Parameters and sweeps given as Python objects, held for one C call: the names point into
  * the Python strings they came from, which `refs` keeps alive. */

@@ -97,13 +97,9 @@ PyObject *apo_py_plan(PyObject *op, PyObject *args, PyObject *kwargs) {
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "snn|OOOzi", kwlist, &kernel, &rows, &cols,
                                      &params, &grid, &ratios, &tag, &split))
         return NULL;
-    apo_runtime *rt = apo_py_runtime_get((apo_py_runtime *)op);
+    apo_runtime *rt = apo_py_runtime_for_shape(op, rows, cols);
     if (rt == NULL)
         return NULL;
-    if (rows < 0 || cols < 0) {
-        PyErr_SetString(PyExc_ValueError, "rows and cols must be >= 0");
-        return NULL;
-    }
     apo_py_args a;
     PyObject *ratios_arr = NULL, *result = NULL;
     if (apo_py_args_fill(&a, params, grid) < 0)

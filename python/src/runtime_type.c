@@ -12,6 +12,17 @@ apo_runtime *apo_py_runtime_get(apo_py_runtime *self) {
     return self->rt;
 }
 
+apo_runtime *apo_py_runtime_for_shape(PyObject *op, Py_ssize_t rows, Py_ssize_t cols) {
+    apo_runtime *rt = apo_py_runtime_get((apo_py_runtime *)op);
+    if (rt == NULL)
+        return NULL;
+    if (rows < 0 || cols < 0) {
+        PyErr_SetString(PyExc_ValueError, "rows and cols must be >= 0");
+        return NULL;
+    }
+    return rt;
+}
+
 /* None -> UNSET; True/"on" -> ON; False/"off" -> OFF. */
 static int parse_switch(PyObject *o, const char *field, apo_switch *out) {
     if (o == NULL || o == Py_None) {

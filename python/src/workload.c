@@ -637,13 +637,9 @@ PyObject *apo_py_output_shapes(PyObject *op, PyObject *args, PyObject *kwargs) {
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "snn|OO", kwlist, &kernel, &rows, &cols, &params,
                                      &grid))
         return NULL;
-    apo_runtime *rt = apo_py_runtime_get((apo_py_runtime *)op);
+    apo_runtime *rt = apo_py_runtime_for_shape(op, rows, cols);
     if (rt == NULL)
         return NULL;
-    if (rows < 0 || cols < 0) {
-        PyErr_SetString(PyExc_ValueError, "rows and cols must be >= 0");
-        return NULL;
-    }
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     apo_status st = apo_kernel_get(rt, kernel, &info);
     if (st != APO_OK)
