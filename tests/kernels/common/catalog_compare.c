@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,36 @@ double compare_with_reference(const char *name, const char *what, const double *
                   t, got[t], want[t], scale[t]);
         if (scale[t] > 0 && err / scale[t] > worst)
             worst = err / scale[t];
+    }
+    return worst;
+}
+
+double reference_grid(size_t min_period, int first_period_only, const void *ctx,
+                      reference_grid_point point) {
+    const size_t lengths[] = {1, 2, 3, 15, 31, 500, 4097, 20011, 100000};
+    const size_t periods[] = {min_period, min_period + 1, 14, 30, 200, 5000};
+    double worst = 0;
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+            if (first_period_only && pi > 0)
+                break;
+            /* Long windows on long series cost the references O(n p), minutes of CPU in CI's
+             * five builds: periods past 30 are checked up to 20,011 bars, and the period of
+             * 5,000 with values (past 5,000 bars) on the gapped series only;
+             * periods_at_their_upper_bound (test_catalog_kernels.c, test_catalog_more.c) checks
+             * the longest. */
+            if (lengths[li] > 20011 && periods[pi] > 30)
+                continue;
+            for (int gaps = 0; gaps < 2; gaps++) {
+                if (periods[pi] >= 5000 && lengths[li] > 5000 && !gaps)
+                    continue;
+                char what[96];
+                snprintf(what, sizeof what, "n %zu period %zu gaps %d", lengths[li], periods[pi],
+                         gaps);
+                const double w = point(ctx, li, pi, lengths[li], periods[pi], gaps, what);
+                worst = w > worst ? w : worst;
+            }
+        }
     }
     return worst;
 }

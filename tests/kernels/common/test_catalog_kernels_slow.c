@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "beta_tile.h"
+#include "catalog_compare.h"
 #include "catalog_dispatch.h"
 #include "catalog_fixtures.h"
 #include "catalog_halo.h"
@@ -23,43 +24,33 @@
 #include "linearreg_tile.h"
 #include "var_tile.h"
 
+/* One kernel of the table (ki) at one point of the grid: its reference on a seeded walk. */
+typedef struct grid_kernel {
+    const ref_kernel *k;
+    size_t ki;
+} grid_kernel;
+
+static double check_point(const void *ctx, size_t li, size_t pi, size_t length, size_t period,
+                          int gaps, const char *what) {
+    const grid_kernel *g = ctx;
+    const ref_kernel *k = g->k;
+    /* The stochastics' references cost O(n fk sk sd). */
+    if ((k->id == APO_CAT_STOCH || k->id == APO_CAT_STOCHF) && period * length > 20000000)
+        return 0;
+    series s;
+    series_make(&s, 100 * g->ki + 10 * li + pi, length, k->n_in, 100.0, 0.5, gaps);
+    const double p[4] = {(double)period, k->def[0], k->def[1], k->def[2]};
+    const double w = check_against_reference(k, &s, p, 1e-12, what);
+    series_free(&s);
+    return w;
+}
+
 Test(catalog, every_kernel_against_its_long_double_reference, .timeout = 600) {
-    const size_t lengths[] = {1, 2, 3, 15, 31, 500, 4097, 20011, 100000};
     for (size_t ki = 0; ki < n_catalog_kernels; ki++) {
-        const ref_kernel *k = &catalog_kernels[ki];
-        const size_t periods[] = {k->min_period, k->min_period + 1, 14, 30, 200, 5000};
-        double worst = 0;
-        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
-            for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-                if (k->min_period == 0 && pi > 0)
-                    break; /* no period */
-                /* Long windows on long series cost the references O(n p), minutes of CPU
-                 * in CI's five builds: periods past 30 are checked up to 20,011 bars, and the
-                 * period of 5,000 with values (past 5,000 bars) on the gapped series only;
-                 * periods_at_their_upper_bound checks the longest. */
-                if (lengths[li] > 20011 && periods[pi] > 30)
-                    continue;
-                /* The stochastics' references cost O(n fk sk sd). */
-                if ((k->id == APO_CAT_STOCH || k->id == APO_CAT_STOCHF) &&
-                    periods[pi] * lengths[li] > 20000000)
-                    continue;
-                for (int gaps = 0; gaps < 2; gaps++) {
-                    if (periods[pi] >= 5000 && lengths[li] > 5000 && !gaps)
-                        continue;
-                    series s;
-                    series_make(&s, 100 * ki + 10 * li + pi, lengths[li], k->n_in, 100.0, 0.5,
-                                gaps);
-                    const double p[4] = {(double)periods[pi], k->def[0], k->def[1], k->def[2]};
-                    char what[96];
-                    snprintf(what, sizeof what, "n %zu period %zu gaps %d", lengths[li],
-                             periods[pi], gaps);
-                    const double w = check_against_reference(k, &s, p, 1e-12, what);
-                    worst = w > worst ? w : worst;
-                    series_free(&s);
-                }
-            }
-        }
-        fprintf(stderr, "catalog %s: worst error %.2g of the scale\n", k->name, worst);
+        const grid_kernel g = {&catalog_kernels[ki], ki};
+        /* A kernel of no period (min_period 0) is checked at the first alone. */
+        const double worst = reference_grid(g.k->min_period, g.k->min_period == 0, &g, check_point);
+        fprintf(stderr, "catalog %s: worst error %.2g of the scale\n", g.k->name, worst);
     }
 }
 

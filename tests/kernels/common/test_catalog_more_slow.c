@@ -12,41 +12,35 @@
 
 #include <stdio.h>
 
+#include "catalog_compare.h"
 #include "catalog_dispatch.h"
 #include "catalog_halo.h"
 #include "catalog_more_fixtures.h"
 
+/* One kernel of the table (ki) at one point of the grid: its reference on a seeded walk. */
+typedef struct grid_kernel {
+    const ref_kernel *k;
+    size_t ki;
+} grid_kernel;
+
+static double check_point(const void *ctx, size_t li, size_t pi, size_t length, size_t period,
+                          int gaps, const char *what) {
+    const grid_kernel *g = ctx;
+    series s;
+    series_make(&s, 1000 + 100 * g->ki + 10 * li + pi, length, g->k->cols, 100.0, 0.5, gaps);
+    double p[3];
+    kernel_params(g->k, (double)period, p);
+    const double w = check_against_reference(g->k, &s, p, 1e-12, what);
+    series_free(&s);
+    return w;
+}
+
+/* The same grid as test_catalog_kernels_slow.c's (reference_grid), every period of it. */
 Test(catalog_more, every_kernel_against_its_long_double_reference, .timeout = 900) {
-    const size_t lengths[] = {1, 2, 3, 15, 31, 500, 4097, 20011, 100000};
     for (size_t ki = 0; ki < n_catalog_more_kernels; ki++) {
-        const ref_kernel *k = &catalog_more_kernels[ki];
-        const size_t periods[] = {k->min_period, k->min_period + 1, 14, 30, 200, 5000};
-        double worst = 0;
-        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
-            for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-                /* Long windows on long series cost the references O(n p): as in
-                 * test_catalog_kernels_slow.c, periods past 30 are
-                 * checked up to 20,011 bars, and 5,000 with values on the gapped series only. */
-                if (lengths[li] > 20011 && periods[pi] > 30)
-                    continue;
-                for (int gaps = 0; gaps < 2; gaps++) {
-                    if (periods[pi] >= 5000 && lengths[li] > 5000 && !gaps)
-                        continue;
-                    series s;
-                    series_make(&s, 1000 + 100 * ki + 10 * li + pi, lengths[li], k->cols, 100.0,
-                                0.5, gaps);
-                    double p[3];
-                    kernel_params(k, (double)periods[pi], p);
-                    char what[96];
-                    snprintf(what, sizeof what, "n %zu period %zu gaps %d", lengths[li],
-                             periods[pi], gaps);
-                    const double w = check_against_reference(k, &s, p, 1e-12, what);
-                    worst = w > worst ? w : worst;
-                    series_free(&s);
-                }
-            }
-        }
-        fprintf(stderr, "catalog %s: worst error %.2g of the scale\n", k->name, worst);
+        const grid_kernel g = {&catalog_more_kernels[ki], ki};
+        const double worst = reference_grid(g.k->min_period, 0, &g, check_point);
+        fprintf(stderr, "catalog %s: worst error %.2g of the scale\n", g.k->name, worst);
     }
 }
 
