@@ -1,8 +1,10 @@
 /*
- * What the gpu suite's files share (gpu_fixtures.c): runtimes on "cuda" and "cpu", the seeded
- * workloads of every built-in kernel, the GPU checks' verdicts turned into Criterion
- * assertions, and the main of every gpu executable, which exits 77 (SKIP) before Criterion
- * starts without a usable GPU, or 1 when a GPU is required (APPORTION_USE_GPU=yes).
+ * What the gpu suite's files share (gpu_fixtures.c): runtimes on "cuda" and "cpu" (a case's
+ * pair of them: open_runtimes), the seeded workloads of every built-in kernel, calls of one
+ * input into poisoned outputs, the GPU checks' verdicts turned into Criterion assertions (a
+ * case's jobs, case_jobs, and its runs asserted, assert_run), and the main of every gpu
+ * executable, which exits 77 (SKIP) before Criterion starts without a usable GPU, or 1 when a
+ * GPU is required (APPORTION_USE_GPU=yes).
  */
 #ifndef APO_TEST_GPU_FIXTURES_H
 #define APO_TEST_GPU_FIXTURES_H
