@@ -16,41 +16,39 @@ static int finite_window(const double *x, size_t from, size_t to) {
     return 1;
 }
 
+/* The windowed references below keep only their bar: window_reference
+ * (catalog_reference_common.h) runs it at each bar whose window of q (p[0]) bars is clean. */
+
+static void sma_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    const double *x = in[0];
+    long double s = 0, m = 0;
+    for (size_t i = t + 1 - q; i <= t; i++) {
+        s += x[i];
+        m = fabsl(x[i]) > m ? fabsl(x[i]) : m;
+    }
+    *out = (double)(s / q);
+    *scale = (double)m;
+}
+
 void apo__ref_cat_sma(const double *const *in, size_t n, const double *p, double *out,
                       double *scale) {
-    const double *x = in[0];
-    const size_t q = (size_t)p[0];
-    nan_fill(out, scale, n);
-    for (size_t t = q - 1; t < n; t++) {
-        if (!finite_window(x, t + 1 - q, t + 1))
-            continue;
-        long double s = 0, m = 0;
-        for (size_t i = t + 1 - q; i <= t; i++) {
-            s += x[i];
-            m = fabsl(x[i]) > m ? fabsl(x[i]) : m;
-        }
-        out[t] = (double)(s / q);
-        scale[t] = (double)m;
+    window_reference(in, 1, n, (size_t)p[0], 0, out, scale, sma_bar);
+}
+
+static void wma_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    long double s = 0, m = 0;
+    for (size_t i = 0; i < q; i++) {
+        const double v = in[0][t + 1 - q + i];
+        s += (long double)(i + 1) * v;
+        m = fabsl(v) > m ? fabsl(v) : m;
     }
+    *out = (double)(s / ((long double)q * (q + 1) / 2));
+    *scale = (double)m;
 }
 
 void apo__ref_cat_wma(const double *const *in, size_t n, const double *p, double *out,
                       double *scale) {
-    const double *x = in[0];
-    const size_t q = (size_t)p[0];
-    nan_fill(out, scale, n);
-    for (size_t t = q - 1; t < n; t++) {
-        if (!finite_window(x, t + 1 - q, t + 1))
-            continue;
-        long double s = 0, m = 0;
-        for (size_t i = 0; i < q; i++) {
-            const double v = x[t + 1 - q + i];
-            s += (long double)(i + 1) * v;
-            m = fabsl(v) > m ? fabsl(v) : m;
-        }
-        out[t] = (double)(s / ((long double)q * (q + 1) / 2));
-        scale[t] = (double)m;
-    }
+    window_reference(in, 1, n, (size_t)p[0], 0, out, scale, wma_bar);
 }
 
 /* Population variance and mean of the window ending at t, two-pass. */
@@ -66,20 +64,17 @@ static long double window_var(const double *x, size_t t, size_t q, long double *
     return m2 / q;
 }
 
+static void var_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    long double mean;
+    const long double v = window_var(in[0], t, q, &mean);
+    *out = (double)v;
+    /* The data scale where the definition cancels: a rounding of mean^2. */
+    *scale = (double)(v + LD_EPS * 1024 * mean * mean);
+}
+
 void apo__ref_cat_var(const double *const *in, size_t n, const double *p, double *out,
                       double *scale) {
-    const double *x = in[0];
-    const size_t q = (size_t)p[0];
-    nan_fill(out, scale, n);
-    for (size_t t = q - 1; t < n; t++) {
-        if (!finite_window(x, t + 1 - q, t + 1))
-            continue;
-        long double mean;
-        const long double v = window_var(x, t, q, &mean);
-        out[t] = (double)v;
-        /* The data scale where the definition cancels: a rounding of mean^2. */
-        scale[t] = (double)(v + LD_EPS * 1024 * mean * mean);
-    }
+    window_reference(in, 1, n, (size_t)p[0], 0, out, scale, var_bar);
 }
 
 void apo__ref_cat_stddev(const double *const *in, size_t n, const double *p, double *out,
@@ -97,19 +92,27 @@ void apo__ref_cat_stddev(const double *const *in, size_t n, const double *p, dou
     }
 }
 
+/* The window's largest (max 1) or smallest sample; its scale stays 0 (exact). */
+static double extreme_at(const double *x, size_t t, size_t q, int max) {
+    double e = x[t + 1 - q];
+    for (size_t i = t + 2 - q; i <= t; i++)
+        e = max ? (x[i] > e ? x[i] : e) : (x[i] < e ? x[i] : e);
+    return e;
+}
+
+static void max_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    (void)scale;
+    *out = extreme_at(in[0], t, q, 1);
+}
+
+static void min_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    (void)scale;
+    *out = extreme_at(in[0], t, q, 0);
+}
+
 static void extreme(const double *const *in, size_t n, const double *p, double *out, double *scale,
                     int max) {
-    const double *x = in[0];
-    const size_t q = (size_t)p[0];
-    nan_fill(out, scale, n);
-    for (size_t t = q - 1; t < n; t++) {
-        if (!finite_window(x, t + 1 - q, t + 1))
-            continue;
-        double e = x[t + 1 - q];
-        for (size_t i = t + 2 - q; i <= t; i++)
-            e = max ? (x[i] > e ? x[i] : e) : (x[i] < e ? x[i] : e);
-        out[t] = e;
-    }
+    window_reference(in, 1, n, (size_t)p[0], 0, out, scale, max ? max_bar : min_bar);
 }
 
 APO_REF_VARIANT(apo__ref_cat_max, extreme, 1)
@@ -328,13 +331,6 @@ static void wilder_osc(const double *const *in, size_t n, const double *p, doubl
 APO_REF_VARIANT(apo__ref_cat_rsi, wilder_osc, 0)
 APO_REF_VARIANT(apo__ref_cat_cmo, wilder_osc, 1)
 
-static int finite_bars(const double *const *in, size_t from, size_t to) {
-    for (size_t i = 0; i < 3; i++)
-        if (!finite_window(in[i], from, to))
-            return 0;
-    return 1;
-}
-
 void apo__ref_cat_willr(const double *const *in, size_t n, const double *p, double *out,
                         double *scale) {
     const size_t q = (size_t)p[0];
@@ -360,56 +356,64 @@ void apo__ref_cat_willr(const double *const *in, size_t n, const double *p, doub
     }
 }
 
+static void cci_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    long double s = 0;
+    for (size_t i = t + 1 - q; i <= t; i++)
+        s += ((long double)in[0][i] + in[1][i] + in[2][i]) / 3;
+    const long double m = s / q;
+    long double dev = 0;
+    for (size_t i = t + 1 - q; i <= t; i++)
+        dev += fabsl(((long double)in[0][i] + in[1][i] + in[2][i]) / 3 - m);
+    const long double md = dev / q;
+    const long double tp = ((long double)in[0][t] + in[1][t] + in[2][t]) / 3;
+    if (md == 0) {
+        *out = 0.0;
+        return;
+    }
+    *out = (double)((tp - m) / (0.015L * md));
+    /* The kernel's tp and mean are rounded to double: errors of |tp| ulps in tp - m. */
+    *scale = (double)((fabsl(tp) + fabsl(tp - m)) / (0.015L * md));
+}
+
 void apo__ref_cat_cci(const double *const *in, size_t n, const double *p, double *out,
                       double *scale) {
-    const size_t q = (size_t)p[0];
-    nan_fill(out, scale, n);
-    for (size_t t = q - 1; t < n; t++) {
-        if (!finite_bars(in, t + 1 - q, t + 1))
-            continue;
-        long double s = 0;
-        for (size_t i = t + 1 - q; i <= t; i++)
-            s += ((long double)in[0][i] + in[1][i] + in[2][i]) / 3;
-        const long double m = s / q;
-        long double dev = 0;
-        for (size_t i = t + 1 - q; i <= t; i++)
-            dev += fabsl(((long double)in[0][i] + in[1][i] + in[2][i]) / 3 - m);
-        const long double md = dev / q;
-        const long double tp = ((long double)in[0][t] + in[1][t] + in[2][t]) / 3;
-        if (md == 0) {
-            out[t] = 0.0;
-            continue;
-        }
-        out[t] = (double)((tp - m) / (0.015L * md));
-        /* The kernel's tp and mean are rounded to double: errors of |tp| ulps in tp - m. */
-        scale[t] = (double)((fabsl(tp) + fabsl(tp - m)) / (0.015L * md));
+    window_reference(in, 3, n, (size_t)p[0], 0, out, scale, cci_bar);
+}
+
+/* The least-squares line of the window ending at t: its value at t (value 1) or its slope. */
+static void linearreg_at(const double *x, size_t t, size_t q, double *out, double *scale,
+                         int value) {
+    const long double jbar = (q - 1) / 2.0L;
+    long double s = 0, m = 0;
+    for (size_t j = 0; j < q; j++) {
+        s += x[t + 1 - q + j];
+        m = fabsl(x[t + 1 - q + j]) > m ? fabsl(x[t + 1 - q + j]) : m;
     }
+    const long double ybar = s / q;
+    long double sxy = 0, sxx = 0;
+    for (size_t j = 0; j < q; j++) {
+        sxy += (j - jbar) * (x[t + 1 - q + j] - ybar);
+        sxx += (j - jbar) * (j - jbar);
+    }
+    const long double slope = sxy / sxx;
+    *out = (double)(value ? ybar + slope * ((q - 1) - jbar) : slope);
+    *scale = (double)(value ? m : m / q);
+}
+
+static void linearreg_value_bar(const double *const *in, size_t t, size_t q, double *out,
+                                double *scale) {
+    linearreg_at(in[0], t, q, out, scale, 1);
+}
+
+static void linearreg_slope_bar(const double *const *in, size_t t, size_t q, double *out,
+                                double *scale) {
+    linearreg_at(in[0], t, q, out, scale, 0);
 }
 
 static void linearreg(const double *const *in, size_t n, const double *p, double *out,
                       double *scale, int value) {
-    const double *x = in[0];
-    const size_t q = (size_t)p[0];
-    nan_fill(out, scale, n);
-    const long double jbar = (q - 1) / 2.0L;
-    for (size_t t = q - 1; t < n; t++) {
-        if (!finite_window(x, t + 1 - q, t + 1))
-            continue;
-        long double s = 0, m = 0;
-        for (size_t j = 0; j < q; j++) {
-            s += x[t + 1 - q + j];
-            m = fabsl(x[t + 1 - q + j]) > m ? fabsl(x[t + 1 - q + j]) : m;
-        }
-        const long double ybar = s / q;
-        long double sxy = 0, sxx = 0;
-        for (size_t j = 0; j < q; j++) {
-            sxy += (j - jbar) * (x[t + 1 - q + j] - ybar);
-            sxx += (j - jbar) * (j - jbar);
-        }
-        const long double slope = sxy / sxx;
-        out[t] = (double)(value ? ybar + slope * ((q - 1) - jbar) : slope);
-        scale[t] = (double)(value ? m : m / q);
-    }
+    window_reference(in, 1, n, (size_t)p[0], 0, out, scale,
+                     value ? linearreg_value_bar : linearreg_slope_bar);
 }
 
 APO_REF_VARIANT(apo__ref_cat_linearreg, linearreg, 1)
@@ -497,21 +501,27 @@ void apo__ref_cat_beta(const double *const *in, size_t n, const double *p, doubl
 
 /* Aroon over the q + 1 bars ending at t; `up` 1: the highest high, 0: the lowest low; the
  * most recent extreme wins a tie. */
+static void aroon_at(const double *v, size_t t, size_t q, double *out, double *scale, int up) {
+    size_t at = t - q;
+    for (size_t i = t - q; i <= t; i++)
+        if (up ? v[i] >= v[at] : v[i] <= v[at])
+            at = i;
+    *out = (double)(100.0L * (q - (t - at)) / q);
+    *scale = 100;
+}
+
+static void aroonup_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    aroon_at(in[0], t, q, out, scale, 1);
+}
+
+static void aroondown_bar(const double *const *in, size_t t, size_t q, double *out, double *scale) {
+    aroon_at(in[1], t, q, out, scale, 0);
+}
+
+/* The high and the low clean over the q changes ending at t (lag 1: q + 1 bars). */
 static void aroon(const double *const *in, size_t n, const double *p, double *out, double *scale,
                   int up) {
-    const size_t q = (size_t)p[0];
-    const double *v = up ? in[0] : in[1];
-    nan_fill(out, scale, n);
-    for (size_t t = q; t < n; t++) {
-        if (!finite_window(in[0], t - q, t + 1) || !finite_window(in[1], t - q, t + 1))
-            continue;
-        size_t at = t - q;
-        for (size_t i = t - q; i <= t; i++)
-            if (up ? v[i] >= v[at] : v[i] <= v[at])
-                at = i;
-        out[t] = (double)(100.0L * (q - (t - at)) / q);
-        scale[t] = 100;
-    }
+    window_reference(in, 2, n, (size_t)p[0], 1, out, scale, up ? aroonup_bar : aroondown_bar);
 }
 
 APO_REF_VARIANT(apo__ref_cat_aroondown, aroon, 0)
