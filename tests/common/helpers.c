@@ -56,6 +56,16 @@ void test_open_profiles_to_all(const char *multigpu_path, const char *thresholds
     }
 }
 
+void test_register_rule(apo_runtime *rt, const char *name, const char *kernel, apo_rule_fn fn,
+                        void *user) {
+    apo_rule_desc d = APO_RULE_DESC_INIT;
+    d.name = name;
+    d.kernel = kernel;
+    d.fn = fn;
+    d.user = user;
+    cr_assert_eq(apo_rule_register(rt, &d), APO_OK, "rule %s: %s", name, apo_last_error());
+}
+
 void test_job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
                    uint64_t data_seed) {
     memset(job, 0, sizeof *job);

@@ -38,6 +38,11 @@ void test_open_profiles_to_all(const char *multigpu_path, const char *thresholds
  * last k samples (fewer at the start), halo 63, tiles of 1000. */
 void test_register_moving_sum(apo_runtime *rt);
 
+/* Registers the user rule `name` on `kernel` (apo_rule_register, fn called with `user`);
+ * fails the test, naming the rule, on error. */
+void test_register_rule(apo_runtime *rt, const char *name, const char *kernel, apo_rule_fn fn,
+                        void *user);
+
 /* Fails the test unless a call returned `want` and apo_last_error() contains `fragment`. */
 void test_assert_refused(apo_status got, apo_status want, const char *fragment);
 

@@ -293,11 +293,7 @@ static int my_zone(const double *in, const double *out, int prev, void *user) {
 
 Test(score_ranges, a_user_rule_scores_each_range_as_alone, .timeout = 120) {
     apo_runtime *rt = test_runtime("cpu");
-    apo_rule_desc d = APO_RULE_DESC_INIT;
-    d.name = "my_zone";
-    d.kernel = "bollinger";
-    d.fn = my_zone;
-    cr_assert_eq(apo_rule_register(rt, &d), APO_OK, "%s", apo_last_error());
+    test_register_rule(rt, "my_zone", "bollinger", my_zone, NULL);
     const apo_param cost = {"cost", 0.001};
     ranged_series s;
     ranged_series_run(rt, "bollinger", "my_zone", &cost, 61, &s);

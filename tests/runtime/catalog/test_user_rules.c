@@ -49,12 +49,7 @@ static int returns_two(const double *in, const double *out, int prev, void *user
 static double *walk(uint64_t seed) { return score_walk_with_gap(ROWS, COLS, seed, 900, 40, 30); }
 
 static void register_rule(apo_runtime *rt, const char *name, apo_rule_fn fn, void *user) {
-    apo_rule_desc d = APO_RULE_DESC_INIT;
-    d.name = name;
-    d.kernel = "bollinger";
-    d.fn = fn;
-    d.user = user;
-    cr_assert_eq(apo_rule_register(rt, &d), APO_OK, "%s", apo_last_error());
+    test_register_rule(rt, name, "bollinger", fn, user);
 }
 
 /* The scores of a scored bollinger call (scores[k * out_rows + r]). */

@@ -303,11 +303,7 @@ static apo_status feed_mfi(apo_stream *s, const stream_case *c, size_t from, siz
 
 Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
-    apo_rule_desc ud = APO_RULE_DESC_INIT;
-    ud.name = "always_long";
-    ud.kernel = "rsi";
-    ud.fn = always_long;
-    cr_assert_eq(apo_rule_register(rt, &ud), APO_OK, "%s", apo_last_error());
+    test_register_rule(rt, "always_long", "rsi", always_long, NULL);
     const rule_case rc = {"mfi", "mfi_revert", {{"lower", 25}, {"cost", 0.001}}, 2, 0, 2};
     apo_stream_desc d = rule_desc(&rc, NULL);
     apo_stream *s = NULL;
