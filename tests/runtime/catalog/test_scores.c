@@ -160,34 +160,40 @@ static void outputs_of_row(double *const out[3], size_t r, double *o[3]) {
         o[k] = out[k] + r * COLS;
 }
 
-/* ---- tests ------------------------------------------------------------------------------ */
+/* One row of a rule case's scored call, as each_row_scored() hands it to a check: the row's
+ * closes and indicator outputs, its scores (score k at s[k * ROWS]) and the call's cost and
+ * periods_per_year. */
+typedef struct row_scores {
+    const rule_case *rc;
+    size_t r;
+    const double *close;
+    double *o[3];
+    const double *s;
+    double cost, periods;
+} row_scores;
 
-Test(scores, every_rule_matches_the_long_double_definition, .timeout = 300) {
+/* For each rule case and each of the n_costs costs, on a ROWS x COLS walk with gaps (seed):
+ * the indicator's outputs and the scored call at that cost (and at `periods` a year; 0 leaves
+ * it to its default, 252), then check() of every row. The checks of scores against the
+ * outputs they come from share this loop. */
+static void each_row_scored(uint64_t seed, const double *costs, size_t n_costs, double periods,
+                            void (*check)(const row_scores *rs)) {
     apo_runtime *rt = test_runtime("cpu");
-    double *x = walk_with_gaps(ROWS, COLS, 41);
-    const double costs[] = {0.0, 0.0005};
+    double *x = walk_with_gaps(ROWS, COLS, seed);
     for (size_t i = 0; i < sizeof rule_cases / sizeof rule_cases[0]; i++) {
-        const rule_case *rc = &rule_cases[i];
-        for (size_t ci = 0; ci < 2; ci++) {
-            apo_param p[2] = {{"cost", costs[ci]}, {"periods_per_year", 390.0 * 252}};
-            const size_t rows = ROWS;
+        for (size_t ci = 0; ci < n_costs; ci++) {
+            const apo_param p[2] = {{"cost", costs[ci]}, {"periods_per_year", periods}};
             double *out[3];
-            double *s = outputs_and_scores(rt, rc, x, p, 2, out);
+            double *s = outputs_and_scores(rt, &rule_cases[i], x, p, periods > 0 ? 2 : 1, out);
             for (size_t r = 0; r < ROWS; r++) {
-                double *o[3];
-                outputs_of_row(out, r, o);
-                long double want[APO_N_SCORES];
-                ref_scores(rc->rule, x + r * COLS, o, COLS, costs[ci], 390.0 * 252, want);
-                cr_assert_gt(want[APO_SCORE_BARS], COLS / 2, "the walk is scored");
-                cr_assert_gt(want[APO_SCORE_TRADES], 10, "%s trades", rc->rule);
-                for (int k = 0; k < APO_N_SCORES; k++) {
-                    double got = s[k * rows + r];
-                    long double err = fabsl((long double)got - want[k]);
-                    long double scale = fabsl(want[k]) > 1e-3L ? fabsl(want[k]) : 1e-3L;
-                    cr_assert(err <= 1e-9L * scale,
-                              "%s:%s cost %g row %zu score %d: %.17g, want %.17Lg", rc->kernel,
-                              rc->rule, costs[ci], r, k, got, want[k]);
-                }
+                row_scores rs = {.rc = &rule_cases[i],
+                                 .r = r,
+                                 .close = x + r * COLS,
+                                 .s = s + r,
+                                 .cost = costs[ci],
+                                 .periods = periods > 0 ? periods : 252};
+                outputs_of_row(out, r, rs.o);
+                check(&rs);
             }
             free(s);
             score_indicator_free(out);
@@ -197,32 +203,42 @@ Test(scores, every_rule_matches_the_long_double_definition, .timeout = 300) {
     apo_runtime_destroy(rt);
 }
 
-Test(scores, scored_calls_equal_the_materialised_outputs_scored_bitwise, .timeout = 300) {
-    apo_runtime *rt = test_runtime("cpu");
-    double *x = walk_with_gaps(ROWS, COLS, 42);
-    for (size_t i = 0; i < sizeof rule_cases / sizeof rule_cases[0]; i++) {
-        const rule_case *rc = &rule_cases[i];
-        apo_param p[1] = {{"cost", 0.001}};
-        const size_t rows = ROWS;
-        double *out[3];
-        double *s = outputs_and_scores(rt, rc, x, p, 1, out);
-        for (size_t r = 0; r < ROWS; r++) {
-            double *o[3];
-            outputs_of_row(out, r, o);
-            double want[APO_N_SCORES];
-            cr_assert_eq(apo_score_outputs(rc->kernel, rc->rule, x + r * COLS,
-                                           (const double *const *)o, 3, COLS, 0.001, 252, want),
-                         APO_OK, "%s", apo_last_error());
-            for (int k = 0; k < APO_N_SCORES; k++)
-                cr_assert(same_bits(&s[k * rows + r], &want[k], 1),
-                          "%s:%s row %zu score %d: scored %.17g, materialised %.17g", rc->kernel,
-                          rc->rule, r, k, s[k * rows + r], want[k]);
-        }
-        free(s);
-        score_indicator_free(out);
+/* ---- tests ------------------------------------------------------------------------------ */
+
+static void check_against_definition(const row_scores *rs) {
+    long double want[APO_N_SCORES];
+    ref_scores(rs->rc->rule, rs->close, rs->o, COLS, rs->cost, rs->periods, want);
+    cr_assert_gt(want[APO_SCORE_BARS], COLS / 2, "the walk is scored");
+    cr_assert_gt(want[APO_SCORE_TRADES], 10, "%s trades", rs->rc->rule);
+    for (int k = 0; k < APO_N_SCORES; k++) {
+        double got = rs->s[k * ROWS];
+        long double err = fabsl((long double)got - want[k]);
+        long double scale = fabsl(want[k]) > 1e-3L ? fabsl(want[k]) : 1e-3L;
+        cr_assert(err <= 1e-9L * scale, "%s:%s cost %g row %zu score %d: %.17g, want %.17Lg",
+                  rs->rc->kernel, rs->rc->rule, rs->cost, rs->r, k, got, want[k]);
     }
-    free(x);
-    apo_runtime_destroy(rt);
+}
+
+Test(scores, every_rule_matches_the_long_double_definition, .timeout = 300) {
+    const double costs[] = {0.0, 0.0005};
+    each_row_scored(41, costs, 2, 390.0 * 252, check_against_definition);
+}
+
+static void check_against_materialised(const row_scores *rs) {
+    double want[APO_N_SCORES];
+    cr_assert_eq(apo_score_outputs(rs->rc->kernel, rs->rc->rule, rs->close,
+                                   (const double *const *)rs->o, 3, COLS, rs->cost, rs->periods,
+                                   want),
+                 APO_OK, "%s", apo_last_error());
+    for (int k = 0; k < APO_N_SCORES; k++)
+        cr_assert(same_bits(&rs->s[k * ROWS], &want[k], 1),
+                  "%s:%s row %zu score %d: scored %.17g, materialised %.17g", rs->rc->kernel,
+                  rs->rc->rule, rs->r, k, rs->s[k * ROWS], want[k]);
+}
+
+Test(scores, scored_calls_equal_the_materialised_outputs_scored_bitwise, .timeout = 300) {
+    const double cost = 0.001;
+    each_row_scored(42, &cost, 1, 0, check_against_materialised);
 }
 
 Test(scores, same_bits_on_any_devices_ratios_and_axis, .timeout = 300) {
