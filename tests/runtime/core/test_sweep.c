@@ -373,116 +373,101 @@ static apo_status plan_sweep(apo_runtime *rt, const char *kernel, const apo_para
     return apo_plan_workload(rt, &w, &plan);
 }
 
+/* A sweep that must be refused: the call planned (kernel, the parameters fixed beside the
+ * sweep, the sweep), the status and the fragments its message must hold (also: NULL or a
+ * second one). */
+typedef struct sweep_refusal {
+    const char *kernel;
+    const apo_param *fixed;
+    size_t n_fixed;
+    apo_sweep sweep;
+    apo_status want;
+    const char *fragment, *also;
+} sweep_refusal;
+
+/* A sweep of the table: APO_SWEEP_INIT with the fields given. */
+#define SWEEP(...)                                                                                 \
+    { .size = sizeof(apo_sweep), __VA_ARGS__ }
+
+static const double periods[] = {5, 20};
+static const double none[] = {0};
+static const char *const names[] = {"period"};
+static const apo_sweep_param empty[] = {{"period", none, 0}};
+static const apo_sweep_param twice[] = {{"period", periods, 2}, {"period", periods, 2}};
+static const apo_sweep_param one[] = {{"period", periods, 2}};
+static const apo_param fixed_period[] = {{"period", 30}};
+static const apo_sweep_param unknown[] = {{"perioud", periods, 2}};
+/* Set 2 of the grid (period 1, the first parameter's second value, varying slowest;
+ * nbdev_up 1) is the first out of bounds; so is a period longer than the series in set 1 of the
+ * list. */
+static const double bad_periods[] = {5, 1};
+static const double ups[] = {1, 2};
+static const apo_sweep_param bad[] = {{"period", bad_periods, 2}, {"nbdev_up", ups, 2}};
+static const double long_periods[] = {5, 5000};
+static const double not_finite[] = {5, NAN};
+/* 300 x 300 sets, past APO_MAX_SWEEP_SETS (many[] is filled by the test). */
+static double many[300];
+static const apo_sweep_param huge[] = {{"period", many, 300}, {"nbdev_up", many, 300}};
+/* Sets whose outputs differ in shape cannot be laid out set by set. */
+static const double reps[] = {8, 16};
+static const apo_sweep_param replicates[] = {{"replicates", reps, 2}};
+
+static const sweep_refusal sweep_refusals[] = {
+    {"bollinger", NULL, 0, SWEEP(.n_grid = 0), APO_ERR_INVALID_ARGUMENT, "empty", NULL},
+    {"bollinger", NULL, 0, SWEEP(.grid = empty, .n_grid = 1), APO_ERR_INVALID_ARGUMENT,
+     "period has an empty list", NULL},
+    {"bollinger", NULL, 0, SWEEP(.names = names, .n_names = 1, .values = periods, .n_sets = 0),
+     APO_ERR_INVALID_ARGUMENT, "no set", NULL},
+    {"bollinger", NULL, 0, SWEEP(.grid = twice, .n_grid = 2), APO_ERR_BAD_PARAM,
+     "period is swept twice", NULL},
+    {"bollinger", fixed_period, 1, SWEEP(.grid = one, .n_grid = 1), APO_ERR_BAD_PARAM,
+     "both swept and fixed", NULL},
+    {"bollinger", NULL, 0, SWEEP(.grid = unknown, .n_grid = 1), APO_ERR_BAD_PARAM, "\"perioud\"",
+     NULL},
+    {"bollinger", NULL, 0, SWEEP(.grid = bad, .n_grid = 2), APO_ERR_BAD_PARAM,
+     "sweep set 2: ", "period"},
+    {"bollinger", NULL, 0, SWEEP(.names = names, .n_names = 1, .values = long_periods, .n_sets = 2),
+     APO_ERR_BAD_PARAM, "sweep set 1: ", NULL},
+    {"bollinger", NULL, 0, SWEEP(.names = names, .n_names = 1, .values = not_finite, .n_sets = 2),
+     APO_ERR_BAD_PARAM, "sweep set 1: ", NULL},
+    {"bollinger", NULL, 0, SWEEP(.grid = huge, .n_grid = 2), APO_ERR_INVALID_ARGUMENT,
+     "more than 65536", NULL},
+    /* Both forms at once, and a range past the end. */
+    {"bollinger", NULL, 0, SWEEP(.grid = one, .n_grid = 1, .names = names, .n_names = 1),
+     APO_ERR_INVALID_ARGUMENT, "not both", NULL},
+    {"bollinger", NULL, 0, SWEEP(.grid = one, .n_grid = 1, .first_set = 2),
+     APO_ERR_INVALID_ARGUMENT, "first_set is 2", NULL},
+    {"bollinger", NULL, 0, SWEEP(.grid = one, .n_grid = 1, .first_set = 1, .n_sets_run = 2),
+     APO_ERR_INVALID_ARGUMENT, "sets 1 to 2", NULL},
+    {"bootstrap", NULL, 0, SWEEP(.grid = replicates, .n_grid = 1), APO_ERR_BAD_PARAM, "same shape",
+     NULL},
+    /* returns_stats has no parameter to sweep. */
+    {"returns_stats", NULL, 0, SWEEP(.grid = one, .n_grid = 1), APO_ERR_BAD_PARAM, "returns_stats",
+     NULL},
+    /* A sweep struct of another size. */
+    {"bollinger",
+     NULL,
+     0,
+     {.size = sizeof(apo_sweep) - 8},
+     APO_ERR_INVALID_ARGUMENT,
+     "APO_SWEEP_INIT",
+     NULL},
+};
+
 Test(sweep, bad_sweeps_are_refused_with_what_is_wrong, .timeout = 120) {
     apo_runtime *rt = test_runtime("cpu");
-    const double periods[] = {5, 20};
-    const double none[] = {0};
-
-    apo_sweep sw = APO_SWEEP_INIT;
-    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
-                        "empty");
-
-    apo_sweep_param empty[] = {{"period", none, 0}};
-    sw.grid = empty;
-    sw.n_grid = 1;
-    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
-                        "period has an empty list");
-
-    const char *const names[] = {"period"};
-    apo_sweep list = APO_SWEEP_INIT;
-    list.names = names;
-    list.n_names = 1;
-    list.values = periods;
-    list.n_sets = 0;
-    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_INVALID_ARGUMENT,
-                        "no set");
-
-    apo_sweep_param twice[] = {{"period", periods, 2}, {"period", periods, 2}};
-    sw.grid = twice;
-    sw.n_grid = 2;
-    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_BAD_PARAM,
-                        "period is swept twice");
-
-    apo_sweep_param one[] = {{"period", periods, 2}};
-    sw.grid = one;
-    sw.n_grid = 1;
-    const apo_param fixed[] = {{"period", 30}};
-    test_assert_refused(plan_sweep(rt, "bollinger", fixed, 1, &sw), APO_ERR_BAD_PARAM,
-                        "both swept and fixed");
-
-    apo_sweep_param unknown[] = {{"perioud", periods, 2}};
-    sw.grid = unknown;
-    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_BAD_PARAM,
-                        "\"perioud\"");
-
-    /* Set 2 of the grid (period 1, the first parameter's second value, varying slowest;
-     * nbdev_up 1) is the first out of bounds; so is a period longer than the series in set 1 of the
-     * list. */
-    const double bad_periods[] = {5, 1};
-    const double ups[] = {1, 2};
-    apo_sweep_param bad[] = {{"period", bad_periods, 2}, {"nbdev_up", ups, 2}};
-    sw.grid = bad;
-    sw.n_grid = 2;
-    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_BAD_PARAM,
-                        "sweep set 2: ");
-    cr_assert(strstr(apo_last_error(), "period") != NULL, "%s", apo_last_error());
-    const double long_periods[] = {5, 5000};
-    list.values = long_periods;
-    list.n_sets = 2;
-    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_BAD_PARAM,
-                        "sweep set 1: ");
-    const double not_finite[] = {5, NAN};
-    list.values = not_finite;
-    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &list), APO_ERR_BAD_PARAM,
-                        "sweep set 1: ");
-
-    /* 300 x 300 sets, past APO_MAX_SWEEP_SETS. */
-    static double many[300];
     for (size_t i = 0; i < 300; i++)
         many[i] = 2 + (double)i;
-    apo_sweep_param huge[] = {{"period", many, 300}, {"nbdev_up", many, 300}};
-    sw.grid = huge;
-    sw.n_grid = 2;
-    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
-                        "more than 65536");
-
-    /* Both forms at once, and a range past the end. */
-    sw.grid = one;
-    sw.n_grid = 1;
-    sw.names = names;
-    sw.n_names = 1;
-    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
-                        "not both");
-    sw.names = NULL;
-    sw.n_names = 0;
-    sw.first_set = 2;
-    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
-                        "first_set is 2");
-    sw.first_set = 1;
-    sw.n_sets_run = 2;
-    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &sw), APO_ERR_INVALID_ARGUMENT,
-                        "sets 1 to 2");
-
-    /* Sets whose outputs differ in shape cannot be laid out set by set. */
-    const double reps[] = {8, 16};
-    apo_sweep_param replicates[] = {{"replicates", reps, 2}};
-    apo_sweep boot = APO_SWEEP_INIT;
-    boot.grid = replicates;
-    boot.n_grid = 1;
-    test_assert_refused(plan_sweep(rt, "bootstrap", NULL, 0, &boot), APO_ERR_BAD_PARAM,
-                        "same shape");
-
-    /* returns_stats has no parameter to sweep. */
-    apo_sweep_param nothing[] = {{"period", periods, 2}};
-    boot.grid = nothing;
-    test_assert_refused(plan_sweep(rt, "returns_stats", NULL, 0, &boot), APO_ERR_BAD_PARAM,
-                        "returns_stats");
-
-    /* A sweep struct of another size. */
-    apo_sweep wrong = APO_SWEEP_INIT;
-    wrong.size = sizeof wrong - 8;
-    test_assert_refused(plan_sweep(rt, "bollinger", NULL, 0, &wrong), APO_ERR_INVALID_ARGUMENT,
-                        "APO_SWEEP_INIT");
+    for (size_t i = 0; i < sizeof sweep_refusals / sizeof sweep_refusals[0]; i++) {
+        const sweep_refusal *c = &sweep_refusals[i];
+        const apo_status got = plan_sweep(rt, c->kernel, c->fixed, c->n_fixed, &c->sweep);
+        cr_assert_eq(got, c->want, "refusal %zu (\"%s\"): got %s, wanted %s (%s)", i, c->fragment,
+                     apo_status_name(got), apo_status_name(c->want), apo_last_error());
+        cr_assert(strstr(apo_last_error(), c->fragment) != NULL,
+                  "refusal %zu: \"%s\" does not say \"%s\"", i, apo_last_error(), c->fragment);
+        cr_assert(c->also == NULL || strstr(apo_last_error(), c->also) != NULL,
+                  "refusal %zu: \"%s\" does not say \"%s\"", i, apo_last_error(), c->also);
+    }
     apo_runtime_destroy(rt);
 }
 
