@@ -207,16 +207,25 @@ Test(cuda_plan, the_schedule_keeps_three_chunks_in_flight_while_the_host_finishe
     free(r);
 }
 
+/* A recorder of tiles of 10 doubles but tile `huge` (of `doubles` doubles), driven over tiles
+ * [0, end) in chunks of at most `per` tiles, slots of 1,000 doubles, every slot; fails the
+ * test unless the schedule ends in `want`. The caller frees it. */
+static recorder *driven_with_huge_tile(size_t huge, size_t doubles, uint64_t end, uint64_t per,
+                                       apo__pipe_result want, uint64_t *stuck) {
+    recorder *r = new_recorder(10);
+    r->huge_tile = huge;
+    r->huge_doubles = doubles;
+    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, end, per, 1000, APO_CUDA_SLOTS, stuck), want,
+                 "tile %zu of %zu doubles over %llu tiles", huge, doubles, (unsigned long long)end);
+    return r;
+}
+
 Test(cuda_plan, chunks_stop_at_the_tile_count_or_the_slot_whichever_comes_first) {
     /* Tiles of 10 doubles, one of 500, a slot of 1,000 doubles, chunks of at most 30 tiles:
      * [0, 30) holds the big tile at 7 (29 x 10 + 500 = 790 doubles, within the slot), so
      * the tile count cuts it; then [30, 60) of 300 doubles, [60, 90), [90, 100). */
-    recorder *r = new_recorder(10);
-    r->huge_tile = 7;
-    r->huge_doubles = 500;
     uint64_t stuck = 0;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 100, 30, 1000, APO_CUDA_SLOTS, &stuck),
-                 APO_PIPE_DONE);
+    recorder *r = driven_with_huge_tile(7, 500, 100, 30, APO_PIPE_DONE, &stuck);
     const uint64_t want[] = {30, 60, 90, 100};
     cr_assert_eq(r->issues, 4);
     for (long c = 0; c < r->issues; c++)
@@ -227,11 +236,7 @@ Test(cuda_plan, chunks_stop_at_the_tile_count_or_the_slot_whichever_comes_first)
     free(r);
 
     /* A big tile of 900 doubles: the slot cuts the chunk holding it before the count. */
-    r = new_recorder(10);
-    r->huge_tile = 20;
-    r->huge_doubles = 900;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 100, 30, 1000, APO_CUDA_SLOTS, &stuck),
-                 APO_PIPE_DONE);
+    r = driven_with_huge_tile(20, 900, 100, 30, APO_PIPE_DONE, &stuck);
     /* [0, 30) would be 29 x 10 + 900 = 1,190 > 1,000, and [0, 21) already 1,100: the slot
      * allows [0, 20); then [20, 50) would be 1,190 again: [20, 31) of 1,000 doubles. */
     cr_assert_eq(r->chunk_end[0], 20u);
@@ -242,12 +247,8 @@ Test(cuda_plan, chunks_stop_at_the_tile_count_or_the_slot_whichever_comes_first)
 }
 
 Test(cuda_plan, a_tile_larger_than_a_slot_stops_the_schedule_and_names_it) {
-    recorder *r = new_recorder(10);
-    r->huge_tile = 13;
-    r->huge_doubles = 5000;
     uint64_t stuck = 0;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 40, 100, 1000, APO_CUDA_SLOTS, &stuck),
-                 APO_PIPE_TOO_BIG);
+    recorder *r = driven_with_huge_tile(13, 5000, 40, 100, APO_PIPE_TOO_BIG, &stuck);
     cr_assert_eq(stuck, 13);
     /* Nothing past the tile was issued. */
     for (long c = 0; c < r->issues; c++)
@@ -255,29 +256,34 @@ Test(cuda_plan, a_tile_larger_than_a_slot_stops_the_schedule_and_names_it) {
     free(r);
 }
 
+/* A schedule that a failing issue or finish, or a stop, ends at once: the recorder's setting
+ * (-1: none), the result, and the issues and finishes counted by then (-1: not checked). */
+typedef struct early_end {
+    long fail_issue_at, fail_finish_at, stop_after;
+    apo__pipe_result want;
+    long issues, finishes;
+} early_end;
+
 Test(cuda_plan, a_failure_or_a_stop_ends_the_schedule_at_once) {
-    uint64_t stuck = 0;
-    recorder *r = new_recorder(10);
-    r->fail_issue_at = 6;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 1000, 50, 1000, APO_CUDA_SLOTS, &stuck),
-                 APO_PIPE_FAILED);
-    cr_assert_eq(r->issues, 6);
-    free(r);
-
-    r = new_recorder(10);
-    r->fail_finish_at = 2;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 1000, 50, 1000, APO_CUDA_SLOTS, &stuck),
-                 APO_PIPE_FAILED);
-    cr_assert_eq(r->finishes, 2);
-    cr_assert_eq(r->issues, APO_CUDA_SLOTS + 2, "issued %ld", r->issues);
-    free(r);
-
-    r = new_recorder(10);
-    r->stop_after = 9;
-    cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 1000, 50, 1000, APO_CUDA_SLOTS, &stuck),
-                 APO_PIPE_STOPPED);
-    cr_assert_eq(r->issues, 9);
-    free(r);
+    static const early_end ends[] = {
+        {6, -1, -1, APO_PIPE_FAILED, 6, -1},
+        {-1, 2, -1, APO_PIPE_FAILED, APO_CUDA_SLOTS + 2, 2},
+        {-1, -1, 9, APO_PIPE_STOPPED, 9, -1},
+    };
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        const early_end *e = &ends[i];
+        uint64_t stuck = 0;
+        recorder *r = new_recorder(10);
+        r->fail_issue_at = e->fail_issue_at;
+        r->fail_finish_at = e->fail_finish_at;
+        r->stop_after = e->stop_after;
+        cr_assert_eq(apo__pipeline_drive(&rec_ops, r, 0, 1000, 50, 1000, APO_CUDA_SLOTS, &stuck),
+                     e->want, "end %zu", i);
+        cr_assert_eq(r->issues, e->issues, "end %zu: issued %ld", i, r->issues);
+        cr_assert(e->finishes < 0 || r->finishes == e->finishes, "end %zu: finished %ld", i,
+                  r->finishes);
+        free(r);
+    }
 }
 
 Test(cuda_plan, a_task_on_one_published_slot_finishes_each_chunk_before_the_next) {
