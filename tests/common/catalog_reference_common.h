@@ -77,14 +77,15 @@ static inline void window_reference(const double *const *in, size_t k, size_t n,
             bar(in, t, q, &out[t], &scale[t]);
 }
 
-/* One clean bar's step of a running sum over the clean bars: what it adds to *sum and to
- * *bound (its scale), given prev, the previous clean bar's close. */
-typedef void (*ref_running_step)(const double *const *in, size_t t, long double prev,
+/* One clean bar's step of a running sum over the clean bars: what it makes of *sum and of
+ * *bound (its scale), given prev, the previous clean bar's close; first is 1 at the first clean
+ * bar, which has none (prev 0). */
+typedef void (*ref_running_step)(const double *const *in, size_t t, long double prev, int first,
                                  long double *sum, long double *bound);
 
 /* The loop that the running sums over clean bars share: out NaN and scale 0 at every bar,
- * then at each bar whose first k inputs are finite the sum and its bound as they stand, step
- * adding to them from the second such bar on; input `close` is the prev of the next one. */
+ * then at each bar whose first k inputs are finite step, and the sum and its bound as they
+ * then stand (both start at 0); input `close` is the prev of the next one. */
 static inline void running_reference(const double *const *in, size_t k, size_t close, size_t n,
                                      double *out, double *scale, ref_running_step step) {
     nan_fill(out, scale, n);
@@ -93,8 +94,7 @@ static inline void running_reference(const double *const *in, size_t k, size_t c
     for (size_t t = 0; t < n; t++) {
         if (!clean(in, k, t, t))
             continue;
-        if (seen)
-            step(in, t, prev, &sum, &bound);
+        step(in, t, prev, !seen, &sum, &bound);
         seen = 1;
         prev = in[close][t];
         out[t] = (double)sum;

@@ -22,12 +22,12 @@ void apo__ref_cat_marketfi(const double *const *in, size_t n, const double *p, d
     window_reference(in, 3, n, 1, 0, out[0], scale[0], marketfi_bar);
 }
 
-/* pvt's step: the close's change over the previous close, times the volume (nothing where the
- * previous close is 0). */
-static void pvt_step(const double *const *in, size_t t, long double prev, long double *sum,
-                     long double *bound) {
+/* pvt's step: the close's change over the previous close, times the volume (nothing at the
+ * first clean bar or where the previous close is 0). */
+static void pvt_step(const double *const *in, size_t t, long double prev, int first,
+                     long double *sum, long double *bound) {
     const long double c = in[0][t], v = in[1][t];
-    if (prev == 0)
+    if (first || prev == 0)
         return;
     *sum += (c - prev) / prev * v;
     *bound += (fabsl(c) + fabsl(prev)) / fabsl(prev) * fabsl(v);

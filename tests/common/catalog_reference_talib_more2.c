@@ -7,9 +7,12 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* wad's step: the close's move from the true range's low (a rise) or high (a fall). */
-static void wad_step(const double *const *in, size_t t, long double prev, long double *sum,
-                     long double *bound) {
+/* wad's step: the close's move from the true range's low (a rise) or high (a fall); nothing at
+ * the first clean bar. */
+static void wad_step(const double *const *in, size_t t, long double prev, int first,
+                     long double *sum, long double *bound) {
+    if (first)
+        return;
     const long double h = in[0][t], l = in[1][t], c = in[2][t];
     /* The true range's high and low: the bar's, stretched to the previous close. */
     const long double top = prev > h ? prev : h, bottom = prev < l ? prev : l;
