@@ -116,9 +116,7 @@ size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const 
     for (size_t k = 0; k < count; k++) {
         const char *name = NULL;
         cr_assert_eq(apo_kernel_name(rt, k, &name), APO_OK);
-        apo_stream_desc d = APO_STREAM_DESC_INIT;
-        d.kernel = name;
-        d.n_series = 1;
+        const apo_stream_desc d = stream_desc_named(name, 1);
         apo_stream *probe = NULL;
         if (apo_stream_create(rt, &d, &probe) != APO_OK)
             continue;
@@ -128,6 +126,28 @@ size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const 
         streamed++;
     }
     return streamed;
+}
+
+size_t stream_each_per_bar_kernel(apo_runtime *rt, size_t (*check)(apo_runtime *rt, size_t i,
+                                                                   const apo_kernel_info *info)) {
+    size_t n = 0, checked = 0;
+    cr_assert_eq(apo_kernel_count(rt, &n), APO_OK);
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
+        apo_kernel_info info = APO_KERNEL_INFO_INIT;
+        cr_assert_eq(apo_kernel_get(rt, name, &info), APO_OK, "%s", name);
+        if (!stream_kernel_is_reduction(name))
+            checked += check(rt, i, &info);
+    }
+    return checked;
+}
+
+apo_stream_desc stream_desc_named(const char *kernel, size_t n_series) {
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = kernel;
+    d.n_series = n_series;
+    return d;
 }
 
 void stream_check_every_kernel(void (*check)(apo_runtime *rt, const char *name)) {

@@ -107,6 +107,17 @@ size_t stream_tile_of(const apo_stream *s);
  * ThreadSanitizer (test_kernel_sampled, helpers.h); returns how many stream. */
 size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const char *name));
 
+/* For each kernel of rt but the reductions (stream_kernel_is_reduction), in the registry's
+ * order: check(rt, i, info), i the kernel's index in the registry (the slow cases seed
+ * their data by it), info its description (every kernel listed, reductions included, must be
+ * described). Returns the sum of what check returned, the cases it checked. */
+size_t stream_each_per_bar_kernel(apo_runtime *rt, size_t (*check)(apo_runtime *rt, size_t i,
+                                                                   const apo_kernel_info *info));
+
+/* The description of a stream of `kernel` over n_series series, everything else as
+ * APO_STREAM_DESC_INIT gives it. */
+apo_stream_desc stream_desc_named(const char *kernel, size_t n_series);
+
 /* Runs check(rt, name) for every kernel that streams on a cpu runtime with the user kernel
  * tema_user registered (stream_register_tile_ema()), and fails the test unless there are 38
  * at least: bollinger, macd, the catalog's 35 and the user kernel, so that a registry that

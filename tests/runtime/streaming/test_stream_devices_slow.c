@@ -35,33 +35,30 @@ static size_t history_of(apo_runtime *rt, const char *kernel) {
     return 2 * tile + info.halo + 2 * tile + 137;
 }
 
+/* The kernel's case over history_of() bars, fed to streams on the devices in one chunk and
+ * in random counts. */
+static size_t check_on_devices(apo_runtime *rt, size_t i, const apo_kernel_info *info) {
+    const char *name = info->name;
+    stream_case c;
+    const size_t cols = history_of(rt, name);
+    cr_assert_eq(stream_case_init(&c, rt, name, NULL, 0, ROWS, cols, 21 + i, 1), APO_OK, "%s: %s",
+                 name, apo_last_error());
+    /* One chunk: every series a batch row from position 0. Random counts up to two
+     * tiles and a half: rows from every position of a tile, deep in the history too,
+     * beside series with less than a tile that stay on this thread. */
+    apo_stream *s = stream_on_devices(rt, &c, 1);
+    stream_check_plan(s, &c, PLAN_ONE_CHUNK, 0, 0);
+    apo_stream_destroy(s);
+    s = stream_on_devices(rt, &c, 1);
+    stream_check_plan(s, &c, PLAN_RANDOM, 300 + i, 5 * c.tile / 2);
+    apo_stream_destroy(s);
+    stream_case_free(&c);
+    return 1;
+}
+
 Test(stream_devices, every_per_bar_kernel_on_the_devices_equals_batch, .timeout = 900) {
     apo_runtime *rt = test_runtime("cpu,sim:a:rate=2e8,sim:b:rate=5e8");
-    size_t n = 0, checked = 0;
-    cr_assert_eq(apo_kernel_count(rt, &n), APO_OK);
-    for (size_t i = 0; i < n; i++) {
-        const char *name;
-        cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
-        apo_kernel_info info = APO_KERNEL_INFO_INIT;
-        cr_assert_eq(apo_kernel_get(rt, name, &info), APO_OK);
-        if (stream_kernel_is_reduction(name))
-            continue;
-        stream_case c;
-        const size_t cols = history_of(rt, name);
-        cr_assert_eq(stream_case_init(&c, rt, name, NULL, 0, ROWS, cols, 21 + i, 1), APO_OK,
-                     "%s: %s", name, apo_last_error());
-        /* One chunk: every series a batch row from position 0. Random counts up to two
-         * tiles and a half: rows from every position of a tile, deep in the history too,
-         * beside series with less than a tile that stay on this thread. */
-        apo_stream *s = stream_on_devices(rt, &c, 1);
-        stream_check_plan(s, &c, PLAN_ONE_CHUNK, 0, 0);
-        apo_stream_destroy(s);
-        s = stream_on_devices(rt, &c, 1);
-        stream_check_plan(s, &c, PLAN_RANDOM, 300 + i, 5 * c.tile / 2);
-        apo_stream_destroy(s);
-        stream_case_free(&c);
-        checked++;
-    }
+    const size_t checked = stream_each_per_bar_kernel(rt, check_on_devices);
     cr_assert_geq(checked, 37, "only %zu kernels checked", checked);
     apo_runtime_destroy(rt);
 }

@@ -46,51 +46,45 @@ static int check_kernel(apo_runtime *rt, const char *kernel, const apo_param *pa
     return 1;
 }
 
+static size_t check_at_defaults(apo_runtime *rt, size_t i, const apo_kernel_info *info) {
+    cr_assert(check_kernel(rt, info->name, NULL, 0, 11 + i), "%s refused its defaults", info->name);
+    return 1;
+}
+
 Test(stream, every_per_bar_kernel_at_defaults_equals_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
-    size_t n = 0, checked = 0;
-    cr_assert_eq(apo_kernel_count(rt, &n), APO_OK);
-    for (size_t i = 0; i < n; i++) {
-        const char *name;
-        cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
-        if (stream_kernel_is_reduction(name))
-            continue;
-        cr_assert(check_kernel(rt, name, NULL, 0, 11 + i), "%s refused its defaults", name);
-        checked++;
-    }
+    const size_t checked = stream_each_per_bar_kernel(rt, check_at_defaults);
     cr_assert_geq(checked, 35, "only %zu kernels checked", checked);
     apo_runtime_destroy(rt);
+}
+
+/* Each whole-number parameter of the kernel moved off its default (variant 0: up by 3,
+ * variant 1: down to about half), within its bounds; returns the parameter sets checked. */
+static size_t check_at_other_parameters(apo_runtime *rt, size_t i, const apo_kernel_info *info) {
+    size_t checked = 0;
+    for (int variant = 0; variant < 2; variant++) {
+        apo_param params[APO_MAX_PARAMS];
+        size_t np = 0;
+        for (size_t p = 0; p < info->n_params; p++) {
+            double d = info->param_defaults[p];
+            double v = variant == 0 ? d + 3 : floor(d / 2);
+            if (!info->param_integer[p] || v < info->param_min[p] || v > info->param_max[p])
+                continue;
+            params[np].name = info->param_names[p];
+            params[np++].value = v;
+        }
+        if (np == 0)
+            continue;
+        checked += (size_t)check_kernel(rt, info->name, params, np, 101 + 7 * i + (size_t)variant);
+    }
+    return checked;
 }
 
 /* Other parameters for every kernel: each whole-number parameter moved off its default
  * (up by 3, or down to about half), within its bounds. */
 Test(stream, every_per_bar_kernel_at_other_parameters_equals_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
-    size_t n = 0, checked = 0;
-    cr_assert_eq(apo_kernel_count(rt, &n), APO_OK);
-    for (size_t i = 0; i < n; i++) {
-        const char *name;
-        cr_assert_eq(apo_kernel_name(rt, i, &name), APO_OK);
-        if (stream_kernel_is_reduction(name))
-            continue;
-        apo_kernel_info info = APO_KERNEL_INFO_INIT;
-        cr_assert_eq(apo_kernel_get(rt, name, &info), APO_OK);
-        for (int variant = 0; variant < 2; variant++) {
-            apo_param params[APO_MAX_PARAMS];
-            size_t np = 0;
-            for (size_t p = 0; p < info.n_params; p++) {
-                double d = info.param_defaults[p];
-                double v = variant == 0 ? d + 3 : floor(d / 2);
-                if (!info.param_integer[p] || v < info.param_min[p] || v > info.param_max[p])
-                    continue;
-                params[np].name = info.param_names[p];
-                params[np++].value = v;
-            }
-            if (np == 0)
-                continue;
-            checked += (size_t)check_kernel(rt, name, params, np, 101 + 7 * i + (size_t)variant);
-        }
-    }
+    const size_t checked = stream_each_per_bar_kernel(rt, check_at_other_parameters);
     cr_assert_geq(checked, 40, "only %zu parameter sets checked", checked);
     apo_runtime_destroy(rt);
 }
@@ -181,9 +175,7 @@ Test(stream, reductions_are_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     const char *names[] = {"returns_stats", "bootstrap"};
     for (size_t i = 0; i < 2; i++) {
-        apo_stream_desc d = APO_STREAM_DESC_INIT;
-        d.kernel = names[i];
-        d.n_series = 2;
+        const apo_stream_desc d = stream_desc_named(names[i], 2);
         apo_stream *s = (apo_stream *)&d;
         test_assert_refused(apo_stream_create(rt, &d, &s), APO_ERR_INVALID_ARGUMENT,
                             "is a reduction");
@@ -238,11 +230,8 @@ Test(stream, state_stays_bounded_by_the_window, .timeout = 120) {
     /* sma keeps its window; obv (2 inputs) keeps no bar, only its 3 carried doubles. */
     const char *kernels[] = {"sma", "obv"};
     for (size_t k = 0; k < 2; k++) {
-        apo_stream_desc d = APO_STREAM_DESC_INIT;
-        d.kernel = kernels[k];
-        d.n_series = 1;
-        apo_stream *s = NULL;
-        cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+        const apo_stream_desc d = stream_desc_named(kernels[k], 1);
+        apo_stream *s = stream_created(rt, &d);
         size_t tile = stream_tile_of(s), most = 0;
         enum { CHUNK = 997 };
         double x[CHUNK], v[CHUNK], y[CHUNK];
