@@ -128,3 +128,19 @@ apo_report run_calls(tally *t, const char *devices, const fault_config *fc, cons
     apo_runtime_destroy(rt);
     return report;
 }
+
+void run_every_case(tally *t, const char *const *lists, size_t n_lists, const apo_split *splits,
+                    size_t n_splits, const fault_config *fc, int calls,
+                    void (*check)(const apo_report *r, const kernel_case *c, const char *devices,
+                                  apo_split split)) {
+    for (size_t k = 0; k < N_CASES; k++) {
+        test_job ref;
+        reference(&cases[k], &ref);
+        for (size_t l = 0; l < n_lists; l++)
+            for (size_t a = 0; a < n_splits; a++) {
+                const apo_report r = run_calls(t, lists[l], fc, &cases[k], splits[a], &ref, calls);
+                check(&r, &cases[k], lists[l], splits[a]);
+            }
+        test_job_free(&ref);
+    }
+}

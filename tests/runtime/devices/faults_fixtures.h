@@ -62,4 +62,13 @@ void print_tally(const char *test, const tally *t);
 apo_report run_calls(tally *t, const char *devices, const fault_config *fc, const kernel_case *c,
                      apo_split split, const test_job *ref, int calls);
 
+/* For each of the N_CASES cases, its reference, then for each device list and each split:
+ * run_calls() of `calls` calls and check() of the last report, given the case, the list and
+ * the split to name in its failures. The fault cases that run every case on fixed lists of
+ * faulty devices share this loop. */
+void run_every_case(tally *t, const char *const *lists, size_t n_lists, const apo_split *splits,
+                    size_t n_splits, const fault_config *fc, int calls,
+                    void (*check)(const apo_report *r, const kernel_case *c, const char *devices,
+                                  apo_split split));
+
 #endif

@@ -103,24 +103,27 @@ Test(faults, flaky_draws_depend_on_seed_and_name_not_on_timing_or_order, .timeou
 
 /* ---- several devices, all but one ------------------------------------------------------- */
 
+/* a, b and d failed over to c and e, which never failed. */
+static void c_and_e_carried_the_call(const apo_report *r, const kernel_case *c, const char *devices,
+                                     apo_split split) {
+    (void)devices;
+    cr_assert_eq(r->failovers, 3, "%s, %s", c->kernel, apo_split_name(split));
+    cr_assert(r->devices[0].failed && r->devices[1].failed && r->devices[3].failed, "%s, %s",
+              c->kernel, apo_split_name(split));
+    cr_assert(!r->devices[2].failed && !r->devices[4].failed, "%s, %s", c->kernel,
+              apo_split_name(split));
+    cr_assert_gt(r->devices[2].elements_moved_in + r->devices[4].elements_moved_in, 0, "%s, %s",
+                 c->kernel, apo_split_name(split));
+}
+
 Test(faults, several_devices_fail_in_one_call, .timeout = 120) {
     /* a fails at its first task (after a drawn number of tiles), b at its second, d at its
      * third; c and e carry the call. */
-    const char *devices = "sim:a:flaky=1:seed=5,sim:b:fail_after=2,sim:c,sim:d:fail_after=3,sim:e";
+    const char *const devices =
+        "sim:a:flaky=1:seed=5,sim:b:fail_after=2,sim:c,sim:d:fail_after=3,sim:e";
     fault_config fc = {0};
     tally t = {0};
-    for (size_t k = 0; k < N_CASES; k++) {
-        test_job ref;
-        reference(&cases[k], &ref);
-        for (size_t a = 0; a < 2; a++) {
-            apo_report r = run_calls(&t, devices, &fc, &cases[k], axes[a], &ref, 1);
-            cr_assert_eq(r.failovers, 3, "%s, %s", cases[k].kernel, apo_split_name(axes[a]));
-            cr_assert(r.devices[0].failed && r.devices[1].failed && r.devices[3].failed);
-            cr_assert(!r.devices[2].failed && !r.devices[4].failed);
-            cr_assert_gt(r.devices[2].elements_moved_in + r.devices[4].elements_moved_in, 0);
-        }
-        test_job_free(&ref);
-    }
+    run_every_case(&t, &devices, 1, axes, 2, &fc, 1, c_and_e_carried_the_call);
     print_tally("several", &t);
 }
 

@@ -71,6 +71,21 @@ Test(faults, a_device_that_stops_answering_is_abandoned_and_its_tiles_redone, .t
     print_tally("hang", &t);
 }
 
+/* b, the device that stopped answering, is quarantined. */
+static void b_quarantined(const apo_report *r, const kernel_case *c, const char *devices,
+                          apo_split split) {
+    cr_assert(r->devices[1].quarantined, "%s, %s on %s: %s", c->kernel, apo_split_name(split),
+              devices, r->devices[1].quarantine_reason);
+}
+
+/* b alone, the device that stopped answering, is quarantined. */
+static void b_alone_quarantined(const apo_report *r, const kernel_case *c, const char *devices,
+                                apo_split split) {
+    b_quarantined(r, c, devices, split);
+    cr_assert(!r->devices[0].quarantined && !r->devices[2].quarantined, "%s, %s on %s", c->kernel,
+              apo_split_name(split), devices);
+}
+
 Test(faults, a_device_that_stops_answering_mid_share_or_in_failover, .timeout = 120) {
     static const char *const lists[] = {
         /* b finishes two tasks, then stops answering */
@@ -84,15 +99,8 @@ Test(faults, a_device_that_stops_answering_mid_share_or_in_failover, .timeout = 
      * 0.2 s floor could abandon them too and fail the call. */
     fault_config fc = {.floor_s = 1.0};
     tally t = {0};
-    for (size_t k = 0; k < N_CASES; k++) {
-        test_job ref;
-        reference(&cases[k], &ref);
-        for (size_t l = 0; l < 3; l++) {
-            apo_report r = run_calls(&t, lists[l], &fc, &cases[k], APO_SPLIT_TIME, &ref, 2);
-            cr_assert(r.devices[1].quarantined, "%s: %s", lists[l], r.devices[1].quarantine_reason);
-        }
-        test_job_free(&ref);
-    }
+    const apo_split time_axis = APO_SPLIT_TIME;
+    run_every_case(&t, lists, 3, &time_axis, 1, &fc, 2, b_quarantined);
     cr_assert_geq(t.deadlines, N_CASES * 3);
     print_tally("hang-mid", &t);
 }
@@ -106,18 +114,8 @@ Test(faults, deadlines_on_the_wall_clock, .timeout = 120) {
      * waiting, not of CPU (docs/robustness.md, "A busy machine"). */
     fault_config fc = {.clock = APO_SIM_CLOCK_WALL, .floor_s = 1.0};
     tally t = {0};
-    for (size_t k = 0; k < N_CASES; k++) {
-        test_job ref;
-        reference(&cases[k], &ref);
-        for (size_t a = 0; a < 2; a++) {
-            apo_report r =
-                run_calls(&t, "sim:a:rate=5e7,sim:b:rate=5e7:hang_after=2,sim:c:rate=5e7", &fc,
-                          &cases[k], axes[a], &ref, 2);
-            cr_assert(r.devices[1].quarantined);
-            cr_assert(!r.devices[0].quarantined && !r.devices[2].quarantined);
-        }
-        test_job_free(&ref);
-    }
+    const char *const list = "sim:a:rate=5e7,sim:b:rate=5e7:hang_after=2,sim:c:rate=5e7";
+    run_every_case(&t, &list, 1, axes, 2, &fc, 2, b_alone_quarantined);
     cr_assert_eq(t.deadlines, N_CASES * 2);
     print_tally("hang-wall", &t);
 }
