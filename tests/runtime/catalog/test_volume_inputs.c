@@ -90,10 +90,22 @@ static apo_status run_bars(apo_runtime *rt, const char *kernel, const char *scor
 
 static const char *const volume_kernels[] = {"mfi", "vwap", "obv", "ad", "adosc"};
 
-Test(volume_inputs, a_negative_volume_refuses_the_call_naming_row_and_bar, .timeout = 60) {
-    apo_runtime *rt = test_runtime("cpu,sim:a:rate=1e8");
-    static ohlcv b;
+/* What each case starts from: a runtime and the plain bars of fill_bars(), which the case then
+ * edits; set up by the case's .init (on the devices it names), destroyed by its .fini. Each
+ * Criterion case runs in its own process, so these are the case's own. */
+static apo_runtime *rt;
+static ohlcv b;
+
+static void set_up(const char *devices) {
+    rt = test_runtime(devices);
     fill_bars(&b);
+}
+static void on_cpu(void) { set_up("cpu"); }
+static void on_cpu_and_sim(void) { set_up("cpu,sim:a:rate=1e8"); }
+static void tear_down(void) { apo_runtime_destroy(rt); }
+
+Test(volume_inputs, a_negative_volume_refuses_the_call_naming_row_and_bar, .timeout = 60,
+     .init = on_cpu_and_sim, .fini = tear_down) {
     b.volume[1 * COLS + 17] = -500000.0;
     for (size_t k = 0; k < sizeof volume_kernels / sizeof volume_kernels[0]; k++) {
         int untouched = 0;
@@ -107,13 +119,10 @@ Test(volume_inputs, a_negative_volume_refuses_the_call_naming_row_and_bar, .time
     test_assert_refused(run_bars(rt, "mfi", "mfi_zone", &b, NULL, &untouched),
                         APO_ERR_INVALID_ARGUMENT, "at row 1, bar 17");
     cr_assert(untouched);
-    apo_runtime_destroy(rt);
 }
 
-Test(volume_inputs, gaps_and_zero_volumes_are_not_refused, .timeout = 60) {
-    apo_runtime *rt = test_runtime("cpu");
-    static ohlcv b;
-    fill_bars(&b);
+Test(volume_inputs, gaps_and_zero_volumes_are_not_refused, .timeout = 60, .init = on_cpu,
+     .fini = tear_down) {
     b.volume[3] = NAN;
     b.volume[COLS + 4] = -INFINITY;
     b.volume[COLS + 5] = INFINITY;
@@ -125,13 +134,10 @@ Test(volume_inputs, gaps_and_zero_volumes_are_not_refused, .timeout = 60) {
                      volume_kernels[k], apo_last_error());
         cr_assert(!untouched);
     }
-    apo_runtime_destroy(rt);
 }
 
-Test(volume_inputs, ragged_rows_are_checked_over_their_own_length, .timeout = 60) {
-    apo_runtime *rt = test_runtime("cpu");
-    static ohlcv b;
-    fill_bars(&b);
+Test(volume_inputs, ragged_rows_are_checked_over_their_own_length, .timeout = 60, .init = on_cpu,
+     .fini = tear_down) {
     const size_t lengths[ROWS] = {COLS, 20, COLS};
     /* Past row 1's own 20 bars the array is padding the call never reads. */
     b.volume[1 * COLS + 30] = -1.0;
@@ -142,13 +148,10 @@ Test(volume_inputs, ragged_rows_are_checked_over_their_own_length, .timeout = 60
     test_assert_refused(run_bars(rt, "mfi", NULL, &b, lengths, &untouched),
                         APO_ERR_INVALID_ARGUMENT, "is -2.5 at row 2, bar 59");
     cr_assert(untouched);
-    apo_runtime_destroy(rt);
 }
 
-Test(volume_inputs, a_refused_update_leaves_the_stream_where_it_was, .timeout = 60) {
-    apo_runtime *rt = test_runtime("cpu");
-    static ohlcv b;
-    fill_bars(&b);
+Test(volume_inputs, a_refused_update_leaves_the_stream_where_it_was, .timeout = 60, .init = on_cpu,
+     .fini = tear_down) {
     apo_stream_desc d = APO_STREAM_DESC_INIT;
     d.kernel = "obv";
     d.n_series = 2;
@@ -176,7 +179,6 @@ Test(volume_inputs, a_refused_update_leaves_the_stream_where_it_was, .timeout = 
     b.volume[10 + 5 + 12] = 7.0;
     cr_assert_eq(apo_stream_update(s, more, next, outs), APO_OK, "%s", apo_last_error());
     apo_stream_destroy(s);
-    apo_runtime_destroy(rt);
 }
 
 /* A user kernel of one input it names "volume": its sum of the last two. */
@@ -189,8 +191,8 @@ static apo_status pair_sum(const apo_kernel_call *c, void *user) {
     return APO_OK;
 }
 
-Test(volume_inputs, a_user_kernel_input_named_volume_is_not_checked, .timeout = 60) {
-    apo_runtime *rt = test_runtime("cpu");
+Test(volume_inputs, a_user_kernel_input_named_volume_is_not_checked, .timeout = 60, .init = on_cpu,
+     .fini = tear_down) {
     static const char *const inputs[] = {"volume"};
     static const char *const outputs[] = {"sum"};
     apo_kernel_desc d = test_user_kernel("vol_pairs", pair_sum, NULL, 0);
@@ -210,5 +212,4 @@ Test(volume_inputs, a_user_kernel_input_named_volume_is_not_checked, .timeout = 
     w.outputs = out, w.n_outputs = 1;
     cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
     cr_assert_eq(y[3], -1.0);
-    apo_runtime_destroy(rt);
 }
