@@ -571,21 +571,52 @@ static double *signal_events(size_t n) {
     return e;
 }
 
+/* The bars the score cases fold: the closes of a seeded walk, with gaps (NaN or infinite) at
+ * the bars the case names, each bar's move and whether it is finite (apo__score_move, from the
+ * close before it), and three output arrays of n bars that the case fills. */
+typedef struct score_walk {
+    double *close, *move, *out[3];
+    unsigned char *finite;
+} score_walk;
+
+static score_walk score_walk_make(uint64_t seed, size_t n, const size_t *gap_at,
+                                  const double *gap_value, size_t gaps) {
+    score_walk w = {
+        malloc(n * sizeof(double)),
+        malloc(n * sizeof(double)),
+        {malloc(n * sizeof(double)), malloc(n * sizeof(double)), malloc(n * sizeof(double))},
+        malloc(n)};
+    cr_assert(w.close != NULL && w.move != NULL && w.out[0] != NULL && w.out[1] != NULL &&
+              w.out[2] != NULL && w.finite != NULL);
+    apo__test_random_walk(seed, n, 100.0, 0.5, w.close);
+    for (size_t g = 0; g < gaps; g++)
+        w.close[gap_at[g]] = gap_value[g];
+    for (size_t t = 0; t < n; t++)
+        w.finite[t] =
+            (unsigned char)apo__score_move(t > 0 ? w.close[t - 1] : NAN, w.close[t], &w.move[t]);
+    return w;
+}
+
+static void score_walk_free(score_walk *w) {
+    free(w->close);
+    free(w->move);
+    for (int k = 0; k < 3; k++)
+        free(w->out[k]);
+    free(w->finite);
+}
+
 /* Sets of a pass folded in lanes, one round or two side by side with a last one partly full,
  * whose sets start at different bars (a width whose band overflows while the sd is huge
  * starts later), across tiles, on every path: each set's fold is the scalar fold's, field by
  * field, bit for bit (kernels/scores/score_sets.h). */
 Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
     const size_t n = 3000;
-    double *close = malloc(n * sizeof *close), *move = malloc(n * sizeof *move);
-    double *sd = malloc(n * sizeof *sd), *mean = malloc(n * sizeof *mean);
-    unsigned char *finite = malloc(n);
-    cr_assert(close != NULL && move != NULL && sd != NULL && mean != NULL && finite != NULL);
-    apo__test_random_walk(5, n, 100.0, 0.5, close);
-    close[700] = NAN;
-    close[1800] = INFINITY;
+    score_walk w =
+        score_walk_make(5, n, (const size_t[]){700, 1800}, (const double[]){NAN, INFINITY}, 2);
+    const double *close = w.close, *move = w.move;
+    const unsigned char *finite = w.finite;
+    double *sd = w.out[0], *mean = w.out[1];
     for (size_t t = 0; t < n; t++) {
-        finite[t] = (unsigned char)apo__score_move(t > 0 ? close[t - 1] : NAN, close[t], &move[t]);
         mean[t] = t >= 3 ? (close[t - 1] + close[t - 2] + close[t - 3]) / 3.0 : NAN;
         sd[t] = t < 30 ? NAN : t < 400 ? 1e306 : 0.3 + 0.2 * sin((double)t / 7.0);
         if (t % 97 == 0)
@@ -619,11 +650,7 @@ Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
             if (widths && counts[c] >= 3)
                 cr_assert_lt(want[2].bars, want[0].bars);
         }
-    free(close);
-    free(move);
-    free(sd);
-    free(mean);
-    free(finite);
+    score_walk_free(&w);
     free(events);
 }
 
@@ -635,15 +662,12 @@ Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
  * on every path, bit for bit. */
 Test(cpu_isa, score_lanes_clean_runs_fold_as_the_scalar_fold, .timeout = 60) {
     const size_t n = 6000;
-    double *close = malloc(n * sizeof *close), *move = malloc(n * sizeof *move);
-    double *sd = malloc(n * sizeof *sd), *mean = malloc(n * sizeof *mean);
-    unsigned char *finite = malloc(n);
-    cr_assert(close != NULL && move != NULL && sd != NULL && mean != NULL && finite != NULL);
-    apo__test_random_walk(17, n, 100.0, 0.5, close);
-    close[3301] = NAN;
-    close[4444] = -INFINITY;
+    score_walk w =
+        score_walk_make(17, n, (const size_t[]){3301, 4444}, (const double[]){NAN, -INFINITY}, 2);
+    const double *close = w.close, *move = w.move;
+    const unsigned char *finite = w.finite;
+    double *sd = w.out[0], *mean = w.out[1];
     for (size_t t = 0; t < n; t++) {
-        finite[t] = (unsigned char)apo__score_move(t > 0 ? close[t - 1] : NAN, close[t], &move[t]);
         mean[t] = t >= 3 ? (close[t - 1] + close[t - 2] + close[t - 3]) / 3.0 : NAN;
         sd[t] = t < 20 ? NAN : 0.4 + 0.3 * sin((double)t / 9.0);
         if (t >= 1200 && t < 1210)
@@ -671,11 +695,7 @@ Test(cpu_isa, score_lanes_clean_runs_fold_as_the_scalar_fold, .timeout = 60) {
                 cr_assert_gt(want[j].trades, 10, "set %zu trades %lld times", j,
                              (long long)want[j].trades);
         }
-    free(close);
-    free(move);
-    free(sd);
-    free(mean);
-    free(finite);
+    score_walk_free(&w);
 }
 
 /* A lone set's fold over bars [0, n) in tiles of `tile` bars with a rule of kind `kind` on
@@ -711,18 +731,13 @@ static void fold_lone(int isa, int kind, const double *close, const double *move
  * would fold 0 either way). */
 Test(cpu_isa, a_lone_set_folds_every_kind_as_the_scalar_fold, .timeout = 60) {
     const size_t n = 3000;
-    double *close = malloc(n * sizeof *close), *move = malloc(n * sizeof *move);
-    double *upper = malloc(n * sizeof *upper), *middle = malloc(n * sizeof *middle);
-    double *lower = malloc(n * sizeof *lower);
-    unsigned char *finite = malloc(n);
-    cr_assert(close != NULL && move != NULL && upper != NULL && middle != NULL && lower != NULL &&
-              finite != NULL);
-    apo__test_random_walk(11, n, 100.0, 0.5, close);
     static const size_t gaps[] = {700, 701, 1023, 1024, 1333, 2047, 2999};
-    for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++)
-        close[gaps[g]] = g % 2 ? INFINITY : NAN;
+    static const double gap_values[] = {NAN, INFINITY, NAN, INFINITY, NAN, INFINITY, NAN};
+    score_walk w = score_walk_make(11, n, gaps, gap_values, sizeof gaps / sizeof gaps[0]);
+    const double *close = w.close, *move = w.move;
+    const unsigned char *finite = w.finite;
+    double *upper = w.out[0], *middle = w.out[1], *lower = w.out[2];
     for (size_t t = 0; t < n; t++) {
-        finite[t] = (unsigned char)apo__score_move(t > 0 ? close[t - 1] : NAN, close[t], &move[t]);
         const double width = 0.5 * sin((double)t / 11.0) + 0.2;
         middle[t] = t >= 5 ? (close[t - 3] + close[t - 4] + close[t - 5]) / 3.0 : NAN;
         upper[t] = middle[t] + width;
@@ -764,13 +779,8 @@ Test(cpu_isa, a_lone_set_folds_every_kind_as_the_scalar_fold, .timeout = 60) {
                           (long long)want.trades, got.total, want.total);
             }
         }
-    free(close);
-    free(move);
-    free(upper);
-    free(middle);
-    free(lower);
+    score_walk_free(&w);
     free(osc);
-    free(finite);
     free(events);
 }
 
