@@ -82,30 +82,44 @@ Test(catalog, trange_on_every_path_with_ties_and_gaps) {
 /* SAR's first bars worked by hand from TA-Lib's definition: the one-bar minus DM picks the
  * side (an equal rise and fall is long: the minus DM is 0), a gap bar is taken out, and every
  * cut into two tiles gives the same values; sarext negates a short position's stop. */
+/* The io of a kernel of the high and the low (in[0], in[1]) into out, its first parameter p0. */
+static apo__cat_io high_low_io(double *high, double *low, double *out, double p0) {
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    io.in[0] = high;
+    io.in[1] = low;
+    io.out[0] = out;
+    io.p[0] = p0;
+    return io;
+}
+
+/* Kernel id over bars [0, e) cut at b, a tile [0, b) (when b > 0) then [b, e) (when b < e),
+ * into an output first set to -1: bars 0 to e - 1 must be want's (NaN where want is). */
+static void check_cut(apo__cat_id id, const apo__cat_io *io, const double *want, size_t b, size_t e,
+                      const char *name) {
+    double *out = io->out[0];
+    for (size_t t = 0; t < e; t++)
+        out[t] = -1;
+    if (b > 0)
+        apo__cpu_catalog_tile(id, io, 0, b);
+    if (b < e)
+        apo__cpu_catalog_tile(id, io, b, e);
+    for (size_t t = 0; t < e; t++)
+        cr_assert(out[t] == want[t] || (isnan(want[t]) && isnan(out[t])),
+                  "%s [0, %zu) then [%zu, %zu), t %zu: %.17g", name, b, b, e, t, out[t]);
+}
+
 Test(catalog, sar_first_bars_and_gaps_worked_by_hand) {
     /* Long (the low rose): stop low[0] = 9, extreme high[1] = 11; bar 1 outputs 9 and steps
      * to 9 + 0.02 (11 - 9) = 9.04; bar 3 outputs it, takes the new high 12 (af 0.04). The
      * gap bar 2 is not a bar before. */
     double high[] = {10, 11, NAN, 12}, low[] = {9, 9.5, 9.6, 10.5}, out[4];
     const double want[] = {NAN, 9, NAN, 9.0 + 0.02 * (11.0 - 9.0)};
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    io.in[0] = high;
-    io.in[1] = low;
-    io.out[0] = out;
-    io.p[0] = 0.02;
+    apo__cat_io io = high_low_io(high, low, out, 0.02);
     io.p[1] = 0.2;
     for (size_t b = 0; b < 4; b++)
-        for (size_t e = b + 1; e <= 4; e++) {
-            for (size_t t = 0; t < 4; t++)
-                out[t] = -1;
-            if (b > 0)
-                apo__cpu_catalog_tile(APO_CAT_SAR, &io, 0, b);
-            apo__cpu_catalog_tile(APO_CAT_SAR, &io, b, e);
-            for (size_t t = 0; t < e; t++)
-                cr_assert(out[t] == want[t] || (isnan(want[t]) && isnan(out[t])),
-                          "sar [%zu, %zu) t %zu: %.17g", b, e, t, out[t]);
-        }
+        for (size_t e = b + 1; e <= 4; e++)
+            check_cut(APO_CAT_SAR, &io, want, b, e, "sar");
     /* Short (the low fell by 1, the high fell): stop high[0] = 10; sarext shows -10. An
      * equal rise and fall (both 1) is long, the minus DM being 0: stop low[0] = 9, which bar
      * 1's low 8 reaches at once, so bar 1 reverses to short and shows the extreme point,
@@ -136,23 +150,9 @@ Test(catalog, sar_first_bars_and_gaps_worked_by_hand) {
 Test(catalog, adr_worked_by_hand) {
     double high[] = {3, 5, 4, NAN, 6, 7}, low[] = {1, 2, 3, 1, 5, 4}, out[6];
     const double want[] = {NAN, 2.5, 2, NAN, NAN, 2};
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    io.in[0] = high;
-    io.in[1] = low;
-    io.out[0] = out;
-    io.p[0] = 2;
+    apo__cat_io io = high_low_io(high, low, out, 2);
     io.h = apo__catalog_halo(APO_CAT_ADR, io.p);
     cr_assert_eq(io.h, 1);
-    for (size_t b = 0; b <= 6; b++) {
-        for (size_t t = 0; t < 6; t++)
-            out[t] = -1;
-        if (b > 0)
-            apo__cpu_catalog_tile(APO_CAT_ADR, &io, 0, b);
-        if (b < 6)
-            apo__cpu_catalog_tile(APO_CAT_ADR, &io, b, 6);
-        for (size_t t = 0; t < 6; t++)
-            cr_assert(out[t] == want[t] || (isnan(want[t]) && isnan(out[t])),
-                      "adr cut at %zu, t %zu: %g", b, t, out[t]);
-    }
+    for (size_t b = 0; b <= 6; b++)
+        check_cut(APO_CAT_ADR, &io, want, b, 6, "adr");
 }
