@@ -61,6 +61,16 @@ void job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t n) {
     job->w.split = APO_SPLIT_TIME;
 }
 
+apo_runtime *samples_job(test_job *job, apo_runtime *rt) {
+    job_init(job, rt, "returns_stats", SAMPLES);
+    return rt;
+}
+
+void samples_job_close(test_job *job, apo_runtime *rt) {
+    test_job_free(job);
+    apo_runtime_destroy(rt);
+}
+
 apo_report run(test_job *job, apo_runtime *rt) {
     apo_report report = APO_REPORT_INIT;
     apo_status st = test_job_run(job, rt, &report);

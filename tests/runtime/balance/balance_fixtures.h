@@ -42,6 +42,12 @@ void job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t n);
 
 apo_report run(test_job *job, apo_runtime *rt);
 
+/* Sets *job up as the call most balancing cases repeat, one series of SAMPLES samples of
+ * returns_stats on rt (job_init), and returns rt; samples_job_close() frees the job and
+ * destroys the runtime. */
+apo_runtime *samples_job(test_job *job, apo_runtime *rt);
+void samples_job_close(test_job *job, apo_runtime *rt);
+
 apo_profile_files files_of(apo_runtime *rt);
 
 #endif

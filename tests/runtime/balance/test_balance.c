@@ -148,7 +148,7 @@ Test(balance, online_refinement_converges_from_equal_shares, .timeout = 120) {
 
     enum { CALLS = 12 };
     test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
+    samples_job(&job, rt);
     double eff[CALLS], span[CALLS];
     uint64_t first_elements[3] = {0};
     int split_moved = 0;
@@ -189,8 +189,7 @@ Test(balance, online_refinement_converges_from_equal_shares, .timeout = 120) {
         cr_assert(fabs(p1.shares[d] - want[d]) < 0.01, "converged share %d: %.4f, about %.4f", d,
                   p1.shares[d], want[d]);
     saved_free(&first);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    samples_job_close(&job, rt);
 }
 
 Test(balance, outputs_stay_bitwise_identical_while_the_split_moves, .timeout = 240) {
@@ -225,11 +224,11 @@ Test(balance, outputs_stay_bitwise_identical_while_the_split_moves, .timeout = 2
 }
 
 Test(balance, follows_a_device_that_slows_down, .timeout = 120) {
-    apo_runtime *rt =
-        runtime("sim:a:rate=4e8,sim:b:rate=4e8:slow_after=6:slow_rate=2e8", APO_SWITCH_ON, 0);
     enum { CALLS = 15 };
     test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
+    apo_runtime *rt =
+        samples_job(&job, runtime("sim:a:rate=4e8,sim:b:rate=4e8:slow_after=6:slow_rate=2e8",
+                                  APO_SWITCH_ON, 0));
     double eff[CALLS];
     for (int c = 0; c < CALLS; c++) {
         apo_report r = run(&job, rt);
@@ -251,8 +250,7 @@ Test(balance, follows_a_device_that_slows_down, .timeout = 120) {
     for (int c = 10; c < CALLS; c++)
         cr_assert_geq(eff[c], 0.97, "call %d after the slowdown: %.4f (series %s)", c + 1, eff[c],
                       text);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    samples_job_close(&job, rt);
 }
 
 Test(balance, online_refinement_finds_the_latency_flip, .timeout = 120) {
@@ -285,9 +283,8 @@ Test(balance, online_refinement_finds_the_latency_flip, .timeout = 120) {
 }
 
 Test(balance, learning_off_keeps_equal_shares, .timeout = 60) {
-    apo_runtime *rt = runtime(SET_128, APO_SWITCH_OFF, 0);
     test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
+    apo_runtime *rt = samples_job(&job, runtime(SET_128, APO_SWITCH_OFF, 0));
     for (int c = 0; c < 5; c++) {
         apo_report r = run(&job, rt);
         cr_assert_eq(r.ratio_source, APO_RATIOS_EQUAL, "call %d: %s", c + 1,
@@ -296,14 +293,12 @@ Test(balance, learning_off_keeps_equal_shares, .timeout = 60) {
             cr_assert(fabs(r.devices[d].share - 1.0 / 3) < 1e-12, "call %d device %d share %.17g",
                       c + 1, d, r.devices[d].share);
     }
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    samples_job_close(&job, rt);
 }
 
 Test(balance, models_are_learned_per_tag, .timeout = 60) {
-    apo_runtime *rt = runtime(SET_128, APO_SWITCH_ON, 0);
     test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
+    apo_runtime *rt = samples_job(&job, runtime(SET_128, APO_SWITCH_ON, 0));
     job.w.tag = "first";
     for (int c = 0; c < 3; c++)
         run(&job, rt);
@@ -315,8 +310,7 @@ Test(balance, models_are_learned_per_tag, .timeout = 60) {
     r = run(&job, rt);
     cr_assert_eq(r.ratio_source, APO_RATIOS_ONLINE, "the first tag kept its models: %s",
                  apo_ratio_source_name(r.ratio_source));
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    samples_job_close(&job, rt);
 }
 
 /* ---- profiling ------------------------------------------------------------------------ */
@@ -408,7 +402,7 @@ Test(balance, explicit_ratios_override_profile_online_and_forced, .timeout = 120
     apo_runtime *rt = runtime(SET_128, APO_SWITCH_ON, 0);
     profile(rt, "returns_stats", NULL);
     test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
+    samples_job(&job, rt);
     run(&job, rt);
     run(&job, rt);
 
@@ -435,8 +429,7 @@ Test(balance, explicit_ratios_override_profile_online_and_forced, .timeout = 120
     cr_assert_eq(r.ratio_source, APO_RATIOS_EXPLICIT);
     const double half[3] = {0, 0.5, 0.5};
     check_shares(&r, half, "forced ratios over a profile and learning");
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    samples_job_close(&job, rt);
 }
 
 Test(balance, set_ratios_forces_shares_per_tag_and_clears, .timeout = 60) {
@@ -447,7 +440,7 @@ Test(balance, set_ratios_forces_shares_per_tag_and_clears, .timeout = 60) {
                  apo_last_error());
 
     test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
+    samples_job(&job, rt);
     apo_report r = run(&job, rt);
     cr_assert_eq(r.ratio_source, APO_RATIOS_EXPLICIT, "%s", apo_ratio_source_name(r.ratio_source));
     const double want[3] = {0.25, 0, 0.75};
@@ -491,8 +484,7 @@ Test(balance, set_ratios_forces_shares_per_tag_and_clears, .timeout = 60) {
     r = run(&job, rt);
     cr_assert_eq(r.ratio_source, APO_RATIOS_EQUAL, "after clearing: %s",
                  apo_ratio_source_name(r.ratio_source));
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    samples_job_close(&job, rt);
 }
 
 /* ---- profile files -------------------------------------------------------------------- */
@@ -596,13 +588,11 @@ Test(balance, a_corrupt_profile_is_ignored_with_one_warning, .timeout = 60, .ini
 
 Test(balance, online_refinement_is_stored_at_destroy, .timeout = 120, .init = make_tmpdir,
      .fini = remove_tmpdir) {
-    apo_runtime *rt = runtime(PAIR, APO_SWITCH_ON, 1);
     test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
+    apo_runtime *rt = samples_job(&job, runtime(PAIR, APO_SWITCH_ON, 1));
     for (int c = 0; c < 4; c++)
         run(&job, rt);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    samples_job_close(&job, rt);
 
     rt = runtime(PAIR, APO_SWITCH_OFF, 1);
     apo_profile_files f = files_of(rt);

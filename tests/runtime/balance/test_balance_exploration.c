@@ -95,9 +95,8 @@ static void run_and_record_b(apo_runtime *rt, test_job *job, int calls, int *b_w
 Test(balance, a_starved_device_is_probed_on_one_learning_call_in_ten, .timeout = 120,
      .init = make_tmpdir, .fini = remove_tmpdir) {
     write_starving_profile(STARVED_PAIR);
-    apo_runtime *rt = runtime_with_profile(STARVED_PAIR, APO_SWITCH_ON);
     test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
+    apo_runtime *rt = samples_job(&job, runtime_with_profile(STARVED_PAIR, APO_SWITCH_ON));
     enum { CALLS = 35 };
     int worked[CALLS];
     run_and_record_b(rt, &job, 9, worked);
@@ -120,8 +119,7 @@ Test(balance, a_starved_device_is_probed_on_one_learning_call_in_ten, .timeout =
         r = run(&job, rt);
     cr_assert_eq(r.devices[1].elements, 3 * 8192 + 1152, "the 40th call's probe: %llu",
                  (unsigned long long)r.devices[1].elements);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    samples_job_close(&job, rt);
 }
 
 Test(balance, no_probe_while_one_tile_is_over_2_percent_of_the_call, .timeout = 120,
@@ -163,20 +161,17 @@ Test(balance, no_probe_without_learning_or_against_given_ratios, .timeout = 120,
      .init = make_tmpdir, .fini = remove_tmpdir) {
     write_starving_profile(STARVED_PAIR);
     /* Learning off: the profile's models stay, and b never gets work. */
-    apo_runtime *rt = runtime_with_profile(STARVED_PAIR, APO_SWITCH_OFF);
     test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
+    apo_runtime *rt = samples_job(&job, runtime_with_profile(STARVED_PAIR, APO_SWITCH_OFF));
     int worked[25];
     run_and_record_b(rt, &job, 25, worked);
     for (int c = 0; c < 25; c++)
         cr_expect_eq(worked[c], 0, "learning off, call %d: b had work", c + 1);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    samples_job_close(&job, rt);
 
     /* Learning on, the same models, and ratios that give b a sliver under one tile: as the
      * workload's ratios, then forced for the tag. Neither is overridden. */
-    rt = runtime_with_profile(STARVED_PAIR, APO_SWITCH_ON);
-    job_init(&job, rt, "returns_stats", SAMPLES);
+    rt = samples_job(&job, runtime_with_profile(STARVED_PAIR, APO_SWITCH_ON));
     const double ratios[2] = {1.0, 1e-4};
     job.w.ratios = ratios;
     job.w.n_ratios = 2;
@@ -191,8 +186,7 @@ Test(balance, no_probe_without_learning_or_against_given_ratios, .timeout = 120,
     run_and_record_b(rt, &job, 25, worked);
     for (int c = 0; c < 25; c++)
         cr_expect_eq(worked[c], 0, "forced ratios, call %d: b had work", c + 1);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    samples_job_close(&job, rt);
 }
 
 /* Calls until b is back: returns the first call (1-based) after the first in which it has
@@ -214,24 +208,21 @@ Test(balance, a_starved_device_is_probed_and_back_in_use_once_fast, .timeout = 1
      .init = make_tmpdir, .fini = remove_tmpdir) {
     /* Learnt slow: b's first call with work runs at 1e5 elements/s, every later one at 4e8
      * (as fast as a). Its model leaves it without work until a probe sees the change. */
-    apo_runtime *rt =
-        runtime("sim:a:rate=4e8,sim:b:rate=1e5:slow_after=2:slow_rate=4e8", APO_SWITCH_ON, 0);
     test_job job;
-    job_init(&job, rt, "returns_stats", SAMPLES);
+    apo_runtime *rt =
+        samples_job(&job, runtime("sim:a:rate=4e8,sim:b:rate=1e5:slow_after=2:slow_rate=4e8",
+                                  APO_SWITCH_ON, 0));
     int back = calls_until_back(rt, &job, 15);
     /* Probed at call 10, in use from call 11. */
     cr_assert_eq(back, 11, "b back at call %d", back);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    samples_job_close(&job, rt);
 
     /* A wrong profile: it says b is slow, b is as fast as a all along. */
     write_starving_profile("sim:a:rate=4e8,sim:b:rate=4e8");
-    rt = runtime_with_profile("sim:a:rate=4e8,sim:b:rate=4e8", APO_SWITCH_ON);
-    job_init(&job, rt, "returns_stats", SAMPLES);
+    rt = samples_job(&job, runtime_with_profile("sim:a:rate=4e8,sim:b:rate=4e8", APO_SWITCH_ON));
     back = calls_until_back(rt, &job, 15);
     cr_assert_eq(back, 11, "b back at call %d", back);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    samples_job_close(&job, rt);
 }
 
 Test(balance, exploration_adds_up_over_one_call_runtimes, .timeout = 120, .init = make_tmpdir,
@@ -244,16 +235,14 @@ Test(balance, exploration_adds_up_over_one_call_runtimes, .timeout = 120, .init 
     write_starving_profile(devices);
     int first_work = 0, back = 0;
     for (int c = 1; c <= 12 && back == 0; c++) {
-        apo_runtime *rt = runtime_with_profile(devices, APO_SWITCH_ON);
         test_job job;
-        job_init(&job, rt, "returns_stats", SAMPLES);
+        apo_runtime *rt = samples_job(&job, runtime_with_profile(devices, APO_SWITCH_ON));
         apo_report r = run(&job, rt);
         if (first_work == 0 && r.devices[1].elements > 0)
             first_work = c;
         else if (first_work > 0 && r.devices[1].share >= 0.4)
             back = c;
-        test_job_free(&job);
-        apo_runtime_destroy(rt);
+        samples_job_close(&job, rt);
     }
     cr_assert_eq(first_work, 10, "b first had work in process %d", first_work);
     cr_assert_eq(back, 11, "b back in use in process %d", back);
