@@ -226,6 +226,37 @@ void assert_contains_each(const char *text, const char *const *parts) {
         assert_contains(text, parts[i]);
 }
 
+void assert_json_fields(const json_t *o, const json_field *fields, size_t n, const char *what) {
+    for (size_t k = 0; k < n; k++) {
+        const json_field *f = &fields[k];
+        const json_t *v = get(o, f->key);
+        switch (f->kind) {
+        case 's':
+            cr_assert(json_is_string(v) && strcmp(json_string_value(v), f->s) == 0,
+                      "%s: %s is not \"%s\"", what, f->key, f->s);
+            break;
+        case 'i':
+            cr_assert(json_is_integer(v) && json_integer_value(v) == f->i,
+                      "%s: %s is %lld, not %lld", what, f->key, (long long)json_integer_value(v),
+                      f->i);
+            break;
+        case 'r':
+            cr_assert(json_is_real(v) && (f->tol != 0 ? fabs(json_real_value(v) - f->r) < f->tol
+                                                      : json_real_value(v) == f->r),
+                      "%s: %s is %.17g, not %.17g", what, f->key, json_real_value(v), f->r);
+            break;
+        case 't':
+            cr_assert(json_is_true(v), "%s: %s is not true", what, f->key);
+            break;
+        case 'f':
+            cr_assert(json_is_false(v), "%s: %s is not false", what, f->key);
+            break;
+        default:
+            cr_assert(f->kind == 'n' && json_is_null(v), "%s: %s is not null", what, f->key);
+        }
+    }
+}
+
 /* A tmpfs this case mounted (in its own mount namespace), unmounted before the cleanup. */
 char mounted[128];
 

@@ -77,6 +77,28 @@ json_t *get(const json_t *o, const char *key);
 
 void assert_contains(const char *text, const char *part);
 
+/* One field a JSON object of the tool's must hold: its key, its kind ('s' a string, 'i' an
+ * integer, 'r' a real, 't' true, 'f' false, 'n' null) and, for the first three, its value: a
+ * real within tol when tol is not 0, else exactly. Written with the JSON_* macros below. */
+typedef struct json_field {
+    const char *key;
+    char kind;
+    const char *s;
+    long long i;
+    double r, tol;
+} json_field;
+
+#define JSON_STR(k, v) ((json_field){.key = (k), .kind = 's', .s = (v)})
+#define JSON_INT(k, v) ((json_field){.key = (k), .kind = 'i', .i = (v)})
+#define JSON_REAL(k, v, t) ((json_field){.key = (k), .kind = 'r', .r = (v), .tol = (t)})
+#define JSON_TRUE(k) ((json_field){.key = (k), .kind = 't'})
+#define JSON_FALSE(k) ((json_field){.key = (k), .kind = 'f'})
+#define JSON_NULL(k) ((json_field){.key = (k), .kind = 'n'})
+
+/* Fails unless object o holds each of the n fields; a message names what (the object) and the
+ * field's key. The fields of a report checked as one table rather than a line each. */
+void assert_json_fields(const json_t *o, const json_field *fields, size_t n, const char *what);
+
 /* assert_contains() for each of the NULL-terminated parts (PARTS(...)), in one call: the lines
  * a text report must hold. */
 void assert_contains_each(const char *text, const char *const *parts);

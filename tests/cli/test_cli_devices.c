@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -140,16 +139,17 @@ Test(cli, devices_shows_simulated_devices, .timeout = 60) {
     json_t *j = parse_json(&r);
     json_t *devices = get(j, "devices");
     cr_assert_eq(json_array_size(devices), 1);
-    json_t *d = json_array_get(devices, 0);
-    cr_assert_str_eq(json_string_value(get(d, "id")), "sim:x");
-    cr_assert_str_eq(json_string_value(get(d, "kind")), "sim");
-    cr_assert(json_is_true(get(d, "simulated")));
-    cr_assert(json_real_value(get(d, "rate")) == 5e6);
-    cr_assert(fabs(json_real_value(get(d, "latency_ms")) - 2.0) < 1e-12);
-    cr_assert_eq(json_integer_value(get(d, "fail_after")), 3);
-    cr_assert(json_real_value(get(d, "flaky")) == 0.125);
-    cr_assert_eq(json_integer_value(get(d, "seed")), 9);
-    cr_assert_eq(json_integer_value(get(d, "hang_after")), 4);
+    const json_field fields[] = {JSON_STR("id", "sim:x"),
+                                 JSON_STR("kind", "sim"),
+                                 JSON_TRUE("simulated"),
+                                 JSON_REAL("rate", 5e6, 0),
+                                 JSON_REAL("latency_ms", 2.0, 1e-12),
+                                 JSON_INT("fail_after", 3),
+                                 JSON_REAL("flaky", 0.125, 0),
+                                 JSON_INT("seed", 9),
+                                 JSON_INT("hang_after", 4)};
+    assert_json_fields(json_array_get(devices, 0), fields, sizeof fields / sizeof fields[0],
+                       "the simulated device");
     cr_assert_eq(json_integer_value(get(j, "gpu_count")), 0);
     json_decref(j);
     free_result(&r);

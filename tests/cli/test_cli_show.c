@@ -70,17 +70,16 @@ Test(cli, show_after_profile_lists_the_entry, .timeout = 120) {
     r = run_cli_env_ok(SIM_ENV, ARGS("show", "--json"));
     json_t *j = parse_json(&r);
     json_t *m = get(j, "multigpu");
-    cr_assert_str_eq(json_string_value(get(m, "state")), "loaded");
-    cr_assert(json_is_false(get(m, "threadx")));
+    const json_field file[] = {JSON_STR("state", "loaded"), JSON_FALSE("threadx")};
+    assert_json_fields(m, file, 2, "multigpu");
     cr_assert(json_is_false(get(j, "empty")));
     json_t *ws = get(m, "workloads");
     cr_assert_eq(json_array_size(ws), 1);
     json_t *w = json_array_get(ws, 0);
-    cr_assert_str_eq(json_string_value(get(w, "tag")), "bollinger");
-    cr_assert_str_eq(json_string_value(get(w, "source")), "profile");
-    cr_assert(json_is_false(get(w, "stale")));
-    cr_assert(json_is_null(get(w, "stale_reason")));
-    cr_assert_eq(json_integer_value(get(w, "sample_size")), 400000);
+    const json_field entry[] = {JSON_STR("tag", "bollinger"), JSON_STR("source", "profile"),
+                                JSON_FALSE("stale"), JSON_NULL("stale_reason"),
+                                JSON_INT("sample_size", 400000)};
+    assert_json_fields(w, entry, sizeof entry / sizeof entry[0], "the workload");
     const double age = json_number_value(get(w, "age_s"));
     cr_assert(age > -5 && age < 600, "age_s %g", age);
     json_t *devs = get(w, "devices");
