@@ -98,56 +98,62 @@ static void assert_gpu_left_out(apo_runtime *rt, serial_call *c) {
     cr_assert_eq(report.devices[1].no_share_reason[0], '\0');
 }
 
+/* A call of `kernel` on rows x cols (serial_call_init) on a fresh runtime of `devices`, given
+ * to check(), then both freed: the cases of one call on one device set share it. */
+static void on_devices(const char *devices, const char *kernel, size_t rows, size_t cols,
+                       void (*check)(apo_runtime *rt, serial_call *c)) {
+    apo_runtime *rt = test_runtime(devices);
+    serial_call c;
+    serial_call_init(&c, rt, kernel, rows, cols);
+    check(rt, &c);
+    serial_call_free(&c);
+    apo_runtime_destroy(rt);
+}
+
 Test(serial_rows, running_sums_and_hilbert_recurrences_stay_off_the_gpu_beside_a_cpu) {
     const char *sets[] = {REPLAYED_PAIR, GPU_AND_CPU};
     const char *kernels[] = {"obv", "ht_sine", "sar", "maxindex"};
-    for (size_t s = 0; s < 2; s++) {
-        apo_runtime *rt = test_runtime(sets[s]);
-        for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
-            serial_call c;
-            serial_call_init(&c, rt, kernels[k], 3, 20000);
-            assert_gpu_left_out(rt, &c);
-            serial_call_free(&c);
-        }
-        apo_runtime_destroy(rt);
-    }
+    for (size_t s = 0; s < 2; s++)
+        for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
+            on_devices(sets[s], kernels[k], 3, 20000, assert_gpu_left_out);
+}
+
+/* Without a model the devices share equally: the GPU (device 0) keeps its half, and the
+ * report gives no reason for a share it has. */
+static void assert_gpu_keeps_its_half(apo_runtime *rt, serial_call *c) {
+    cr_assert_eq(gpu_share(rt, c), 0.5, "%s: planned GPU share %g", c->w.kernel, gpu_share(rt, c));
+    apo_report report;
+    serial_call_run(c, rt, &report);
+    cr_assert_gt(report.devices[0].elements, 0);
+    cr_assert_eq(report.devices[0].no_share_reason[0], '\0', "%s",
+                 report.devices[0].no_share_reason);
 }
 
 /* The tiled kernels keep the GPU: without a model the devices share equally, as before. */
 Test(serial_rows, a_tiled_kernel_on_the_same_devices_keeps_its_gpu_share) {
-    apo_runtime *rt = test_runtime(REPLAYED_PAIR);
-    serial_call c;
-    serial_call_init(&c, rt, "sma", 3, 20000);
-    cr_assert_eq(gpu_share(rt, &c), 0.5, "sma: planned GPU share %g", gpu_share(rt, &c));
+    on_devices(REPLAYED_PAIR, "sma", 3, 20000, assert_gpu_keeps_its_half);
+}
+
+/* Calls of one row at four lengths (the walk's prefixes) teach the models the kernel; then
+ * the models plan it and still give the GPU nothing, for the serial chain. */
+static void assert_learnt_models_leave_the_gpu_out(apo_runtime *rt, serial_call *c) {
+    c->w.learn = APO_SWITCH_ON;
     apo_report report;
-    serial_call_run(&c, rt, &report);
-    cr_assert_gt(report.devices[0].elements, 0);
-    cr_assert_eq(report.devices[0].no_share_reason[0], '\0', "%s",
-                 report.devices[0].no_share_reason);
-    serial_call_free(&c);
-    apo_runtime_destroy(rt);
+    for (size_t cols = 5000; cols <= 40000; cols *= 2) {
+        c->w.cols = cols;
+        serial_call_run(c, rt, &report);
+    }
+    cr_assert_neq(report.ratio_source, APO_RATIOS_EQUAL, "the models plan it");
+    cr_assert_eq(report.devices[0].elements, 0);
+    cr_assert(strstr(report.devices[0].no_share_reason, SERIAL_REASON) != NULL,
+              "no_share_reason \"%s\"", report.devices[0].no_share_reason);
 }
 
 /* The models' branch too: once calls have taught the models ht_sine (the cpu's, since the
  * GPU gets none of it), the solver is given it without the GPU, and the report gives the
  * serial chain as the reason rather than the models' choice. */
 Test(serial_rows, learnt_models_still_give_the_gpu_nothing_of_a_serial_kernel) {
-    apo_runtime *rt = test_runtime(GPU_AND_CPU);
-    serial_call c;
-    serial_call_init(&c, rt, "ht_sine", 1, 40000);
-    c.w.learn = APO_SWITCH_ON;
-    apo_report report;
-    /* A model is a line: calls of one row at four lengths, the walk's prefixes. */
-    for (size_t cols = 5000; cols <= 40000; cols *= 2) {
-        c.w.cols = cols;
-        serial_call_run(&c, rt, &report);
-    }
-    cr_assert_neq(report.ratio_source, APO_RATIOS_EQUAL, "the models plan it");
-    cr_assert_eq(report.devices[0].elements, 0);
-    cr_assert(strstr(report.devices[0].no_share_reason, SERIAL_REASON) != NULL,
-              "no_share_reason \"%s\"", report.devices[0].no_share_reason);
-    serial_call_free(&c);
-    apo_runtime_destroy(rt);
+    on_devices(GPU_AND_CPU, "ht_sine", 1, 40000, assert_learnt_models_leave_the_gpu_out);
 }
 
 /* A sweep is planned as one call: a serial kernel's sets stay off the GPU; so does ma at
@@ -180,26 +186,27 @@ Test(serial_rows, sweeps_and_the_mama_matype_stay_off_the_gpu_too) {
     apo_runtime_destroy(rt);
 }
 
+/* Explicit equal ratios give the GPU (device 0) its part. */
+static void assert_ratios_give_the_gpu_work(apo_runtime *rt, serial_call *c) {
+    const double halves[2] = {1, 1};
+    c->w.ratios = halves;
+    c->w.n_ratios = 2;
+    apo_report report;
+    serial_call_run(c, rt, &report);
+    cr_assert_gt(report.devices[0].elements, 0, "explicit ratios");
+}
+
+/* The GPU, alone, runs the whole call. */
+static void assert_the_gpu_alone_runs_it(apo_runtime *rt, serial_call *c) {
+    apo_report report;
+    serial_call_run(c, rt, &report);
+    cr_assert_eq(report.devices[0].elements, report.elements, "the GPU alone");
+}
+
 /* The user's choice stands: explicit ratios give the GPU its part, and GPUs alone run it. */
 Test(serial_rows, explicit_ratios_and_gpus_alone_still_run_it_on_the_gpu) {
-    apo_runtime *rt = test_runtime(REPLAYED_PAIR);
-    serial_call c;
-    serial_call_init(&c, rt, "obv", 4, 5000);
-    const double halves[2] = {1, 1};
-    c.w.ratios = halves;
-    c.w.n_ratios = 2;
-    apo_report report;
-    serial_call_run(&c, rt, &report);
-    cr_assert_gt(report.devices[0].elements, 0, "explicit ratios");
-    serial_call_free(&c);
-    apo_runtime_destroy(rt);
-
-    rt = test_runtime("sim:h100:replay=h100");
-    serial_call_init(&c, rt, "ht_sine", 1, 5000);
-    serial_call_run(&c, rt, &report);
-    cr_assert_eq(report.devices[0].elements, report.elements, "the GPU alone");
-    serial_call_free(&c);
-    apo_runtime_destroy(rt);
+    on_devices(REPLAYED_PAIR, "obv", 4, 5000, assert_ratios_give_the_gpu_work);
+    on_devices("sim:h100:replay=h100", "ht_sine", 1, 5000, assert_the_gpu_alone_runs_it);
 }
 
 /* A GPU alone on a serial kernel is given APO_GPU_SERIAL_SAMPLE_S (10 us) a sample, times the
