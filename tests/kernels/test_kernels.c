@@ -90,6 +90,19 @@ static void assert_same_class(double got, double want, const char *what, size_t 
     }
 }
 
+/* The three outputs of bollinger or macd against their references at bar t: each of the same
+ * class (assert_same_class, named by names[k]); then, where the first reference is finite, the
+ * largest absolute error of the three, else NaN (a bar the caller skips). */
+static double three_outputs_error(const double *const got[3], const double *const want[3],
+                                  const char *const names[3], size_t t) {
+    for (int k = 0; k < 3; k++)
+        assert_same_class(got[k][t], want[k][t], names[k], t);
+    if (!isfinite(want[0][t]))
+        return NAN;
+    return fmax(fabs(got[0][t] - want[0][t]),
+                fmax(fabs(got[1][t] - want[1][t]), fabs(got[2][t] - want[2][t])));
+}
+
 /* ---- Bollinger ---------------------------------------------------------------------- */
 
 /* Worst errors seen across the accuracy cases, reported once at the end of each case. */
@@ -111,19 +124,18 @@ static void check_bollinger(const double *x, size_t n, size_t period, boll_errs 
     run_bollinger(x, n, period, 2.0, 2.0, 0, u, m, l);
     apo__ref_bollinger(x, n, period, 2.0, 2.0, ru, rm, rl);
     apo__ref_bollinger_sd(x, n, period, rsd);
+    const double *const got[3] = {u, m, l}, *const want[3] = {ru, rm, rl};
+    const char *const names[3] = {"upper", "middle", "lower"};
     for (size_t t = 0; t < n; ++t) {
-        assert_same_class(u[t], ru[t], "upper", t);
-        assert_same_class(m[t], rm[t], "middle", t);
-        assert_same_class(l[t], rl[t], "lower", t);
-        if (!isfinite(ru[t])) {
+        const double d = three_outputs_error(got, want, names, t);
+        if (isnan(d)) {
             continue;
         }
         /* Relative to the scale of the terms, |middle| + 2 sd: a band near zero (middle close
          * to 2 sd) is ill-conditioned and no formula gets it to 1e-13 of itself. On the
          * random walks here the scale is within a few percent of |band|. */
         const double scale = fabs(rm[t]) + 2.0 * rsd[t];
-        const double e = fmax(fabs(u[t] - ru[t]), fmax(fabs(m[t] - rm[t]), fabs(l[t] - rl[t]))) /
-                         (scale > 0.0 ? scale : 1.0);
+        const double e = d / (scale > 0.0 ? scale : 1.0);
         errs->band = fmax(errs->band, e);
         cr_assert(e <= 1e-13,
                   "n %zu period %zu t %zu: band error %.3g (u %.17g/%.17g m %.17g/%.17g)", n,
@@ -356,14 +368,13 @@ static double check_macd(const double *x, size_t n, macd_params mp) {
     }
     const double tol = 1e-11 * scale;
     double worst = 0.0;
+    const double *const got[3] = {a, b, c}, *const want[3] = {ra, rb, rc};
+    const char *const names[3] = {"macd", "signal", "hist"};
     for (size_t t = 0; t < n; ++t) {
-        assert_same_class(a[t], ra[t], "macd", t);
-        assert_same_class(b[t], rb[t], "signal", t);
-        assert_same_class(c[t], rc[t], "hist", t);
-        if (!isfinite(ra[t])) {
+        const double e = three_outputs_error(got, want, names, t);
+        if (isnan(e)) {
             continue;
         }
-        const double e = fmax(fabs(a[t] - ra[t]), fmax(fabs(b[t] - rb[t]), fabs(c[t] - rc[t])));
         worst = fmax(worst, e);
         cr_assert(e <= tol, "%zu/%zu/%zu n %zu t %zu: error %.3g > %.3g", mp.fast, mp.slow,
                   mp.signal, n, t, e, tol);
