@@ -151,23 +151,27 @@ static long long check_ride(const bars *b, int isa, int kind, int widths,
     return scored;
 }
 
-/* Set j: its widths, thresholds around the oscillator's 0 and cost; the middle as
- * apo__rule_make takes it. */
-static apo__score_set set_of(size_t j) {
+/* The sets every case draws from, set j: its widths, thresholds around the oscillator's 0 and
+ * cost; the middle as apo__rule_make takes it. */
+static void make_sets(apo__score_set sets[MAX_SETS]) {
     /* Widths 1e3 and up overflow while the sd is 1e306: those sets start at bar 400. */
     static const double ups[6] = {1.0, 2.0, 1e3, 0.0, 1.5, 2.5};
-    apo__score_set s = {
-        ups[j % 6], 2.0 - 0.25 * (double)(j % 7), -0.3 + 0.02 * (double)j, 0.3 - 0.01 * (double)j,
-        0.0,        0.0005 * (double)(j % 4)};
-    s.middle = (s.lower + s.upper) / 2;
-    return s;
+    for (size_t j = 0; j < MAX_SETS; j++) {
+        apo__score_set s = {ups[j % 6],
+                            2.0 - 0.25 * (double)(j % 7),
+                            -0.3 + 0.02 * (double)j,
+                            0.3 - 0.01 * (double)j,
+                            0.0,
+                            0.0005 * (double)(j % 4)};
+        s.middle = (s.lower + s.upper) / 2;
+        sets[j] = s;
+    }
 }
 
 Test(score_ride, chains_fold_each_as_the_scalar_fold_alone, .timeout = 60) {
     bars *b = make_bars();
     apo__score_set sets[MAX_SETS];
-    for (size_t j = 0; j < MAX_SETS; j++)
-        sets[j] = set_of(j);
+    make_sets(sets);
     static const size_t begins[] = {0, 1, 2, 29, 30, 400, 700, 701, 1023, 1024, 1505, 2999};
     static const size_t counts[] = {1, 3, 8, 17};
     static const int kinds[] = {APO_RULE_BANDS_REVERT, APO_RULE_BANDS_ZONE, APO_RULE_MACD_CROSS,
@@ -196,8 +200,7 @@ Test(score_ride, chains_fold_each_as_the_scalar_fold_alone, .timeout = 60) {
 Test(score_ride, more_chains_than_a_round_holds, .timeout = 60) {
     bars *b = make_bars();
     apo__score_set sets[MAX_SETS];
-    for (size_t j = 0; j < MAX_SETS; j++)
-        sets[j] = set_of(j);
+    make_sets(sets);
     size_t begins[MAX_CHAINS];
     for (size_t c = 0; c < MAX_CHAINS; c++)
         begins[c] = c * 73;
@@ -218,8 +221,7 @@ Test(score_ride, more_chains_than_a_round_holds, .timeout = 60) {
 Test(score_ride, chains_that_begin_flat, .timeout = 60) {
     bars *b = make_bars();
     apo__score_set sets[MAX_SETS];
-    for (size_t j = 0; j < MAX_SETS; j++)
-        sets[j] = set_of(j);
+    make_sets(sets);
     size_t begins[24], n_falls = 0, n_rises = 0, n = 0;
     for (size_t t = 1600; t + 2 < BARS && n < 24; t += 7) {
         const int quiet = b->events[t] == 0.0 && b->events[t + 1] == 0.0 && b->finite[t + 1];
