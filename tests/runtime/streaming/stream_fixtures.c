@@ -150,6 +150,13 @@ apo_stream_desc stream_desc_named(const char *kernel, size_t n_series) {
     return d;
 }
 
+apo_sweep stream_grid_sweep(const apo_sweep_param *grid, size_t n_grid) {
+    apo_sweep sw = APO_SWEEP_INIT;
+    sw.grid = grid;
+    sw.n_grid = n_grid;
+    return sw;
+}
+
 void stream_check_every_kernel(void (*check)(apo_runtime *rt, const char *name)) {
     apo_runtime *rt = test_runtime("cpu");
     stream_register_tile_ema(rt);

@@ -118,6 +118,9 @@ size_t stream_each_per_bar_kernel(apo_runtime *rt, size_t (*check)(apo_runtime *
  * APO_STREAM_DESC_INIT gives it. */
 apo_stream_desc stream_desc_named(const char *kernel, size_t n_series);
 
+/* The grid sweep over grid[0 .. n_grid), everything else as APO_SWEEP_INIT gives it. */
+apo_sweep stream_grid_sweep(const apo_sweep_param *grid, size_t n_grid);
+
 /* Runs check(rt, name) for every kernel that streams on a cpu runtime with the user kernel
  * tema_user registered (stream_register_tile_ema()), and fails the test unless there are 38
  * at least: bollinger, macd, the catalog's 35 and the user kernel, so that a registry that

@@ -142,15 +142,10 @@ Test(stream_refusals, every_kernel_refuses_bad_updates_without_changing_its_stat
 Test(stream_refusals, a_sweep_refuses_a_bad_update_in_every_set, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     const apo_sweep_param grid[] = {{"timeperiod", (const double[]){5, 14, 30}, 3}};
-    apo_sweep sw = APO_SWEEP_INIT;
-    sw.grid = grid;
-    sw.n_grid = 1;
-    apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = "mfi";
-    d.n_series = 2;
+    const apo_sweep sw = stream_grid_sweep(grid, 1);
+    apo_stream_desc d = stream_desc_named("mfi", 2);
     d.sweep = &sw;
-    apo_stream *s = NULL;
-    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    apo_stream *s = stream_created(rt, &d);
     double h[6], l[6], c[6], v[6], out[3 * 6];
     for (int t = 0; t < 6; t++)
         h[t] = 11 + t, l[t] = 9 + t, c[t] = 10 + t, v[t] = 100 + t;

@@ -260,9 +260,7 @@ Test(stream_rule, a_sweep_over_the_rule_is_each_sets_batch, .timeout = 120) {
     const rule_case rc = {"rsi", "rsi_zone", {{"timeperiod", 14}}, 1, 1, 0};
     const double lower[] = {25, 30}, cost[] = {0, 0.001};
     const apo_sweep_param grid[] = {{"lower", lower, 2}, {"cost", cost, 2}};
-    apo_sweep sw = APO_SWEEP_INIT;
-    sw.grid = grid;
-    sw.n_grid = 2;
+    const apo_sweep sw = stream_grid_sweep(grid, 2);
     apo_param sets[4][3];
     const apo_param *p[4];
     size_t n[4];

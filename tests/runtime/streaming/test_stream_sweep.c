@@ -31,11 +31,8 @@ typedef struct sweep_case {
 static void case_init(sweep_case *c, apo_runtime *rt, const char *kernel, const apo_sweep *sweep) {
     memset(c, 0, sizeof *c);
     c->rt = rt;
-    apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = kernel;
-    d.n_series = ROWS;
-    d.sweep = sweep;
-    c->desc = d;
+    c->desc = stream_desc_named(kernel, ROWS);
+    c->desc.sweep = sweep;
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     cr_assert_eq(apo_kernel_get(rt, kernel, &info), APO_OK, "%s", apo_last_error());
     c->n_inputs = info.n_inputs;
@@ -153,12 +150,7 @@ static void stream_sweep_case(sweep_case *c, size_t most, uint64_t seed, size_t 
 static const double periods[] = {5, 20, 33}, widths[] = {1, 2.5};
 static const apo_sweep_param band_grid[] = {{"period", periods, 3}, {"nbdev_up", widths, 2}};
 
-static apo_sweep bands_sweep(void) {
-    apo_sweep sw = APO_SWEEP_INIT;
-    sw.grid = band_grid;
-    sw.n_grid = 2;
-    return sw;
-}
+static apo_sweep bands_sweep(void) { return stream_grid_sweep(band_grid, 2); }
 
 Test(stream_sweep, a_grid_streamed_in_pieces_equals_the_batch_sweep) {
     apo_runtime *rt = test_runtime("cpu");
@@ -243,9 +235,7 @@ static void expect_refused(apo_runtime *rt, const apo_stream_desc *expect, const
 Test(stream_sweep, states_of_another_sweep_or_damaged_are_refused_with_the_reason) {
     apo_runtime *rt = test_runtime("cpu");
     apo_sweep sw = bands_sweep();
-    apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = "bollinger";
-    d.n_series = ROWS;
+    apo_stream_desc d = stream_desc_named("bollinger", ROWS);
     d.sweep = &sw;
     size_t len = 0;
     unsigned char *buf = saved_sweep(rt, &d, &len);
@@ -296,12 +286,8 @@ Test(stream_sweep, a_bad_set_is_refused_at_creation_naming_it) {
     apo_runtime *rt = test_runtime("cpu");
     const double bad_periods[] = {20, 1};
     const apo_sweep_param grid[] = {{"period", bad_periods, 2}};
-    apo_sweep sw = APO_SWEEP_INIT;
-    sw.grid = grid;
-    sw.n_grid = 1;
-    apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = "bollinger";
-    d.n_series = 2;
+    apo_sweep sw = stream_grid_sweep(grid, 1);
+    apo_stream_desc d = stream_desc_named("bollinger", 2);
     d.sweep = &sw;
     apo_stream *s = NULL;
     cr_assert_eq(apo_stream_create(rt, &d, &s), APO_ERR_BAD_PARAM);
