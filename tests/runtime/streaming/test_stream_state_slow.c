@@ -191,62 +191,87 @@ Test(stream_state, a_state_saved_by_another_process_goes_on, .timeout = 300) {
     apo_runtime_destroy(rt);
 }
 
-Test(stream_state, every_flipped_byte_is_refused, .timeout = 120) {
-    apo_runtime *rt = test_runtime("cpu");
+/* The two small states, bollinger's (small_state) and obv's (small_obv_state: its carried
+ * doubles are bytes of the state like the kept bars), each given to check() with its kernel's
+ * name, then freed: the refusals of damaged bytes share it. */
+static void each_small_state(apo_runtime *rt, void (*check)(apo_runtime *rt, unsigned char *buf,
+                                                            size_t len, const char *kernel)) {
     for (int obv = 0; obv < 2; obv++) {
         size_t len;
-        /* obv: the carried doubles are bytes of the state like the kept bars. */
         unsigned char *buf = obv ? small_obv_state(rt, &len) : small_state(rt, &len);
-        apo_stream *ok = NULL;
-        cr_assert_eq(apo_stream_load(rt, NULL, buf, len, &ok), APO_OK, "%s", apo_last_error());
-        apo_stream_destroy(ok);
-        for (size_t i = 0; i < len; i++)
-            for (int bit = 0; bit < 8; bit += 7) {
-                buf[i] ^= (unsigned char)(1u << bit);
-                apo_stream *out = NULL;
-                apo_status st = apo_stream_load(rt, NULL, buf, len, &out);
-                cr_assert_eq(st, APO_ERR_INVALID_ARGUMENT, "byte %zu bit %d: %s (%s)", i, bit,
-                             apo_status_name(st), apo_last_error());
-                cr_assert_null(out);
-                cr_assert(strncmp(apo_last_error(), "apo_stream_load: ", 17) == 0, "%s",
-                          apo_last_error());
-                buf[i] ^= (unsigned char)(1u << bit);
-            }
+        check(rt, buf, len, obv ? "obv" : "bollinger");
         free(buf);
     }
+}
+
+static void check_flipped_bytes(apo_runtime *rt, unsigned char *buf, size_t len,
+                                const char *kernel) {
+    apo_stream *ok = NULL;
+    cr_assert_eq(apo_stream_load(rt, NULL, buf, len, &ok), APO_OK, "%s: %s", kernel,
+                 apo_last_error());
+    apo_stream_destroy(ok);
+    for (size_t i = 0; i < len; i++)
+        for (int bit = 0; bit < 8; bit += 7) {
+            buf[i] ^= (unsigned char)(1u << bit);
+            apo_stream *out = NULL;
+            apo_status st = apo_stream_load(rt, NULL, buf, len, &out);
+            cr_assert_eq(st, APO_ERR_INVALID_ARGUMENT, "%s: byte %zu bit %d: %s (%s)", kernel, i,
+                         bit, apo_status_name(st), apo_last_error());
+            cr_assert_null(out);
+            cr_assert(strncmp(apo_last_error(), "apo_stream_load: ", 17) == 0, "%s: %s", kernel,
+                      apo_last_error());
+            buf[i] ^= (unsigned char)(1u << bit);
+        }
+}
+
+Test(stream_state, every_flipped_byte_is_refused, .timeout = 120) {
+    apo_runtime *rt = test_runtime("cpu");
+    each_small_state(rt, check_flipped_bytes);
     apo_runtime_destroy(rt);
+}
+
+static void check_truncations(apo_runtime *rt, unsigned char *buf, size_t len, const char *kernel) {
+    for (size_t cut = 0; cut < len; cut++) {
+        apo_stream *out = NULL;
+        apo_status st = apo_stream_load(rt, NULL, buf, cut, &out);
+        cr_assert_eq(st, APO_ERR_INVALID_ARGUMENT, "%s: %zu of %zu bytes: %s", kernel, cut, len,
+                     apo_last_error());
+        cr_assert_null(out);
+    }
+    assert_load_refused(rt, NULL, buf, len - 1, APO_ERR_INVALID_ARGUMENT, "truncated");
+    unsigned char *longer = calloc(len + 1, 1);
+    cr_assert_not_null(longer);
+    memcpy(longer, buf, len);
+    assert_load_refused(rt, NULL, longer, len + 1, APO_ERR_INVALID_ARGUMENT, "wrong length");
+    free(longer);
 }
 
 Test(stream_state, every_truncation_is_refused, .timeout = 120) {
     apo_runtime *rt = test_runtime("cpu");
-    for (int obv = 0; obv < 2; obv++) {
-        size_t len;
-        unsigned char *buf = obv ? small_obv_state(rt, &len) : small_state(rt, &len);
-        for (size_t cut = 0; cut < len; cut++) {
-            apo_stream *out = NULL;
-            apo_status st = apo_stream_load(rt, NULL, buf, cut, &out);
-            cr_assert_eq(st, APO_ERR_INVALID_ARGUMENT, "%zu of %zu bytes: %s", cut, len,
-                         apo_last_error());
-            cr_assert_null(out);
-        }
-        assert_load_refused(rt, NULL, buf, len - 1, APO_ERR_INVALID_ARGUMENT, "truncated");
-        unsigned char *longer = calloc(len + 1, 1);
-        cr_assert_not_null(longer);
-        memcpy(longer, buf, len);
-        assert_load_refused(rt, NULL, longer, len + 1, APO_ERR_INVALID_ARGUMENT, "wrong length");
-        free(longer);
-        free(buf);
-    }
+    each_small_state(rt, check_truncations);
     apo_runtime_destroy(rt);
 }
 
-Test(stream_state, another_kernel_parameters_series_or_seed_is_refused, .timeout = 60) {
-    apo_runtime *rt = test_runtime("cpu");
-    size_t len;
-    unsigned char *buf = small_state(rt, &len);
-    apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = "bollinger";
-    d.n_series = 3;
+/* What the cases on bollinger's small state start from: a cpu runtime and the state's bytes,
+ * set up by their .init and freed by their .fini (each Criterion case is a process of its
+ * own). */
+static apo_runtime *rt;
+static unsigned char *buf;
+static size_t len;
+
+static void with_small_state(void) {
+    rt = test_runtime("cpu");
+    buf = small_state(rt, &len);
+}
+
+static void free_small_state(void) {
+    free(buf);
+    apo_runtime_destroy(rt);
+}
+
+Test(stream_state, another_kernel_parameters_series_or_seed_is_refused, .timeout = 60,
+     .init = with_small_state, .fini = free_small_state) {
+    apo_stream_desc d = stream_desc_named("bollinger", 3);
     apo_stream *s = NULL;
     cr_assert_eq(apo_stream_load(rt, &d, buf, len, &s), APO_OK, "%s", apo_last_error());
     apo_stream_destroy(s);
@@ -266,21 +291,18 @@ Test(stream_state, another_kernel_parameters_series_or_seed_is_refused, .timeout
     d.n_series = 3;
     d.seed = 9;
     assert_load_refused(rt, &d, buf, len, APO_ERR_INVALID_ARGUMENT, "seed");
-    free(buf);
 
     /* A user kernel's state on a runtime that has no kernel of that name. */
     apo_runtime *with = test_runtime("cpu");
     stream_register_tile_ema(with);
-    apo_stream_desc u = APO_STREAM_DESC_INIT;
-    u.kernel = "tema_user";
-    u.n_series = 1;
-    cr_assert_eq(apo_stream_create(with, &u, &s), APO_OK, "%s", apo_last_error());
-    buf = saved(s, &len);
+    const apo_stream_desc u = stream_desc_named("tema_user", 1);
+    s = stream_created(with, &u);
+    size_t user_len;
+    unsigned char *user_state = saved(s, &user_len);
     apo_stream_destroy(s);
-    assert_load_refused(rt, NULL, buf, len, APO_ERR_UNKNOWN_KERNEL, "tema_user");
-    free(buf);
+    assert_load_refused(rt, NULL, user_state, user_len, APO_ERR_UNKNOWN_KERNEL, "tema_user");
+    free(user_state);
     apo_runtime_destroy(with);
-    apo_runtime_destroy(rt);
 }
 
 /* One field of a saved state changed: a byte, a little-endian u64 or a zero-padded string of
@@ -303,10 +325,8 @@ static void state_edit_apply(unsigned char *buf, const state_edit *e) {
     }
 }
 
-Test(stream_state, another_version_or_grid_is_refused, .timeout = 60) {
-    apo_runtime *rt = test_runtime("cpu");
-    size_t len;
-    unsigned char *buf = small_state(rt, &len);
+Test(stream_state, another_version_or_grid_is_refused, .timeout = 60, .init = with_small_state,
+     .fini = free_small_state) {
     unsigned char *edit = malloc(len);
     cr_assert_not_null(edit);
 
@@ -335,14 +355,10 @@ Test(stream_state, another_version_or_grid_is_refused, .timeout = 60) {
     assert_load_refused(rt, NULL, (const unsigned char *)"nonsense", 8, APO_ERR_INVALID_ARGUMENT,
                         "not a stream state");
     free(edit);
-    free(buf);
-    apo_runtime_destroy(rt);
 }
 
-Test(stream_state, save_into_a_short_buffer_is_refused, .timeout = 60) {
-    apo_runtime *rt = test_runtime("cpu");
-    size_t len;
-    unsigned char *buf = small_state(rt, &len);
+Test(stream_state, save_into_a_short_buffer_is_refused, .timeout = 60, .init = with_small_state,
+     .fini = free_small_state) {
     apo_stream *s = NULL;
     cr_assert_eq(apo_stream_load(rt, NULL, buf, len, &s), APO_OK, "%s", apo_last_error());
     unsigned char *shorter = malloc(len);
@@ -361,6 +377,4 @@ Test(stream_state, save_into_a_short_buffer_is_refused, .timeout = 60) {
     test_assert_refused(apo_stream_load(rt, NULL, NULL, len, &other), APO_ERR_NULL, "NULL");
     apo_stream_destroy(s);
     free(shorter);
-    free(buf);
-    apo_runtime_destroy(rt);
 }
