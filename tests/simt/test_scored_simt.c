@@ -339,6 +339,28 @@ static size_t check_group(const scored_case *base, const scored_case *members, c
     return wrong;
 }
 
+/* Member j of a group: its case (made by the caller with its cost) and its set at that cost. */
+static void put_member(scored_case member, double cost, size_t j, scored_case *members,
+                       double *costs, apo__scored_cuda_set *sets) {
+    members[j] = member;
+    costs[j] = cost;
+    sets[j] = set_of(&members[j]);
+    sets[j].cost = cost;
+}
+
+/* check_group, expecting no score to differ and sets 0 and `other` to differ in their totals;
+ * what names the group's sets ("sets", "mixed sets") and firsts what 0 and other begin. */
+static void expect_group(const scored_case *base, const scored_case *members, const double *costs,
+                         const apo__scored_cuda_set *sets, size_t n, const unsigned char *starts,
+                         double *const *bars, size_t cols, size_t other, const char *what,
+                         const char *firsts) {
+    int differs = 0;
+    const size_t wrong =
+        check_group(base, members, costs, sets, n, starts, bars, cols, other, &differs);
+    cr_expect_eq(wrong, 0, "%s: %zu scores of %zu %s differ", base->name, wrong, n, what);
+    cr_expect(differs, "%s: the first two %s have the same totals", base->name, firsts);
+}
+
 Test(scored_simt, sets_sharing_a_pass_give_each_its_own_scores, .timeout = 600) {
     const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 11, 0, 0, 0};
     simt_set_options(&o);
@@ -353,15 +375,11 @@ Test(scored_simt, sets_sharing_a_pass_give_each_its_own_scores, .timeout = 600) 
         scored_case members[GROUP_SETS];
         double costs[GROUP_SETS];
         for (size_t j = 0; j < GROUP_SETS; j++) {
-            members[j] = group_member(base, j, &costs[j]);
-            sets[j] = set_of(&members[j]);
-            sets[j].cost = costs[j];
+            double cost;
+            const scored_case member = group_member(base, j, &cost);
+            put_member(member, cost, j, members, costs, sets);
         }
-        int differs = 0;
-        const size_t wrong =
-            check_group(base, members, costs, sets, GROUP_SETS, NULL, bars, cols, 1, &differs);
-        cr_expect_eq(wrong, 0, "%s: %zu scores of %d sets differ", base->name, wrong, GROUP_SETS);
-        cr_expect(differs, "%s: the first two sets have the same totals", base->name);
+        expect_group(base, members, costs, sets, GROUP_SETS, NULL, bars, cols, 1, "sets", "sets");
         free_bars(bars);
     }
 }
@@ -399,9 +417,9 @@ Test(scored_simt, sets_of_several_passes_give_each_its_own_scores_in_one_launch,
         size_t j = 0, longest = 0;
         for (size_t run = 0; run < sizeof mixed_runs / sizeof mixed_runs[0]; run++)
             for (size_t i = 0; i < mixed_runs[run]; i++, j++) {
-                members[j] = mixed_member(base, run, j, &costs[j]);
-                sets[j] = set_of(&members[j]);
-                sets[j].cost = costs[j];
+                double cost;
+                const scored_case member = mixed_member(base, run, j, &cost);
+                put_member(member, cost, j, members, costs, sets);
                 starts[j] = i == 0;
                 const size_t t = tile_of(&members[j]);
                 longest = t > longest ? t : longest;
@@ -410,13 +428,9 @@ Test(scored_simt, sets_of_several_passes_give_each_its_own_scores_in_one_launch,
         const size_t cols = 2 * longest + 311;
         double *bars[SIMT_BARS_INPUTS];
         make_bars(cols, bars);
-        int differs = 0;
         /* Sets 0 and 10: the first two runs (other periods). */
-        const size_t wrong =
-            check_group(base, members, costs, sets, MIXED_SETS, starts, bars, cols, 10, &differs);
-        cr_expect_eq(wrong, 0, "%s: %zu scores of %d mixed sets differ", base->name, wrong,
-                     MIXED_SETS);
-        cr_expect(differs, "%s: the first two runs have the same totals", base->name);
+        expect_group(base, members, costs, sets, MIXED_SETS, starts, bars, cols, 10, "mixed sets",
+                     "runs");
         free_bars(bars);
     }
 }
