@@ -15,6 +15,12 @@
  * sums in double, whose roundings it carries on): a function of the window alone, so tiles
  * join and a stream keeps its position. A non-finite high, low or close among the s3 bars, or
  * in the close before them, gives NaN.
+ *
+ * On the CPU (APO_TILE_LANES) and for s3 up to APO_ULTOSC_SPAN_MAX, a block of bars first
+ * takes each bar's pressure and range once into buffers on the stack, then sums the windows of
+ * APO_TILE_LANES consecutive bars side by side, one lane a bar: each lane adds its own window's
+ * terms from 0 in index order, the scalar loop's additions, so the bits are the scalar loop's
+ * (which a GPU and the bars left over run).
  */
 #ifndef APO_KERNELS_ULTOSC_TILE_H
 #define APO_KERNELS_ULTOSC_TILE_H
@@ -35,12 +41,84 @@ static inline APO_HD void apo__ultosc_periods(const apo__cat_io *io, size_t s[3]
             }
 }
 
+/* The oscillator of bar t from its three windows' sums (a: pressures, b: true ranges). */
+static inline APO_HD double apo__ultosc_of(const double a[3], const double b[3]) {
+    double osc = 0.0;
+    if (b[0] > 0.0)
+        osc = osc + 4.0 * (a[0] / b[0]);
+    if (b[1] > 0.0)
+        osc = osc + 2.0 * (a[1] / b[1]);
+    if (b[2] > 0.0)
+        osc = osc + a[2] / b[2];
+    return 100.0 * (osc / 7.0);
+}
+
+#ifdef APO_TILE_LANES
+/* The longest s3 of the block path, and the bars of a block (a multiple of the lanes): the
+ * two buffers hold APO_ULTOSC_BLOCK + s3 - 1 bars each, 12 KiB at most. */
+#define APO_ULTOSC_SPAN_MAX 512
+#define APO_ULTOSC_BLOCK 256
+
+/* Bars [t, end) in blocks, as far as whole groups of lanes reach; returns the first bar left
+ * to the scalar loop. t >= s[2], so every window and the close before it are in the row. */
+static inline size_t apo__ultosc_blocks(const apo__cat_io *io, const size_t s[3], size_t t,
+                                        size_t end) {
+    const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
+    double *out = io->out[0];
+    double pressure[APO_ULTOSC_BLOCK + APO_ULTOSC_SPAN_MAX - 1];
+    double range[APO_ULTOSC_BLOCK + APO_ULTOSC_SPAN_MAX - 1];
+    /* clean_from[j]: one past the last term up to j that is not finite (0 when none). */
+    size_t clean_from[APO_ULTOSC_BLOCK + APO_ULTOSC_SPAN_MAX - 1];
+    const size_t span = s[2], lanes = APO_TILE_LANES;
+    while (end - t >= lanes) {
+        size_t n = end - t < APO_ULTOSC_BLOCK ? end - t : APO_ULTOSC_BLOCK;
+        n -= n % lanes;
+        const size_t base = t + 1 - span, terms = n + span - 1;
+        size_t bad = 0;
+        for (size_t j = 0; j < terms; j++) {
+            const size_t i = base + j;
+            const double before = close[i - 1], l = low[i];
+            range[j] = apo__true_range(high, low, close, i);
+            pressure[j] = close[i] - (l < before ? l : before);
+            if (!(isfinite(range[j]) && isfinite(pressure[j])))
+                bad = j + 1;
+            clean_from[j] = bad;
+        }
+        for (size_t g = 0; g < n; g += lanes) {
+            apo_tv a[3], b[3];
+            for (int k = 0; k < 3; k++) {
+                const size_t first = g + span - s[k];
+                apo_tv sa = apo_tv_splat(0.0), sb = apo_tv_splat(0.0);
+                for (size_t j = 0; j < s[k]; j++) {
+                    sa = sa + apo_tv_load(pressure + first + j);
+                    sb = sb + apo_tv_load(range + first + j);
+                }
+                a[k] = sa;
+                b[k] = sb;
+            }
+            for (size_t l = 0; l < lanes; l++) {
+                const double al[3] = {a[0][l], a[1][l], a[2][l]};
+                const double bl[3] = {b[0][l], b[1][l], b[2][l]};
+                const int clean = clean_from[g + l + span - 1] <= g + l;
+                out[t + g + l] = clean ? apo__ultosc_of(al, bl) : (double)NAN;
+            }
+        }
+        t += n;
+    }
+    return t;
+}
+#endif
+
 static inline APO_HD void apo__ultosc_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     double *out = io->out[0];
     size_t s[3];
     apo__ultosc_periods(io, s);
     size_t t = apo__cat_nan_lead(out, begin, end, s[2]);
+#ifdef APO_TILE_LANES
+    if (s[2] <= APO_ULTOSC_SPAN_MAX)
+        t = apo__ultosc_blocks(io, s, t, end);
+#endif
     for (; t < end; t++) {
         double a[3] = {0.0, 0.0, 0.0}, b[3] = {0.0, 0.0, 0.0};
         int clean = 1;
@@ -55,14 +133,7 @@ static inline APO_HD void apo__ultosc_tile(const apo__cat_io *io, size_t begin, 
                     b[k] = b[k] + range;
                 }
         }
-        double osc = 0.0;
-        if (b[0] > 0.0)
-            osc = osc + 4.0 * (a[0] / b[0]);
-        if (b[1] > 0.0)
-            osc = osc + 2.0 * (a[1] / b[1]);
-        if (b[2] > 0.0)
-            osc = osc + a[2] / b[2];
-        out[t] = clean ? 100.0 * (osc / 7.0) : (double)NAN;
+        out[t] = clean ? apo__ultosc_of(a, b) : (double)NAN;
     }
 }
 
