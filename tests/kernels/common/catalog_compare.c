@@ -38,7 +38,7 @@ double compare_with_reference(const char *name, const char *what, const double *
     return worst;
 }
 
-double reference_grid(size_t min_period, int first_period_only, const void *ctx,
+double reference_grid(const void *kernel, size_t ki, size_t min_period, int first_period_only,
                       reference_grid_point point) {
     const size_t lengths[] = {1, 2, 3, 15, 31, 500, 4097, 20011, 100000};
     const size_t periods[] = {min_period, min_period + 1, 14, 30, 200, 5000};
@@ -60,7 +60,8 @@ double reference_grid(size_t min_period, int first_period_only, const void *ctx,
                 char what[96];
                 snprintf(what, sizeof what, "n %zu period %zu gaps %d", lengths[li], periods[pi],
                          gaps);
-                const double w = point(ctx, li, pi, lengths[li], periods[pi], gaps, what);
+                const grid_point at = {ki, li, pi, lengths[li], periods[pi], gaps, what};
+                const double w = point(kernel, &at);
                 worst = w > worst ? w : worst;
             }
         }

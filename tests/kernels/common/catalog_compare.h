@@ -19,17 +19,24 @@ double compare_with_reference(const char *name, const char *what, const double *
                               const double *want, const double *scale, size_t n, double tol,
                               int canonical_nan);
 
-/* One point of reference_grid: a series of `length` bars (with gaps where gaps is 1) at
- * `period`, li and pi their indices in the grid (the seed's parts); what names the three for a
- * failure. Returns the worst error relative to the scale (0 for a point it leaves out). */
-typedef double (*reference_grid_point)(const void *ctx, size_t li, size_t pi, size_t length,
-                                       size_t period, int gaps, const char *what);
+/* One point of reference_grid: kernel ki of a table on a series of `length` bars (with gaps
+ * where gaps is 1) at `period`, li and pi their indices in the grid (with ki, the seed's
+ * parts); what names the three for a failure. */
+typedef struct grid_point {
+    size_t ki, li, pi, length, period;
+    int gaps;
+    const char *what;
+} grid_point;
+
+/* The check of a table's kernel (its ref_kernel) at one point. Returns the worst error
+ * relative to the scale (0 for a point it leaves out). */
+typedef double (*reference_grid_point)(const void *kernel, const grid_point *at);
 
 /* The grid that test_catalog_kernels_slow.c and test_catalog_more_slow.c check each kernel of
  * their tables over, written once so that the two tables keep the same coverage: lengths 1 to
  * 1e5, periods min_period, min_period + 1, 14, 30, 200 and 5000 (the first alone where
  * first_period_only), without and with gaps, point called at each. Returns the worst error. */
-double reference_grid(size_t min_period, int first_period_only, const void *ctx,
+double reference_grid(const void *kernel, size_t ki, size_t min_period, int first_period_only,
                       reference_grid_point point);
 
 #endif

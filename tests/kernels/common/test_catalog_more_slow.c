@@ -17,20 +17,16 @@
 #include "catalog_halo.h"
 #include "catalog_more_fixtures.h"
 
-/* One kernel of the table (ki) at one point of the grid: its reference on a seeded walk. */
-typedef struct grid_kernel {
-    const ref_kernel *k;
-    size_t ki;
-} grid_kernel;
-
-static double check_point(const void *ctx, size_t li, size_t pi, size_t length, size_t period,
-                          int gaps, const char *what) {
-    const grid_kernel *g = ctx;
+/* A kernel of the table at one point of the grid: its reference on a seeded walk, its
+ * parameters at the point's period (kernel_params). */
+static double check_point(const void *kernel, const grid_point *at) {
+    const ref_kernel *k = kernel;
     series s;
-    series_make(&s, 1000 + 100 * g->ki + 10 * li + pi, length, g->k->cols, 100.0, 0.5, gaps);
+    series_make(&s, 1000 + 100 * at->ki + 10 * at->li + at->pi, at->length, k->cols, 100.0, 0.5,
+                at->gaps);
     double p[3];
-    kernel_params(g->k, (double)period, p);
-    const double w = check_against_reference(g->k, &s, p, 1e-12, what);
+    kernel_params(k, (double)at->period, p);
+    const double w = check_against_reference(k, &s, p, 1e-12, at->what);
     series_free(&s);
     return w;
 }
@@ -38,9 +34,9 @@ static double check_point(const void *ctx, size_t li, size_t pi, size_t length, 
 /* The same grid as test_catalog_kernels_slow.c's (reference_grid), every period of it. */
 Test(catalog_more, every_kernel_against_its_long_double_reference, .timeout = 900) {
     for (size_t ki = 0; ki < n_catalog_more_kernels; ki++) {
-        const grid_kernel g = {&catalog_more_kernels[ki], ki};
-        const double worst = reference_grid(g.k->min_period, 0, &g, check_point);
-        fprintf(stderr, "catalog %s: worst error %.2g of the scale\n", g.k->name, worst);
+        const ref_kernel *k = &catalog_more_kernels[ki];
+        const double worst = reference_grid(k, ki, k->min_period, 0, check_point);
+        fprintf(stderr, "catalog %s: worst error %.2g of the scale\n", k->name, worst);
     }
 }
 
