@@ -443,61 +443,46 @@ static int all_equal(const long double *a, size_t q) {
     return 1;
 }
 
-void apo__ref_cat_correl(const double *const *in, size_t n, const double *p, double *out,
-                         double *scale) {
-    const size_t q = (size_t)p[0];
+/* A return as beta's definition has it: rounded to double, 0 after a close of 0. */
+static double simple_return(const double *x, size_t k) {
+    return x[k - 1] != 0 ? (x[k] - x[k - 1]) / x[k - 1] : 0.0;
+}
+
+/* correl (beta 0: the pairs of samples of the q bars ending at t) and beta (beta 1: the pairs of
+ * returns over the q + 1 bars ending at t), where both inputs are finite over those bars: one
+ * loop, the two moments of the pairs, and each its ratio of them (0 where the pairs it divides
+ * by are all equal). */
+static void pair_reference(const double *const *in, size_t n, const double *p, double *out,
+                           double *scale, int beta) {
+    const size_t q = (size_t)p[0], lag = beta ? 1 : 0;
     long double *a = malloc(q * sizeof *a), *b = malloc(q * sizeof *b);
     if (a == NULL || b == NULL)
         abort();
     nan_fill(out, scale, n);
-    for (size_t t = q - 1; t < n; t++) {
-        if (!finite_window(in[0], t + 1 - q, t + 1) || !finite_window(in[1], t + 1 - q, t + 1))
+    for (size_t t = q - 1 + lag; t < n; t++) {
+        if (!finite_window(in[0], t + 1 - q - lag, t + 1) ||
+            !finite_window(in[1], t + 1 - q - lag, t + 1))
             continue;
         for (size_t i = 0; i < q; i++) {
-            a[i] = in[0][t + 1 - q + i];
-            b[i] = in[1][t + 1 - q + i];
+            const size_t k = t + 1 - q + i;
+            a[i] = beta ? simple_return(in[0], k) : in[0][k];
+            b[i] = beta ? simple_return(in[1], k) : in[1][k];
         }
-        if (all_equal(a, q) || all_equal(b, q)) {
+        if (all_equal(a, q) || (!beta && all_equal(b, q))) {
             out[t] = 0.0;
             continue;
         }
         long double vaa, vbb, vab;
         pair_moments(a, b, q, &vaa, &vbb, &vab);
-        out[t] = (double)(vab / sqrtl(vaa * vbb));
-        scale[t] = 1.0;
+        out[t] = (double)(beta ? vab / vaa : vab / sqrtl(vaa * vbb));
+        scale[t] = beta ? (double)(1 + fabsl(vab / vaa)) : 1.0;
     }
     free(a);
     free(b);
 }
 
-void apo__ref_cat_beta(const double *const *in, size_t n, const double *p, double *out,
-                       double *scale) {
-    const size_t q = (size_t)p[0];
-    long double *a = malloc(q * sizeof *a), *b = malloc(q * sizeof *b);
-    if (a == NULL || b == NULL)
-        abort();
-    nan_fill(out, scale, n);
-    for (size_t t = q; t < n; t++) {
-        if (!finite_window(in[0], t - q, t + 1) || !finite_window(in[1], t - q, t + 1))
-            continue;
-        for (size_t i = 0; i < q; i++) {
-            const size_t k = t + 1 - q + i;
-            /* The returns as the definition has them: rounded to double. */
-            a[i] = in[0][k - 1] != 0 ? (in[0][k] - in[0][k - 1]) / in[0][k - 1] : 0.0;
-            b[i] = in[1][k - 1] != 0 ? (in[1][k] - in[1][k - 1]) / in[1][k - 1] : 0.0;
-        }
-        if (all_equal(a, q)) {
-            out[t] = 0.0;
-            continue;
-        }
-        long double vaa, vbb, vab;
-        pair_moments(a, b, q, &vaa, &vbb, &vab);
-        out[t] = (double)(vab / vaa);
-        scale[t] = (double)(1 + fabsl(vab / vaa));
-    }
-    free(a);
-    free(b);
-}
+APO_REF_VARIANT(apo__ref_cat_correl, pair_reference, 0)
+APO_REF_VARIANT(apo__ref_cat_beta, pair_reference, 1)
 
 /* Aroon over the q + 1 bars ending at t; `up` 1: the highest high, 0: the lowest low; the
  * most recent extreme wins a tie. */
