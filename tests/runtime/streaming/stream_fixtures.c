@@ -110,17 +110,23 @@ apo_stream_desc stream_desc_of(const stream_case *c) {
     return d;
 }
 
+int stream_kernel_streams(apo_runtime *rt, const char *name) {
+    const apo_stream_desc d = stream_desc_named(name, 1);
+    apo_stream *probe = NULL;
+    if (apo_stream_create(rt, &d, &probe) != APO_OK)
+        return 0;
+    apo_stream_destroy(probe);
+    return 1;
+}
+
 size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const char *name)) {
     size_t count = 0, streamed = 0;
     cr_assert_eq(apo_kernel_count(rt, &count), APO_OK);
     for (size_t k = 0; k < count; k++) {
         const char *name = NULL;
         cr_assert_eq(apo_kernel_name(rt, k, &name), APO_OK);
-        const apo_stream_desc d = stream_desc_named(name, 1);
-        apo_stream *probe = NULL;
-        if (apo_stream_create(rt, &d, &probe) != APO_OK)
+        if (!stream_kernel_streams(rt, name))
             continue;
-        apo_stream_destroy(probe);
         if (test_kernel_sampled(streamed))
             check(rt, name);
         streamed++;

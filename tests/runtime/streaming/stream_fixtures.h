@@ -102,6 +102,10 @@ apo_stream_desc stream_desc_of(const stream_case *c);
  * header (docs/streaming.md, "The state"), as a reader of the format would. */
 size_t stream_tile_of(const apo_stream *s);
 
+/* Whether a stream of one series of the kernel `name` can be made on rt (the reductions, with
+ * no per-bar outputs, cannot). */
+int stream_kernel_streams(apo_runtime *rt, const char *name);
+
 /* Runs check(rt, name) for every kernel of rt that streams (a stream of one series of it can
  * be made: the reductions, with no per-bar outputs, cannot), or a sample of them under
  * ThreadSanitizer (test_kernel_sampled, helpers.h); returns how many stream. */

@@ -113,20 +113,23 @@ static shape shape_of(apo_runtime *rt) {
 static apo_sweep_param grids[N_MEMBERS][1];
 static apo_sweep sweeps[N_MEMBERS];
 
-static apo_stream *member_stream(apo_runtime *rt, size_t j, size_t device_bars) {
-    apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = members[j].kernel;
-    d.n_series = ROWS;
+/* The description of member j's stream over n_series series: its kernel, parameters and, for
+ * a swept member, its sweep of two sets (kept in grids[j] and sweeps[j]). */
+static apo_stream_desc member_desc(size_t j, size_t n_series) {
+    apo_stream_desc d = stream_desc_named(members[j].kernel, n_series);
     d.params = members[j].params;
     d.n_params = members[j].n_params;
-    d.device_bars = device_bars;
     if (members[j].swept != NULL) {
         grids[j][0] = (apo_sweep_param){members[j].swept, members[j].values, 2};
-        sweeps[j] = (apo_sweep)APO_SWEEP_INIT;
-        sweeps[j].grid = grids[j];
-        sweeps[j].n_grid = 1;
+        sweeps[j] = stream_grid_sweep(grids[j], 1);
         d.sweep = &sweeps[j];
     }
+    return d;
+}
+
+static apo_stream *member_stream(apo_runtime *rt, size_t j, size_t device_bars) {
+    apo_stream_desc d = member_desc(j, ROWS);
+    d.device_bars = device_bars;
     apo_stream *s = NULL;
     cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
     return s;
@@ -338,6 +341,20 @@ static void feed_head(apo_stream_group *g, const shape *sh, size_t n_members, si
 
 #define HEAD 300
 
+/* Every series' position after the head. */
+static const size_t at_head[ROWS] = {HEAD, HEAD, HEAD, HEAD};
+
+/* Feeds group g (of the n streams s) the first HEAD bars of every series, and sets up *u, the
+ * update that follows: n_new bars of each series from HEAD on. Returns the streams' saved
+ * states after the head (states()), which a refused update must leave as they are. */
+static unsigned char *after_head(apo_stream_group *g, apo_stream **s, size_t n, const shape *sh,
+                                 const size_t n_new[ROWS], update *u, size_t *len) {
+    feed_head(g, sh, n, HEAD);
+    unsigned char *before = states(s, n, len);
+    update_init(u, sh, at_head, n_new);
+    return before;
+}
+
 Test(stream_group, a_refused_update_or_a_peek_moves_no_stream, .timeout = 60) {
     fill_bars();
     apo_runtime *rt = test_runtime("cpu");
@@ -346,13 +363,11 @@ Test(stream_group, a_refused_update_or_a_peek_moves_no_stream, .timeout = 60) {
     for (size_t j = 0; j < N_MEMBERS; j++)
         s[j] = member_stream(rt, j, 0), lone[j] = member_stream(rt, j, 0);
     apo_stream_group *g = group_of(s, N_MEMBERS), *gl = group_of(lone, N_MEMBERS);
-    feed_head(g, &sh, N_MEMBERS, HEAD);
     feed_head(gl, &sh, N_MEMBERS, HEAD);
-    size_t len = 0;
-    unsigned char *before = states(s, N_MEMBERS, &len);
-    const size_t from[ROWS] = {HEAD, HEAD, HEAD, HEAD}, n_new[ROWS] = {3, 0, 1, 2};
+    const size_t n_new[ROWS] = {3, 0, 1, 2};
     update u;
-    update_init(&u, &sh, from, n_new);
+    size_t len = 0;
+    unsigned char *before = after_head(g, s, N_MEMBERS, &sh, n_new, &u, &len);
     apo_named_input in[N_NAMES + 1];
     double *const *outs[N_MEMBERS];
     for (size_t j = 0; j < N_MEMBERS; j++)
@@ -388,12 +403,12 @@ Test(stream_group, a_refused_update_or_a_peek_moves_no_stream, .timeout = 60) {
 
     /* A peek writes what the update will, and moves nothing. */
     update p;
-    update_init(&p, &sh, from, n_new);
+    update_init(&p, &sh, at_head, n_new);
     cr_assert_eq(group_update(g, &p, N_MEMBERS, 1), APO_OK, "%s", apo_last_error());
     assert_states(s, N_MEMBERS, before, len, "a peek");
     /* The refused and peeked group and one that saw neither take the same bars alike. */
     update v;
-    update_init(&v, &sh, from, n_new);
+    update_init(&v, &sh, at_head, n_new);
     cr_assert_eq(group_update(g, &u, N_MEMBERS, 0), APO_OK, "%s", apo_last_error());
     cr_assert_eq(group_update(gl, &v, N_MEMBERS, 0), APO_OK, "%s", apo_last_error());
     for (size_t j = 0; j < N_MEMBERS; j++)
@@ -437,10 +452,8 @@ Test(stream_group, a_failure_in_the_last_stream_puts_every_stream_back, .timeout
     apo_stream *s[N_MEMBERS];
     for (size_t j = 0; j + 1 < N_MEMBERS; j++)
         s[j] = member_stream(rt, j, 0);
-    apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = "fails_on_marker";
-    d.n_series = ROWS;
-    cr_assert_eq(apo_stream_create(rt, &d, &s[N_MEMBERS - 1]), APO_OK, "%s", apo_last_error());
+    const apo_stream_desc d = stream_desc_named("fails_on_marker", ROWS);
+    s[N_MEMBERS - 1] = stream_created(rt, &d);
     const char *const close_only[] = {"close"};
     const char *const *bind[N_MEMBERS] = {NULL};
     bind[5] = members[5].bind;
@@ -448,12 +461,10 @@ Test(stream_group, a_failure_in_the_last_stream_puts_every_stream_back, .timeout
     apo_stream_group *g = NULL;
     cr_assert_eq(apo_stream_group_create(s, N_MEMBERS, bind, &g), APO_OK, "%s", apo_last_error());
     /* mfi's outputs (one array) serve the failing kernel's one output. */
-    feed_head(g, &sh, N_MEMBERS, HEAD);
-    size_t len = 0;
-    unsigned char *before = states(s, N_MEMBERS, &len);
-    const size_t from[ROWS] = {HEAD, HEAD, HEAD, HEAD}, n_new[ROWS] = {2, 1, 700, 3};
+    const size_t n_new[ROWS] = {2, 1, 700, 3};
     update u;
-    update_init(&u, &sh, from, n_new);
+    size_t len = 0;
+    unsigned char *before = after_head(g, s, N_MEMBERS, &sh, n_new, &u, &len);
     u.in[3][u.total - 1] = -7.0;
     test_assert_refused(group_update(g, &u, N_MEMBERS, 0), APO_ERR_KERNEL_FAILED,
                         "fails_on_marker failed");
@@ -522,10 +533,8 @@ Test(stream_group, a_device_failure_in_the_last_stream_puts_every_stream_back, .
 Test(stream_group, bad_groups_are_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     apo_stream *a = member_stream(rt, 0, 0), *b = member_stream(rt, 2, 0), *c = NULL;
-    apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = "sma";
-    d.n_series = ROWS + 1;
-    cr_assert_eq(apo_stream_create(rt, &d, &c), APO_OK, "%s", apo_last_error());
+    const apo_stream_desc d = stream_desc_named("sma", ROWS + 1);
+    c = stream_created(rt, &d);
     apo_stream_group *g = NULL;
     apo_stream *pair[] = {a, b}, *twice[] = {a, b, a}, *other[] = {a, c};
     test_assert_refused(apo_stream_group_create(pair, 0, NULL, &g), APO_ERR_INVALID_ARGUMENT,
@@ -569,18 +578,7 @@ Test(stream_group, blocks_of_symbols_give_each_lone_stream, .timeout = 60) {
         for (size_t i = 0; i < info.n_inputs; i++)
             reads[m][i] = name_index(info.input_names[i]);
         for (int copy = 0; copy < 2; copy++) {
-            apo_stream_desc d = APO_STREAM_DESC_INIT;
-            d.kernel = mb->kernel;
-            d.n_series = MANY;
-            d.params = mb->params;
-            d.n_params = mb->n_params;
-            if (mb->swept != NULL) {
-                grids[pick[m]][0] = (apo_sweep_param){mb->swept, mb->values, 2};
-                sweeps[pick[m]] = (apo_sweep)APO_SWEEP_INIT;
-                sweeps[pick[m]].grid = grids[pick[m]];
-                sweeps[pick[m]].n_grid = 1;
-                d.sweep = &sweeps[pick[m]];
-            }
+            const apo_stream_desc d = member_desc(pick[m], MANY);
             cr_assert_eq(apo_stream_create(rt, &d, copy ? &lone[m] : &grouped[m]), APO_OK, "%s",
                          apo_last_error());
         }

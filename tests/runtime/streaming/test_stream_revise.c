@@ -276,25 +276,11 @@ static void check_resume(apo_runtime *rt, const stream_case *c) {
         }
 }
 
-/* Whether the registry's kernel streams (a reduction does not). */
-static int streams(apo_runtime *rt, const char *name) {
-    apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = name;
-    d.n_series = 1;
-    apo_stream *probe = NULL;
-    if (apo_stream_create(rt, &d, &probe) != APO_OK)
-        return 0;
-    apo_stream_destroy(probe);
-    return 1;
-}
-
 /* obv and ad carry a running sum, nvi and pvi a running product, sar and sarext their path,
  * the ht_* kernels their transform, the index kernels TA-Lib's tracker, and keep no bars: no
  * revise_bars, no resume. */
 static int refuses_windows(apo_runtime *rt, const char *name) {
-    apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = name;
-    d.n_series = 1;
+    apo_stream_desc d = stream_desc_named(name, 1);
     d.revise_bars = 1;
     apo_stream *s = NULL;
     if (apo_stream_create(rt, &d, &s) == APO_OK) {
@@ -324,7 +310,7 @@ static void for_every_kernel(void (*check)(apo_runtime *, const stream_case *)) 
     for (size_t k = 0; k < count; k++) {
         const char *name = NULL;
         cr_assert_eq(apo_kernel_name(rt, k, &name), APO_OK);
-        if (!streams(rt, name))
+        if (!stream_kernel_streams(rt, name))
             continue;
         if (refuses_windows(rt, name)) {
             carried++;
