@@ -279,14 +279,7 @@ static void ema_chain(const double *const *in, size_t n, const double *p, double
         long double v = x[t];
         int ready = 1;
         for (int s = 0; s < stages && ready; s++) {
-            if (seen[s] < q) {
-                sum[s] += v;
-                ready = ++seen[s] == q;
-                if (ready)
-                    e[s] = sum[s] / q;
-            } else {
-                e[s] = e[s] + k * (v - e[s]);
-            }
+            ready = ema_stage(v, q, k, 0, &seen[s], &sum[s], &e[s]);
             v = e[s];
         }
         if (!ready)

@@ -102,6 +102,22 @@ static inline void running_reference(const double *const *in, size_t k, size_t c
     }
 }
 
+/* One stage of a chain of EMAs (dema, tema, t3), each seeded with the mean of its first q
+ * inputs: it takes v and says whether it has a value yet, in *e. Its step is e + k (v - e), or
+ * with tillson 1 T3's k v + (1 - k) e (the two round differently). */
+static inline int ema_stage(long double v, size_t q, long double k, int tillson, size_t *seen,
+                            long double *sum, long double *e) {
+    if (*seen < q) {
+        *sum += v;
+        if (++*seen < q)
+            return 0;
+        *e = *sum / q;
+    } else {
+        *e = tillson ? k * v + (1 - k) * *e : *e + k * (v - *e);
+    }
+    return 1;
+}
+
 /* A catalog reference that is one variant of a body shared by several: the entry point the
  * catalog's tables name, calling body with the variant's selector (an output's index, a
  * flag). Written once here so that a family of variants is one line per member rather than

@@ -63,14 +63,7 @@ void apo__ref_cat_t3(const double *const *in, size_t n, const double *p, double 
         long double v = in[0][t];
         int ready = 1;
         for (int s = 0; s < 6 && ready; s++) {
-            if (seen[s] < q) {
-                sum[s] += v;
-                ready = ++seen[s] == q;
-                if (ready)
-                    e[s] = sum[s] / q;
-            } else {
-                e[s] = k * v + (1 - k) * e[s];
-            }
+            ready = ema_stage(v, q, k, 1, &seen[s], &sum[s], &e[s]);
             v = e[s];
         }
         if (ready) {
