@@ -191,16 +191,8 @@ void apo__ref_cat_ema(const double *const *in, size_t n, const double *p, double
     long double sum = 0, e = 0;
     nan_fill(out, scale, n);
     for (size_t t = 0; t < n; t++) {
-        if (!isfinite(x[t]))
+        if (!isfinite(x[t]) || !ema_stage(x[t], q, k, 0, &seen, &sum, &e))
             continue;
-        if (seen < q) {
-            sum += x[t];
-            if (++seen < q)
-                continue;
-            e = sum / q;
-        } else {
-            e = e + k * (x[t] - e);
-        }
         out[t] = (double)e;
         scale[t] = m;
     }
