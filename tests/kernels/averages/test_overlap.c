@@ -71,17 +71,8 @@ static const more2_case cases[] = {
     {APO_CAT_ZLEMA, "zlema", CLOSE, 1, apo__ref_cat_zlema, {4}},
     {APO_CAT_ZLEMA, "zlema", CLOSE, 1, apo__ref_cat_zlema, {1}},
 };
-#define N_CASES (sizeof cases / sizeof cases[0])
 
-Test(overlap, every_kernel_against_its_long_double_reference, .timeout = 300) {
-    const more2_options overlap = {"overlap", 5003, 4, 1};
-    more2_check_against_references_as(cases, N_CASES, &overlap);
-}
-
-/* The grid alone sets the bits: tiles run forwards give the bits of tiles run backwards. */
-Test(overlap, tiles_depend_on_the_grid_only, .timeout = 120) {
-    more2_check_grid_sets_the_bits_within(cases, N_CASES, SIZE_MAX);
-}
+MORE2_TABLE_TESTS_AS(overlap, cases, {"overlap", 5003, 4, 1})
 
 /* ma at each matype is the catalog kernel of that kind, bit for bit, over that kind's grid:
  * at matype 7 (MAMA) mama's first output at its defaults, TA-Lib's MA's limits. */

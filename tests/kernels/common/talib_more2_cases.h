@@ -71,4 +71,16 @@ void more2_check_grid_sets_the_bits(const more2_case *cases, size_t n);
         more2_check_grid_sets_the_bits(cases, sizeof cases / sizeof cases[0]);                     \
     }
 
+/* The same two cases for a table with options of its own (opt, a more2_options initializer in
+ * braces) whose grid runs every tile at its own length. */
+#define MORE2_TABLE_TESTS_AS(suite, cases, ...)                                                    \
+    Test(suite, every_kernel_against_its_long_double_reference, .timeout = 300) {                  \
+        const more2_options opt = __VA_ARGS__;                                                     \
+        more2_check_against_references_as(cases, sizeof cases / sizeof cases[0], &opt);            \
+    }                                                                                              \
+    /* The grid alone sets the bits: tiles run forwards give the bits of tiles run backwards. */   \
+    Test(suite, tiles_depend_on_the_grid_only, .timeout = 120) {                                   \
+        more2_check_grid_sets_the_bits_within(cases, sizeof cases / sizeof cases[0], SIZE_MAX);    \
+    }
+
 #endif /* APO_TEST_TALIB_MORE2_CASES_H */

@@ -69,15 +69,7 @@ static const more2_case cases[] = {
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
-Test(momentum_ma2, every_kernel_against_its_long_double_reference, .timeout = 300) {
-    const more2_options momentum_ma2 = {"momentum_ma2", 3001, 6, 1};
-    more2_check_against_references_as(cases, N_CASES, &momentum_ma2);
-}
-
-/* The grid alone sets the bits: tiles run forwards give the bits of tiles run backwards. */
-Test(momentum_ma2, tiles_depend_on_the_grid_only, .timeout = 120) {
-    more2_check_grid_sets_the_bits_within(cases, N_CASES, SIZE_MAX);
-}
+MORE2_TABLE_TESTS_AS(momentum_ma2, cases, {"momentum_ma2", 3001, 6, 1})
 
 /* Every matype's average taken in pieces of 1 to 300 bars (cycling) has the bits of the same
  * average over the whole span (apo__ma_span), from a tile start past the warm-up. */
