@@ -148,6 +148,27 @@ void test_random_ratios(uint64_t seed, size_t n, double *ratios) {
         ratios[i] = 0.05 + 0.95 * apo__test_uniform(seed, i);
 }
 
+void test_each_placement(const char *const *device_sets, size_t n_sets, int trials, uint64_t seed,
+                         test_placement_fn place, void *ctx) {
+    static const apo_split splits[] = {APO_SPLIT_ROWS, APO_SPLIT_TIME};
+    for (size_t di = 0; di < n_sets; di++) {
+        apo_runtime *rt = test_runtime(device_sets[di]);
+        size_t n;
+        cr_assert_eq(apo_device_count(rt, &n), APO_OK);
+        for (int trial = 0; trial < trials; trial++) {
+            double ratios[APO_MAX_DEVICES];
+            test_random_ratios(seed + 10 * di + (uint64_t)trial, n, ratios);
+            for (size_t si = 0; si < 2; si++) {
+                char what[160];
+                snprintf(what, sizeof what, "on %s trial %d split %s", device_sets[di], trial,
+                         apo_split_name(splits[si]));
+                place(rt, trial == 0 ? NULL : ratios, trial == 0 ? 0 : n, splits[si], what, ctx);
+            }
+        }
+        apo_runtime_destroy(rt);
+    }
+}
+
 /* A user kernel with a parameter: the sum of the last `k` samples (fewer at the start). */
 static apo_status moving_sum(const apo_kernel_call *call, void *user) {
     (void)user;

@@ -88,6 +88,18 @@ size_t test_bitwise_diff(const test_job *a, const test_job *b, size_t i);
 /* Random ratios for `n` devices, each in [0.05, 1), from a seed. */
 void test_random_ratios(uint64_t seed, size_t n, double *ratios);
 
+/* One placement of a call that must give the same bits however it is placed: on rt, with
+ * `ratios` (NULL and 0: the planner's own) along `split`; `what` says "on DEVICES trial T split
+ * S" for the failures' messages. */
+typedef void (*test_placement_fn)(apo_runtime *rt, const double *ratios, size_t n_ratios,
+                                  apo_split split, const char *what, void *ctx);
+
+/* For each of the n_sets device lists (a runtime of each), `trials` trials (trial 0 without
+ * ratios; trial t > 0 with test_random_ratios(seed + 10 * list + t)) and each split, rows then
+ * time: place(). The determinism and catalog tests of bits on every device set share it. */
+void test_each_placement(const char *const *device_sets, size_t n_sets, int trials, uint64_t seed,
+                         test_placement_fn place, void *ctx);
+
 /* The plan of a returns_stats workload of one series of n samples under `tag`, without
  * buffers; asserts that the plan places every element. */
 apo_plan_info test_plan_returns_stats(apo_runtime *rt, const char *tag, size_t n);

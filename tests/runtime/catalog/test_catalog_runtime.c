@@ -363,6 +363,27 @@ static void job_init_with(cat_job *job, apo_runtime *rt, const cat_case *c, size
         job->params[job->w.n_params++] = *extra;
 }
 
+/* A case (with `extra`) of `rows` rows and its bits on the cpu device. */
+typedef struct placed_case {
+    const cat_case *c;
+    size_t rows;
+    const apo_param *extra;
+    const cat_job *ref;
+} placed_case;
+
+/* The case placed so gives the cpu device's bits. */
+static void same_as_cpu(apo_runtime *rt, const double *ratios, size_t n_ratios, apo_split split,
+                        const char *where, void *ctx) {
+    const placed_case *p = ctx;
+    cat_job got;
+    job_init_with(&got, rt, p->c, p->rows, p->extra);
+    run(rt, &got, ratios, n_ratios, split);
+    for (size_t o = 0; o < p->ref->w.n_outputs; o++)
+        cr_assert_eq(bitwise_diff(p->ref, &got, o), 0, "%s %s: output %zu differs", p->c->kernel,
+                     where, o);
+    job_free(&got);
+}
+
 /* Case c (with `extra`) on every device set, ratio and axis gives the cpu device's bits. */
 static void same_bits_everywhere(apo_runtime *cpu, const cat_case *c, size_t ci,
                                  const apo_param *extra) {
@@ -380,27 +401,9 @@ static void same_bits_everywhere(apo_runtime *cpu, const cat_case *c, size_t ci,
             finite += isfinite(ref.outputs[o][t]) != 0;
         }
     cr_assert_gt(finite, ref.len / 2, "%s: most outputs are values", c->kernel);
-    for (size_t di = 0; di < sizeof device_sets / sizeof device_sets[0]; di++) {
-        apo_runtime *rt = test_runtime(device_sets[di]);
-        size_t n;
-        apo_device_count(rt, &n);
-        for (int trial = 0; trial < 3; trial++) {
-            double ratios[APO_MAX_DEVICES];
-            test_random_ratios(700 * ci + 10 * di + (uint64_t)trial, n, ratios);
-            const apo_split splits[] = {APO_SPLIT_ROWS, APO_SPLIT_TIME};
-            for (size_t si = 0; si < 2; si++) {
-                cat_job got;
-                job_init_with(&got, rt, c, rows, extra);
-                run(rt, &got, trial == 0 ? NULL : ratios, trial == 0 ? 0 : n, splits[si]);
-                for (size_t o = 0; o < ref.w.n_outputs; o++)
-                    cr_assert_eq(bitwise_diff(&ref, &got, o), 0,
-                                 "%s on %s trial %d split %s: output %zu differs", c->kernel,
-                                 device_sets[di], trial, apo_split_name(splits[si]), o);
-                job_free(&got);
-            }
-        }
-        apo_runtime_destroy(rt);
-    }
+    const placed_case p = {c, rows, extra, &ref};
+    test_each_placement(device_sets, sizeof device_sets / sizeof device_sets[0], 3, 700 * ci,
+                        same_as_cpu, (void *)&p);
     job_free(&ref);
 }
 

@@ -50,6 +50,26 @@ static void assert_same(const test_job *ref, const test_job *got, const char *wh
     }
 }
 
+/* A case and its reference run on the cpu. */
+typedef struct reference {
+    const kernel_case *c;
+    const test_job *ref;
+} reference;
+
+/* The case placed so, twice, gives the reference's bits both times. */
+static void twice_same_as_reference(apo_runtime *rt, const double *ratios, size_t n_ratios,
+                                    apo_split split, const char *where, void *ctx) {
+    const reference *r = ctx;
+    for (int repeat = 0; repeat < 2; repeat++) {
+        test_job got;
+        run_case(rt, r->c, &got, ratios, n_ratios, split);
+        char what[200];
+        snprintf(what, sizeof what, "%s repeat %d", where, repeat);
+        assert_same(r->ref, &got, what);
+        test_job_free(&got);
+    }
+}
+
 Test(determinism, every_kernel_same_bits_on_every_device_set_ratio_and_axis, .timeout = 300) {
     apo_runtime *cpu = test_runtime("cpu");
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
@@ -62,29 +82,9 @@ Test(determinism, every_kernel_same_bits_on_every_device_set_ratio_and_axis, .ti
                 cr_assert_neq(ref.outputs[i][j], -12345.678, "%s output %zu[%zu] unwritten",
                               c->kernel, i, j);
 
-        for (size_t di = 0; di < sizeof device_sets / sizeof device_sets[0]; di++) {
-            apo_runtime *rt = test_runtime(device_sets[di]);
-            size_t n;
-            apo_device_count(rt, &n);
-            for (int trial = 0; trial < 4; trial++) {
-                double ratios[APO_MAX_DEVICES];
-                test_random_ratios(1000 * ci + 10 * di + (uint64_t)trial, n, ratios);
-                const apo_split splits[] = {APO_SPLIT_ROWS, APO_SPLIT_TIME};
-                for (size_t si = 0; si < 2; si++) {
-                    for (int repeat = 0; repeat < 2; repeat++) {
-                        test_job got;
-                        run_case(rt, c, &got, trial == 0 ? NULL : ratios, trial == 0 ? 0 : n,
-                                 splits[si]);
-                        char what[160];
-                        snprintf(what, sizeof what, "on %s trial %d split %s repeat %d",
-                                 device_sets[di], trial, apo_split_name(splits[si]), repeat);
-                        assert_same(&ref, &got, what);
-                        test_job_free(&got);
-                    }
-                }
-            }
-            apo_runtime_destroy(rt);
-        }
+        const reference r = {c, &ref};
+        test_each_placement(device_sets, sizeof device_sets / sizeof device_sets[0], 4, 1000 * ci,
+                            twice_same_as_reference, (void *)&r);
         test_job_free(&ref);
     }
     apo_runtime_destroy(cpu);
