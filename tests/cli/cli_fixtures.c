@@ -48,6 +48,21 @@ void make_work_dir(void) {
     cr_assert_not_null(mkdtemp(work), "mkdtemp: %s", strerror(errno));
 }
 
+/* The paths work_path() gave this case: each case runs in a process of its own, and
+ * cli_cleanup() starts the next one from the first. */
+static char work_paths[64][256];
+static size_t n_work_paths;
+
+const char *work_path(const char *name) {
+    make_work_dir();
+    cr_assert_lt(n_work_paths, sizeof work_paths / sizeof work_paths[0],
+                 "more paths in one case than work_path() holds");
+    char *p = work_paths[n_work_paths++];
+    const int len = snprintf(p, sizeof work_paths[0], "%s/%s", work, name);
+    cr_assert(len > 0 && (size_t)len < sizeof work_paths[0], "the path of %s is too long", name);
+    return p;
+}
+
 void remove_tree(const char *path) {
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
@@ -279,6 +294,7 @@ void cli_cleanup(void) {
     if (work[0] != '\0')
         remove_tree(work);
     work[0] = '\0';
+    n_work_paths = 0;
 }
 
 void cli_skip(const char *fmt, ...) {

@@ -29,6 +29,11 @@ extern const char *child_stdin;
 
 void make_work_dir(void);
 
+/* The path of `name` in this case's private directory (made first when it is not yet,
+ * make_work_dir()): a string of its own that lasts until the case's cleanup, so that a case
+ * names each of its files in one declaration rather than a buffer and a snprintf of `work`. */
+const char *work_path(const char *name);
+
 void remove_tree(const char *path);
 
 char *read_all(const char *path, size_t *len);

@@ -143,9 +143,7 @@ Test(cli, options_that_take_one_value_are_refused_twice, .timeout = 60) {
  * with the defaults, its output the same bits as a run without them. */
 Test(cli, malformed_variables_are_warned_about_and_the_run_goes_on, .timeout = 120) {
     make_work_dir();
-    char clean_dir[128], hostile_dir[128];
-    snprintf(clean_dir, sizeof clean_dir, "%s/clean", work);
-    snprintf(hostile_dir, sizeof hostile_dir, "%s/hostile", work);
+    const char *clean_dir = work_path("clean"), *hostile_dir = work_path("hostile");
     run_cli_env_ok_free(SIM_ENV, ARGS("run", "--kernel", "macd", "--rows", "3", "--cols", "5000",
                                       "--output", clean_dir));
     cli_result r = run_cli_env_ok(

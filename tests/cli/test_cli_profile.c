@@ -186,8 +186,7 @@ Test(cli, profile_if_older_than_skips_a_fresh_profile, .timeout = 120) {
  * profile is fresh (--if-older-than). */
 Test(cli, profile_warns_of_the_load_only_when_it_measures, .timeout = 120) {
     make_work_dir();
-    char loadavg[160];
-    snprintf(loadavg, sizeof loadavg, "%s/loadavg", work);
+    const char *loadavg = work_path("loadavg");
     write_text(loadavg, "64.00 64.00 64.00 1/100 1\n");
     if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
         mount(loadavg, "/proc/loadavg", NULL, MS_BIND, NULL) != 0)
@@ -252,8 +251,8 @@ Test(cli, profile_usage_errors_exit_2_and_write_nothing, .timeout = 60) {
 Test(cli, profile_that_cannot_write_fails_after_the_report, .timeout = 120) {
     /* The profile folder is a file: measured, then not stored. */
     make_work_dir();
-    char blocker[128], mpath[256];
-    snprintf(blocker, sizeof blocker, "%s/blocker", work);
+    char mpath[256];
+    const char *blocker = work_path("blocker");
     write_text(blocker, "x");
     snprintf(mpath, sizeof mpath, "APPORTION_MULTIGPU_PROFILE_PATH=%s/multigpu.json", blocker);
     cli_result r = run_cli_env(

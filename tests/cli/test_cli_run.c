@@ -133,8 +133,7 @@ static double step_ms(const json_t *j, const char *key) {
 
 Test(cli, run_json_times_its_steps_apart, .timeout = 60) {
     make_work_dir();
-    char out[128];
-    snprintf(out, sizeof out, "%s/out", work);
+    const char *out = work_path("out");
     for (int write = 0; write < 2; write++) {
         cli_result r = write ? run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "300000",
                                             "--devices", "cpu", "--output", out, "--json"))
@@ -210,10 +209,8 @@ Test(cli, run_on_simulated_devices_says_so, .timeout = 60) {
 
 Test(cli, outputs_are_identical_across_device_sets, .timeout = 60) {
     make_work_dir();
-    char dir_sim[128], dir_cpu[128], dir_mix[128];
-    snprintf(dir_sim, sizeof dir_sim, "%s/sim", work);
-    snprintf(dir_cpu, sizeof dir_cpu, "%s/cpu/nested", work);
-    snprintf(dir_mix, sizeof dir_mix, "%s/mix", work);
+    const char *dir_sim = work_path("sim"), *dir_cpu = work_path("cpu/nested"),
+               *dir_mix = work_path("mix");
     const char *const *venv = ENV("APPORTION_SIM_CLOCK=virtual");
     cli_result r = run_cli_env_ok(
         venv, ARGS("run", "--kernel", "bollinger", "--rows", "3", "--cols", "20000", "--devices",
@@ -257,8 +254,8 @@ Test(cli, outputs_are_identical_across_device_sets, .timeout = 60) {
 
 Test(cli, bollinger_on_the_talib_series_matches_talib, .timeout = 60) {
     make_work_dir();
-    char out[128], path[256];
-    snprintf(out, sizeof out, "%s/out", work);
+    char path[256];
+    const char *out = work_path("out");
     cli_result r =
         run_cli_ok(ARGS("run", "--kernel", "bollinger", "--input",
                         APO_TEST_DATA_DIR "/talib_close252.f64", "--output", out, "--json"));
@@ -296,8 +293,7 @@ Test(cli, macd_on_a_series_shorter_than_its_warmup_is_refused_like_bollinger, .t
         ARGS("run", "--kernel", "macd", "--cols", "40", "--param", "fast=32", "--json"));
     /* At exactly the warm-up the last sample has a value in every output. */
     make_work_dir();
-    char out[128];
-    snprintf(out, sizeof out, "%s/out", work);
+    const char *out = work_path("out");
     run_cli_ok_free(ARGS("run", "--kernel", "macd", "--cols", "34", "--output", out));
     const char *names[] = {"macd", "signal", "hist"};
     for (size_t i = 0; i < 3; i++) {
@@ -386,8 +382,8 @@ Test(cli, refused_runs_say_why_and_leave_nothing, .timeout = 60) {
                     "the ratios sum to inf (beyond the largest double): scale them down");
 
     make_work_dir();
-    char top[128], out[160];
-    snprintf(top, sizeof top, "%s/new", work);
+    char out[160];
+    const char *top = work_path("new");
     snprintf(out, sizeof out, "%s/deeper", top);
     run_cli_refused(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices", "cpu,sim:a",
                          "--ratios", "cpu=0,sim:a=0", "--output", out),
@@ -476,10 +472,8 @@ Test(cli, ratios_are_explicit_shares_by_device_id, .timeout = 60) {
 
 Test(cli, generated_input_depends_on_the_seed_only, .timeout = 60) {
     make_work_dir();
-    char d1[128], d2[128], d3[128], p1[256], p2[256], p3[256];
-    snprintf(d1, sizeof d1, "%s/s1", work);
-    snprintf(d2, sizeof d2, "%s/s1b", work);
-    snprintf(d3, sizeof d3, "%s/s2", work);
+    char p1[256], p2[256], p3[256];
+    const char *d1 = work_path("s1"), *d2 = work_path("s1b"), *d3 = work_path("s2");
     const char *seeds[] = {"5", "5", "6"};
     const char *dirs[] = {d1, d2, d3};
     for (size_t i = 0; i < 3; i++) {
@@ -505,9 +499,7 @@ Test(cli, generated_input_depends_on_the_seed_only, .timeout = 60) {
 
 Test(cli, failover_is_reported_per_device, .timeout = 60) {
     make_work_dir();
-    char d1[128], d2[128];
-    snprintf(d1, sizeof d1, "%s/lost", work);
-    snprintf(d2, sizeof d2, "%s/cpu", work);
+    const char *d1 = work_path("lost"), *d2 = work_path("cpu");
     const char *const *env = ENV("APPORTION_SIM_CLOCK=virtual");
     cli_result r = run_cli_env_ok(
         env, ARGS("run", "--kernel", "bollinger", "--cols", "200000", "--devices",
@@ -549,9 +541,7 @@ Test(cli, quarantine_and_deadlines_are_reported, .timeout = 60) {
      * is c's deadline too: 1 s, not 0.2 s, so that a busy machine cannot make c miss it and
      * fail the call. */
     make_work_dir();
-    char d1[128], d2[128];
-    snprintf(d1, sizeof d1, "%s/faulty", work);
-    snprintf(d2, sizeof d2, "%s/cpu", work);
+    const char *d1 = work_path("faulty"), *d2 = work_path("cpu");
     const char *const *env = ENV("APPORTION_SIM_CLOCK=virtual", "APPORTION_QUARANTINE_AFTER=1",
                                  "APPORTION_DEADLINE_FLOOR=1");
     const char *devices = "sim:a:flaky=1,sim:b:hang_after=1,sim:c";

@@ -29,8 +29,8 @@ TestSuite(cli, .fini = cli_cleanup);
 
 Test(cli, csv_input_with_a_bad_cell_names_line_and_column, .timeout = 60) {
     make_work_dir();
-    char path[128], want[256];
-    snprintf(path, sizeof path, "%s/in.csv", work);
+    char want[256];
+    const char *path = work_path("in.csv");
     write_text(path, "date,close\n2024-01-01,1\n2024-01-02,2\n2024-01-03,abc\n2024-01-04,4\n");
     cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path));
     cr_assert_eq(r.status, 2, "%s", r.err);
@@ -51,9 +51,8 @@ Test(cli, csv_input_with_a_bad_cell_names_line_and_column, .timeout = 60) {
 
 Test(cli, csv_input_runs_on_the_chosen_column, .timeout = 60) {
     make_work_dir();
-    char path[128], out[128], file[256];
-    snprintf(path, sizeof path, "%s/prices.csv", work);
-    snprintf(out, sizeof out, "%s/out", work);
+    char file[256];
+    const char *path = work_path("prices.csv"), *out = work_path("out");
     /* 40 values 1..40 in column "Px"; a moving mean of 5 has middle[t] = t - 1. */
     char text[2048];
     size_t o = (size_t)snprintf(text, sizeof text, "date,Px\r\n");
@@ -199,8 +198,8 @@ static void free_bands(band_files *b) {
  * before, the new files that fitted replaced their old ones beside an old one. */
 Test(cli, output_set_on_a_full_disk_stays_whole, .timeout = 120) {
     make_work_dir();
-    char disk[128], out[160];
-    snprintf(disk, sizeof disk, "%s/disk", work);
+    char out[160];
+    const char *disk = work_path("disk");
     cr_assert_eq(mkdir(disk, 0755), 0);
     if (private_tmpfs(disk, "size=120k") != 0)
         cli_skip("a small disk needs a private mount namespace (root): %s", strerror(errno));
@@ -234,8 +233,7 @@ Test(cli, output_set_on_a_full_disk_stays_whole, .timeout = 120) {
  * middle.csv and no lower.csv. */
 Test(cli, output_set_survives_sigint_and_sigterm, .timeout = 300) {
     make_work_dir();
-    char out[128];
-    snprintf(out, sizeof out, "%s/out", work);
+    const char *out = work_path("out");
     cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
                                    "cpu", "--output", out, "--format", "csv"));
     free_result(&r);
@@ -279,8 +277,8 @@ Test(cli, output_set_survives_sigint_and_sigterm, .timeout = 300) {
  * permissions, so it gets a read-only tmpfs). */
 Test(cli, output_folder_that_cannot_be_written_fails_before_the_work, .timeout = 60) {
     make_work_dir();
-    char ro[128], inside[160], made[160];
-    snprintf(ro, sizeof ro, "%s/ro", work);
+    char inside[160], made[160];
+    const char *ro = work_path("ro");
     snprintf(inside, sizeof inside, "%s/existing", ro);
     snprintf(made, sizeof made, "%s/new", ro);
     cr_assert_eq(mkdir(ro, 0755), 0);
@@ -343,9 +341,7 @@ static int printable(const char *text, size_t len) {
  * as CSV (which printed raw high bytes): both refused, saying what the file looks like. */
 Test(cli, input_in_the_wrong_format_is_refused_with_a_hint, .timeout = 60) {
     make_work_dir();
-    char csv[128], raw[128];
-    snprintf(csv, sizeof csv, "%s/prices.csv", work);
-    snprintf(raw, sizeof raw, "%s/prices.data", work);
+    const char *csv = work_path("prices.csv"), *raw = work_path("prices.data");
     write_text(csv, "date,close\n2024-01-02,100.5\n2024-01-03,101.25\n2024-01-04,99.75\n");
     cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", csv, "--input-format",
                                 "f64", "--param", "period=2"));
@@ -376,11 +372,8 @@ Test(cli, raw_and_csv_input_from_any_name_stdin_or_a_pipe, .timeout = 60) {
     double v[300];
     for (size_t i = 0; i < 300; i++)
         v[i] = 100.0 + (double)(i % 17) * 0.25 - (double)(i % 5);
-    char raw[128], upper[128], csv[128], fifo[128];
-    snprintf(raw, sizeof raw, "%s/in.f64", work);
-    snprintf(upper, sizeof upper, "%s/IN.F64", work);
-    snprintf(csv, sizeof csv, "%s/in.csv", work);
-    snprintf(fifo, sizeof fifo, "%s/pipe.f64", work);
+    const char *raw = work_path("in.f64"), *upper = work_path("IN.F64"), *csv = work_path("in.csv"),
+               *fifo = work_path("pipe.f64");
     write_doubles(raw, v, 300);
     write_doubles(upper, v, 300);
     char text[300 * 32 + 8];
@@ -442,8 +435,7 @@ Test(cli, raw_and_csv_input_from_any_name_stdin_or_a_pipe, .timeout = 60) {
  * trailing blank line, header names with spaces around them. */
 Test(cli, common_csv_exports_read_with_missing_as_nan, .timeout = 60) {
     make_work_dir();
-    char path[128];
-    snprintf(path, sizeof path, "%s/export.csv", work);
+    const char *path = work_path("export.csv");
     char text[4096];
     size_t o = (size_t)snprintf(text, sizeof text, "Date, Close \n");
     for (int i = 1; i <= 40; i++)
@@ -472,8 +464,8 @@ Test(cli, common_csv_exports_read_with_missing_as_nan, .timeout = 60) {
 
 Test(cli, raw_input_of_a_bad_size_is_a_usage_error, .timeout = 60) {
     make_work_dir();
-    char path[128], want[256];
-    snprintf(path, sizeof path, "%s/in.f64", work);
+    char want[256];
+    const char *path = work_path("in.f64");
     write_text(path, "0123456789");
     cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path));
     cr_assert_eq(r.status, 2);
@@ -489,9 +481,8 @@ Test(cli, raw_input_of_a_bad_size_is_a_usage_error, .timeout = 60) {
 
 Test(cli, csv_output_is_parseable_and_equals_the_raw_output, .timeout = 60) {
     make_work_dir();
-    char dcsv[128], df64[128], path[256];
-    snprintf(dcsv, sizeof dcsv, "%s/csv", work);
-    snprintf(df64, sizeof df64, "%s/f64", work);
+    char path[256];
+    const char *dcsv = work_path("csv"), *df64 = work_path("f64");
     cli_result r = run_cli_ok(ARGS("run", "--kernel", "macd", "--cols", "300", "--seed", "9",
                                    "--devices", "cpu", "--output", dcsv, "--format", "csv"));
     free_result(&r);
@@ -536,8 +527,7 @@ Test(cli, csv_output_is_parseable_and_equals_the_raw_output, .timeout = 60) {
 
 Test(cli, output_directory_that_is_a_file_fails, .timeout = 60) {
     make_work_dir();
-    char path[128];
-    snprintf(path, sizeof path, "%s/file", work);
+    const char *path = work_path("file");
     write_text(path, "x");
     cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--cols", "1000", "--devices",
                                 "cpu", "--output", path));

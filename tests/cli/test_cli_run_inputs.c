@@ -16,8 +16,7 @@ TestSuite(cli, .fini = cli_cleanup);
 
 Test(cli, input_map_reads_named_inputs_and_refuses_bad_maps, .timeout = 120) {
     make_work_dir();
-    char path[128];
-    snprintf(path, sizeof path, "%s/bars.csv", work);
+    const char *path = work_path("bars.csv");
     static char text[65536];
     size_t o = (size_t)snprintf(text, sizeof text, "Date,Ticker,Price,Note\n");
     unsigned st = 5;
@@ -86,10 +85,8 @@ Test(cli, input_map_reads_named_inputs_and_refuses_bad_maps, .timeout = 120) {
  * nothing written (docs/kernels.md, "Negative volume"); a missing one is a gap, as before. */
 Test(cli, a_negative_volume_is_refused_with_its_line_and_field, .timeout = 120) {
     make_work_dir();
-    char path[128], missing[128], state[128];
-    snprintf(path, sizeof path, "%s/ohlcv.csv", work);
-    snprintf(missing, sizeof missing, "%s/missing.csv", work);
-    snprintf(state, sizeof state, "%s/obv.state", work);
+    const char *path = work_path("ohlcv.csv"), *missing = work_path("missing.csv"),
+               *state = work_path("obv.state");
     static char text[65536], gap[65536];
     size_t o = (size_t)snprintf(text, sizeof text, "date,ticker,high,low,close,volume\n");
     size_t g = (size_t)snprintf(gap, sizeof gap, "%s", text);
@@ -138,13 +135,9 @@ Test(cli, a_negative_volume_is_refused_with_its_line_and_field, .timeout = 120) 
  * without the column is refused, naming it, with nothing written. */
 Test(cli, open_is_read_by_name_and_by_map, .timeout = 120) {
     make_work_dir();
-    char path[128], bop_dir[160], imi_dir[160], mapped_dir[160], bad_dir[160], no_open[128];
-    snprintf(path, sizeof path, "%s/ohlc.csv", work);
-    snprintf(no_open, sizeof no_open, "%s/hlc.csv", work);
-    snprintf(bop_dir, sizeof bop_dir, "%s/bop", work);
-    snprintf(imi_dir, sizeof imi_dir, "%s/imi", work);
-    snprintf(mapped_dir, sizeof mapped_dir, "%s/imi_mapped", work);
-    snprintf(bad_dir, sizeof bad_dir, "%s/bad", work);
+    const char *path = work_path("ohlc.csv"), *no_open = work_path("hlc.csv"),
+               *bop_dir = work_path("bop"), *imi_dir = work_path("imi"),
+               *mapped_dir = work_path("imi_mapped"), *bad_dir = work_path("bad");
     enum { N = 60 };
     static char text[16384], hlc[16384];
     double o[N], h[N], l[N], c[N];

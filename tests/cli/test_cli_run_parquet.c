@@ -27,8 +27,7 @@ static void parquet_path(char *out, size_t size) {
 /* Runs bollinger on input with the environment env; expects exit 2, stderr holding each of
  * the messages, and no output folder. */
 static void refused(const char *const *env, const char *input, const char *const *messages) {
-    char out[128];
-    snprintf(out, sizeof out, "%s/out", work);
+    const char *out = work_path("out");
     cli_result r = run_cli_env(env, ARGS("run", "--kernel", "bollinger", "--devices", "cpu",
                                          "--input", input, "--output", out));
     cr_assert_eq(r.status, 2, "exit %d: %s", r.status, r.err);
@@ -120,10 +119,9 @@ Test(cli, parquet_missing_file_or_folder_is_refused_before_python, .timeout = 60
 }
 
 Test(cli, input_format_parquet_is_an_input_format_only, .timeout = 60) {
-    char in[128];
     make_work_dir();
     /* --input-format parquet reads a file of any name as Parquet. */
-    snprintf(in, sizeof in, "%s/bars.dat", work);
+    const char *in = work_path("bars.dat");
     write_text(in, "close\n1\n");
     run_cli_env_refused(ENV("APPORTION_PYTHON=/nonexistent/python3"),
                         ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", in,
@@ -137,9 +135,9 @@ Test(cli, input_format_parquet_is_an_input_format_only, .timeout = 60) {
 }
 
 Test(cli, stream_on_parquet_without_an_interpreter_keeps_no_state, .timeout = 60) {
-    char in[128], state[128];
+    char in[128];
     parquet_path(in, sizeof in);
-    snprintf(state, sizeof state, "%s/s.state", work);
+    const char *state = work_path("s.state");
     cli_result r = run_cli_env(
         ENV("APPORTION_PYTHON=/nonexistent/python3"),
         ARGS("stream", "--state", state, "--kernel", "sma", "--input", in, "--devices", "cpu"));

@@ -117,10 +117,7 @@ static void run_ok(const char *input, const char *out_dir, const char *option, c
 
 Test(cli, ranges_lines_are_each_range_scored_alone, .timeout = 120) {
     make_work_dir();
-    char input[128], dir[128], dates[128];
-    snprintf(input, sizeof input, "%s/in.csv", work);
-    snprintf(dir, sizeof dir, "%s/bars", work);
-    snprintf(dates, sizeof dates, "%s/dates", work);
+    const char *input = work_path("in.csv"), *dir = work_path("bars"), *dates = work_path("dates");
     double values[COLS];
     write_series(input, values);
     const size_t ranges[3][2] = {{0, 400}, {0, 900}, {400, 900}};
@@ -163,9 +160,7 @@ Test(cli, ranges_lines_are_each_range_scored_alone, .timeout = 120) {
 
 Test(cli, walk_forward_scores_each_train_winner_on_its_test, .timeout = 120) {
     make_work_dir();
-    char input[128], dir[128];
-    snprintf(input, sizeof input, "%s/in.csv", work);
-    snprintf(dir, sizeof dir, "%s/wf", work);
+    const char *input = work_path("in.csv"), *dir = work_path("wf");
     double values[COLS];
     write_series(input, values);
     cli_result r = run_cli_ok(ARGS(
@@ -216,8 +211,7 @@ static void refused(const char *input, const char *a, const char *b, const char 
 
 Test(cli, bad_ranges_and_walk_forwards_are_refused, .timeout = 120) {
     make_work_dir();
-    char input[128];
-    snprintf(input, sizeof input, "%s/in.csv", work);
+    const char *input = work_path("in.csv");
     double values[COLS];
     write_series(input, values);
     refused(input, "--ranges", "0:10", "--param", "period=5", "--ranges needs --score RULE");

@@ -88,8 +88,8 @@ static double naive(size_t s, int agg, double q, double min_trades, size_t *n) {
 }
 
 static void check_ranking(const char *by, int agg, double q, double min_trades) {
-    char dir[128], mt[32];
-    snprintf(dir, sizeof dir, "%s/o", work);
+    char mt[32];
+    const char *dir = work_path("o");
     snprintf(mt, sizeof mt, "%g", min_trades);
     cli_result r =
         run_cli(RUN_GRID("--by", by, "--min-trades", mt, "--top", "6", "--json", "--output", dir));
@@ -137,8 +137,7 @@ Test(cli, run_rank_sets_by_median_quantile_and_mean_against_a_recount, .timeout 
 
 Test(cli, run_min_trades_leaves_lines_out_of_the_best, .timeout = 300) {
     make_work_dir();
-    char dir[128];
-    snprintf(dir, sizeof dir, "%s/o", work);
+    const char *dir = work_path("o");
     cli_result r =
         run_cli(RUN_GRID("--min-trades", "200", "--top", "30", "--json", "--output", dir));
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -159,8 +158,7 @@ Test(cli, run_min_trades_leaves_lines_out_of_the_best, .timeout = 300) {
 
 Test(cli, run_rank_refusals_write_nothing, .timeout = 120) {
     make_work_dir();
-    char dir[128];
-    snprintf(dir, sizeof dir, "%s/o", work);
+    const char *dir = work_path("o");
     const struct {
         const char *opt, *value, *says;
     } bad[] = {
@@ -199,9 +197,7 @@ static double *read_raw(const char *dir, const char *name) {
 
 Test(cli, run_positions_are_the_sets_scores_bar_by_bar, .timeout = 300) {
     make_work_dir();
-    char dir[128], bands[128];
-    snprintf(dir, sizeof dir, "%s/o", work);
-    snprintf(bands, sizeof bands, "%s/b", work);
+    const char *dir = work_path("o"), *bands = work_path("b");
     const size_t set = 3; /* period 20, nbdev_up 2 */
     const double cost = 0.0005;
     cli_result r = run_cli(RUN_GRID("--positions", "3", "--output", dir));
@@ -273,8 +269,8 @@ Test(cli, run_positions_are_the_sets_scores_bar_by_bar, .timeout = 300) {
 
 Test(cli, run_without_positions_writes_no_positions_file, .timeout = 120) {
     make_work_dir();
-    char dir[128], path[256];
-    snprintf(dir, sizeof dir, "%s/o", work);
+    char path[256];
+    const char *dir = work_path("o");
     cli_result r = run_cli(RUN_GRID("--output", dir));
     cr_assert_eq(r.status, 0, "%s", r.err);
     snprintf(path, sizeof path, "%s/positions.csv", dir);

@@ -120,10 +120,7 @@ static double *read_f64(const char *dir, const char *name, size_t want) {
  * the indicator's outputs that the same sweep writes without --score. */
 Test(cli, scores_csv_equals_the_materialised_outputs_scored, .timeout = 120) {
     make_work_dir();
-    char input[128], scored[128], raw[128];
-    snprintf(input, sizeof input, "%s/in.csv", work);
-    snprintf(scored, sizeof scored, "%s/scored", work);
-    snprintf(raw, sizeof raw, "%s/raw", work);
+    const char *input = work_path("in.csv"), *scored = work_path("scored"), *raw = work_path("raw");
     double values[2 * COLS];
     write_two_series(input, values);
     run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--input", input, "--column", "a,b",
@@ -209,10 +206,7 @@ static void write_tickers(const char *path) {
  * by one device). */
 Test(cli, scores_are_the_same_bytes_on_any_devices, .timeout = 120) {
     make_work_dir();
-    char input[128], one[128], three[128];
-    snprintf(input, sizeof input, "%s/long.csv", work);
-    snprintf(one, sizeof one, "%s/one", work);
-    snprintf(three, sizeof three, "%s/three", work);
+    const char *input = work_path("long.csv"), *one = work_path("one"), *three = work_path("three");
     write_tickers(input);
     const char *devices[] = {"cpu", SIMS};
     const char *dirs[] = {one, three};
@@ -259,9 +253,7 @@ static int ranks_before(const scores_file *f, size_t k, size_t a, size_t b) {
  * report shows as many. */
 Test(cli, top_and_by_rank_the_lines, .timeout = 120) {
     make_work_dir();
-    char input[128], out[128];
-    snprintf(input, sizeof input, "%s/long.csv", work);
-    snprintf(out, sizeof out, "%s/out", work);
+    const char *input = work_path("long.csv"), *out = work_path("out");
     write_tickers(input);
     const char *by[] = {"sharpe", "max_drawdown", "bars", "trades", "sd"};
     for (size_t q = 0; q < sizeof by / sizeof *by; q++) {
@@ -324,8 +316,7 @@ Test(cli, top_and_by_rank_the_lines, .timeout = 120) {
 /* Usage errors, before any work: exit status 2, the message, and no output folder. */
 Test(cli, score_usage_errors, .timeout = 120) {
     make_work_dir();
-    char out[128];
-    snprintf(out, sizeof out, "%s/out", work);
+    const char *out = work_path("out");
     const struct {
         const char *kernel, *a[6], *message;
     } cases[] = {
@@ -402,9 +393,8 @@ static void names_in(const char *dir, char *out, size_t size) {
  * run left is removed by the next run. */
 Test(cli, no_scores_csv_after_a_failed_or_interrupted_run, .timeout = 120) {
     make_work_dir();
-    char out[128], fresh[128], file[256];
-    snprintf(out, sizeof out, "%s/out", work);
-    snprintf(fresh, sizeof fresh, "%s/fresh", work);
+    char file[256];
+    const char *out = work_path("out"), *fresh = work_path("fresh");
     snprintf(file, sizeof file, "%s/scores.csv", out);
     run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--cols", "500", "--param", "period=10,20",
                          "--score", "bands_zone", "--devices", "cpu", "--output", out));
@@ -486,8 +476,7 @@ Test(cli, no_scores_csv_after_a_failed_or_interrupted_run, .timeout = 120) {
  * renamed into place whole). scripts/deps.sh installs gnuplot. */
 Test(cli, score_plot_writes_a_whole_picture, .timeout = 120) {
     make_work_dir();
-    char picture[160];
-    snprintf(picture, sizeof picture, "%s/grid.png", work);
+    const char *picture = work_path("grid.png");
     cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--cols", "3000", "--rows", "2",
                                    "--devices", "cpu", "--param", "period=10:30:10", "--param",
                                    "nbdev_up=1,2", "--score", "bands_revert", "--plot", picture));
@@ -509,8 +498,8 @@ Test(cli, score_plot_writes_a_whole_picture, .timeout = 120) {
  * (the check comes before gnuplot's, so this runs without gnuplot). */
 Test(cli, score_plot_into_a_missing_folder_fails_before_the_work, .timeout = 120) {
     make_work_dir();
-    char picture[160], out[160];
-    snprintf(out, sizeof out, "%s/out", work);
+    char picture[160];
+    const char *out = work_path("out");
     const char *bad[][2] = {{"missing/grid.png", "its folder"},
                             {"", "is a folder, not a picture file"}};
     for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
@@ -536,9 +525,7 @@ Test(cli, score_plot_into_a_missing_folder_fails_before_the_work, .timeout = 120
  * a usage error naming it. */
 Test(cli, a_sweep_over_a_rules_thresholds, .timeout = 120) {
     make_work_dir();
-    char input[128], out[128];
-    snprintf(input, sizeof input, "%s/long.csv", work);
-    snprintf(out, sizeof out, "%s/out", work);
+    const char *input = work_path("long.csv"), *out = work_path("out");
     write_tickers(input);
     cli_result r = run_cli_ok(ARGS("run", "--kernel", "rsi", "--input", input, "--column", "close",
                                    "--group-by", "ticker", "--param", "lower=20:40:5", "--score",
@@ -565,9 +552,8 @@ Test(cli, a_sweep_over_a_rules_thresholds, .timeout = 120) {
  * ("high"), which names an input; a second dot stays in the name. */
 Test(cli, a_wide_file_of_several_inputs_names_its_series_after_the_file, .timeout = 120) {
     make_work_dir();
-    char dated[128], undated[128], out[128];
-    snprintf(dated, sizeof dated, "%s/AAPL.csv", work);
-    snprintf(undated, sizeof undated, "%s/MSFT.prices.csv", work);
+    char out[128];
+    const char *dated = work_path("AAPL.csv"), *undated = work_path("MSFT.prices.csv");
     FILE *f = fopen(dated, "w"), *g = fopen(undated, "w");
     cr_assert(f != NULL && g != NULL);
     fprintf(f, "date,high,low,close\n");

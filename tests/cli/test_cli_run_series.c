@@ -43,8 +43,8 @@ static void run_bollinger(const char *input, const char *out, const char *a1, co
 
 Test(cli, column_list_gives_the_bits_of_single_column_runs, .timeout = 60) {
     make_work_dir();
-    char path[128], both[128], one[128], file[256];
-    snprintf(path, sizeof path, "%s/w.csv", work);
+    char one[128], file[256];
+    const char *path = work_path("w.csv");
     static char text[32768];
     size_t o = (size_t)snprintf(text, sizeof text, "date,close,open\n");
     unsigned st = 7;
@@ -54,7 +54,7 @@ Test(cli, column_list_gives_the_bits_of_single_column_runs, .timeout = 60) {
         o += (size_t)snprintf(text + o, sizeof text - o, "2024-%04d,%.17g,%.17g\n", i, a, b);
     }
     write_text(path, text);
-    snprintf(both, sizeof both, "%s/both", work);
+    const char *both = work_path("both");
     run_bollinger(path, both, "--column", "close,open", "--seed", "1");
     size_t n2 = 0;
     snprintf(file, sizeof file, "%s/upper.f64", both);
@@ -99,8 +99,8 @@ static size_t csv_line_fields(const char *text, size_t line, char fields[][64], 
 
 Test(cli, group_by_tickers_of_different_lengths_match_their_single_runs, .timeout = 60) {
     make_work_dir();
-    char path[128], out[128], file[256];
-    snprintf(path, sizeof path, "%s/long.csv", work);
+    char out[128], file[256];
+    const char *path = work_path("long.csv");
     static char text[65536], alone[3][32768];
     const char *tickers[3] = {"AAPL", "MSFT", "IBM"};
     const int length[3] = {200, 80, 200};
@@ -175,8 +175,8 @@ Test(cli, group_by_tickers_of_different_lengths_match_their_single_runs, .timeou
  * call's, counting each ticker's own samples. */
 Test(cli, group_by_tickers_of_several_lengths_sweep_in_one_call, .timeout = 60) {
     make_work_dir();
-    char path[128], out[128];
-    snprintf(path, sizeof path, "%s/l.csv", work);
+    char out[128];
+    const char *path = work_path("l.csv");
     write_text(path, "date,ticker,close\n2024-01-01,A,1\n2024-01-01,B,10\n2024-01-02,A,2\n2024-01-"
                      "02,B,20\n2024-01-03,A,4\n2024-01-04,A,3\n"
                      "2024-01-03,B,40\n");
@@ -209,12 +209,12 @@ Test(cli, group_by_tickers_of_several_lengths_sweep_in_one_call, .timeout = 60) 
  * three closes). Every ticker too short is refused, naming one. */
 Test(cli, group_by_ticker_shorter_than_the_warm_up_gives_nan_and_a_warning, .timeout = 60) {
     make_work_dir();
-    char path[128], out[128], file[256];
-    snprintf(path, sizeof path, "%s/l.csv", work);
+    char file[256];
+    const char *path = work_path("l.csv");
     write_text(path, "date,ticker,close\n2024-01-01,A,1\n2024-01-01,B,10\n2024-01-01,C,5\n"
                      "2024-01-02,A,2\n2024-01-02,B,20\n2024-01-02,C,6\n2024-01-03,A,4\n"
                      "2024-01-03,C,7\n2024-01-04,A,3\n");
-    snprintf(out, sizeof out, "%s/out", work);
+    const char *out = work_path("out");
     cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--devices", "cpu,sim:a",
                                    "--input", path, "--group-by", "ticker", "--param", "period=3",
                                    "--output", out, "--format", "csv"));
@@ -258,8 +258,8 @@ Test(cli, group_by_ticker_shorter_than_the_warm_up_gives_nan_and_a_warning, .tim
 
 Test(cli, index_column_is_copied_into_csv_outputs, .timeout = 60) {
     make_work_dir();
-    char path[128], out[128], file[256];
-    snprintf(path, sizeof path, "%s/p.csv", work);
+    char out[128], file[256];
+    const char *path = work_path("p.csv");
     static char text[16384];
     size_t o = (size_t)snprintf(text, sizeof text, "close,stamp,date\n");
     for (int i = 0; i < 50; i++)
@@ -295,8 +295,8 @@ Test(cli, index_column_is_copied_into_csv_outputs, .timeout = 60) {
 
 Test(cli, malformed_series_input_is_refused_clearly, .timeout = 60) {
     make_work_dir();
-    char path[128], raw[128];
-    snprintf(path, sizeof path, "%s/m.csv", work);
+    char raw[128];
+    const char *path = work_path("m.csv");
     write_text(path, "date,ticker,close,open\nd1,A,1,2\nd2,A,x3,3\nd3,,4,4\n");
     struct {
         const char *a[4];
@@ -366,8 +366,8 @@ static void assert_set_is(const char *dir, const char *one, const char *name, si
 
 Test(cli, sweep_list_matches_single_runs_bitwise, .timeout = 60) {
     make_work_dir();
-    char dir[128], one[128];
-    snprintf(dir, sizeof dir, "%s/sweep", work);
+    char one[128];
+    const char *dir = work_path("sweep");
     json_t *j = run_sweep("bollinger", dir, "--param", "period=10,20,35", "--param", "nbdev_up=1.5",
                           NULL, NULL);
     cr_assert_eq(json_integer_value(get(j, "sets")), 3);
@@ -386,9 +386,8 @@ Test(cli, sweep_list_matches_single_runs_bitwise, .timeout = 60) {
 
 Test(cli, sweep_range_equals_the_list_and_writes_sets_csv, .timeout = 60) {
     make_work_dir();
-    char list[128], range[128], file[256];
-    snprintf(list, sizeof list, "%s/list", work);
-    snprintf(range, sizeof range, "%s/range", work);
+    char file[256];
+    const char *list = work_path("list"), *range = work_path("range");
     json_decref(run_sweep("bollinger", list, "--param", "period=10,20,30", "--param",
                           "nbdev_dn=0.5,2.25", NULL, NULL));
     json_decref(run_sweep("bollinger", range, "--param", "period=10:30:10", "--param",
@@ -413,8 +412,8 @@ Test(cli, sweep_range_equals_the_list_and_writes_sets_csv, .timeout = 60) {
 
 Test(cli, sweep_grid_varies_the_first_parameter_slowest, .timeout = 60) {
     make_work_dir();
-    char dir[128], one[128], fast[32], slow[32];
-    snprintf(dir, sizeof dir, "%s/grid", work);
+    char one[128], fast[32], slow[32];
+    const char *dir = work_path("grid");
     json_t *j = run_sweep("macd", dir, "--param", "fast=4,6", "--param", "slow=20:40:10", "--param",
                           "signal=5");
     cr_assert_eq(json_integer_value(get(j, "sets")), 6);
@@ -450,8 +449,7 @@ Test(cli, bad_sweeps_are_usage_errors, .timeout = 60) {
         {{"--memory", "1G", NULL, NULL}, "--memory applies to a sweep only"},
         {{"--param", "period=10,20", "--memory", "12Q"}, "--memory '12Q'"},
     };
-    char out[128];
-    snprintf(out, sizeof out, "%s/never", work);
+    const char *out = work_path("never");
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--cols",
                                     "100", "--output", out, cases[c].a[0], cases[c].a[1],
@@ -477,9 +475,7 @@ static void assert_same_sweep_files(const char *whole, const char *pieces) {
 
 Test(cli, sweep_in_pieces_writes_the_same_files_as_one_piece, .timeout = 60) {
     make_work_dir();
-    char whole[128], pieces[128];
-    snprintf(whole, sizeof whole, "%s/whole", work);
-    snprintf(pieces, sizeof pieces, "%s/pieces", work);
+    const char *whole = work_path("whole"), *pieces = work_path("pieces");
     json_t *j = run_sweep("bollinger", whole, "--param", "period=5:25:5", NULL, NULL, NULL, NULL);
     cr_assert_eq(json_integer_value(get(j, "pieces")), 1);
     json_decref(j);
@@ -502,9 +498,7 @@ Test(cli, sweep_in_pieces_writes_the_same_files_as_one_piece, .timeout = 60) {
  * and the files are those of one piece. */
 Test(cli, sweep_default_pieces_are_small_and_write_the_same_files, .timeout = 120) {
     make_work_dir();
-    char whole[128], pieces[128];
-    snprintf(whole, sizeof whole, "%s/whole", work);
-    snprintf(pieces, sizeof pieces, "%s/pieces", work);
+    const char *whole = work_path("whole"), *pieces = work_path("pieces");
     const char *dirs[2] = {pieces, whole};
     for (size_t d = 0; d < 2; d++) {
         cli_result r =
@@ -522,10 +516,9 @@ Test(cli, sweep_default_pieces_are_small_and_write_the_same_files, .timeout = 12
 
 Test(cli, sweep_csv_names_a_column_per_set_and_series, .timeout = 60) {
     make_work_dir();
-    char path[128], out[128];
-    snprintf(path, sizeof path, "%s/w.csv", work);
+    const char *path = work_path("w.csv");
     write_text(path, "date,close,open\nd1,1,2\nd2,2,3\nd3,4,3\nd4,3,5\n");
-    snprintf(out, sizeof out, "%s/out", work);
+    const char *out = work_path("out");
     run_cli_ok_free(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--input", path,
                          "--column", "close,open", "--param", "period=2,3", "--output", out,
                          "--format", "csv"));

@@ -121,8 +121,8 @@ Test(cli, show_after_profile_lists_the_entry, .timeout = 120) {
  * it stores what it learnt keeps the old file aside, byte for byte, as multigpu.json.corrupt. */
 Test(cli, deeply_nested_profile_is_reported_and_kept_aside, .timeout = 60) {
     make_work_dir();
-    char state[128], mpath[256], aside[300];
-    snprintf(state, sizeof state, "%s/state", work);
+    char mpath[256], aside[300];
+    const char *state = work_path("state");
     cr_assert_eq(mkdir(state, 0700), 0);
     snprintf(mpath, sizeof mpath, "%s/multigpu.json", state);
     snprintf(aside, sizeof aside, "%s.corrupt", mpath);

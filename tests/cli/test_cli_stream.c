@@ -85,9 +85,8 @@ static void write_rows(const char *path, const int *from, const int *to) {
 
 /* The batch: `run` over every bar, raw atr (TICKERS x BARS). */
 static double *batch_atr(void) {
-    char all[128], out[128], file[160];
-    snprintf(all, sizeof all, "%s/all.csv", work);
-    snprintf(out, sizeof out, "%s/batch", work);
+    char file[160];
+    const char *all = work_path("all.csv"), *out = work_path("batch");
     write_rows(all, (const int[]){0, 0}, (const int[]){BARS, BARS});
     run_cli_ok_free(ARGS("run", "--kernel", "atr", "--param", "timeperiod=5", "--devices", "cpu",
                          "--input", all, "--group-by", "ticker", "--missing-as-nan", "--no-learn",
@@ -143,8 +142,7 @@ Test(cli, stream_in_ragged_pieces_gives_the_bits_of_one_run, .timeout = 120) {
     double *batch = batch_atr();
     /* Each ticker cut at its own places, one piece empty for one ticker, the gap inside. */
     static const int cut[TICKERS][6] = {{0, 1, 37, 37, 151, BARS}, {0, 5, 6, 200, 299, BARS}};
-    char state[128];
-    snprintf(state, sizeof state, "%s/atr.state", work);
+    const char *state = work_path("atr.state");
     static int seen[TICKERS][BARS];
     for (int p = 0; p < 5; p++) {
         char in[128], out[128];
@@ -167,10 +165,9 @@ Test(cli, stream_in_ragged_pieces_gives_the_bits_of_one_run, .timeout = 120) {
 Test(cli, stream_of_obv_carries_its_sum_from_run_to_run, .timeout = 120) {
     make_work_dir();
     make_bars();
-    char all[128], dir[128], file[160], state[128];
-    snprintf(all, sizeof all, "%s/obv_all.csv", work);
-    snprintf(dir, sizeof dir, "%s/obv_batch", work);
-    snprintf(state, sizeof state, "%s/obv.state", work);
+    char file[160];
+    const char *all = work_path("obv_all.csv"), *dir = work_path("obv_batch"),
+               *state = work_path("obv.state");
     write_bars(all, (const int[]){0, 0}, (const int[]){BARS, BARS}, 1);
     run_cli_ok_free(ARGS("run", "--kernel", "obv", "--devices", "cpu", "--input", all, "--group-by",
                          "ticker", "--missing-as-nan", "--no-learn", "--output", dir));
@@ -198,10 +195,8 @@ Test(cli, stream_of_obv_carries_its_sum_from_run_to_run, .timeout = 120) {
 /* A state after the first 100 bars of each ticker, and the path of the next rows' file. */
 static void start_state(char *state, size_t size) {
     make_bars();
-    char in[128], out[128];
     snprintf(state, size, "%s/s.state", work);
-    snprintf(in, sizeof in, "%s/head.csv", work);
-    snprintf(out, sizeof out, "%s/head_out.csv", work);
+    const char *in = work_path("head.csv"), *out = work_path("head_out.csv");
     write_rows(in, (const int[]){0, 0}, (const int[]){100, 100});
     cli_result r = stream_rows(state, in, out, "--devices=cpu");
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -210,13 +205,12 @@ static void start_state(char *state, size_t size) {
 
 Test(cli, stream_refuses_skips_or_accepts_rows_not_after_the_last, .timeout = 120) {
     make_work_dir();
-    char state[128], in[128], out[128];
+    char state[128];
     start_state(state, sizeof state);
     size_t before_len = 0;
     char *before = read_all(state, &before_len);
     /* Bars 95 to 109: five of them already fed. */
-    snprintf(in, sizeof in, "%s/overlap.csv", work);
-    snprintf(out, sizeof out, "%s/overlap_out.csv", work);
+    const char *in = work_path("overlap.csv"), *out = work_path("overlap_out.csv");
     write_rows(in, (const int[]){95, 95}, (const int[]){110, 110});
     cli_result r = stream_rows(state, in, out, "--devices=cpu");
     cr_assert_eq(r.status, 2, "%s", r.err);
@@ -249,10 +243,9 @@ Test(cli, stream_refuses_skips_or_accepts_rows_not_after_the_last, .timeout = 12
 
 Test(cli, stream_refuses_a_damaged_or_foreign_state_and_changes_nothing, .timeout = 120) {
     make_work_dir();
-    char state[128], in[128], out[128];
+    char state[128];
     start_state(state, sizeof state);
-    snprintf(in, sizeof in, "%s/next.csv", work);
-    snprintf(out, sizeof out, "%s/next_out.csv", work);
+    const char *in = work_path("next.csv"), *out = work_path("next_out.csv");
     write_rows(in, (const int[]){100, 100}, (const int[]){110, 110});
     size_t len = 0;
     char *good = read_all(state, &len);
@@ -292,8 +285,7 @@ Test(cli, stream_refuses_a_damaged_or_foreign_state_and_changes_nothing, .timeou
     assert_file_is(state, good, len, "a refused foreign state");
 
     /* A new state needs --kernel; --series is for raw input. */
-    char fresh[128];
-    snprintf(fresh, sizeof fresh, "%s/fresh.state", work);
+    const char *fresh = work_path("fresh.state");
     run_cli_refused(ARGS("stream", "--state", fresh, "--input", in),
                     "--kernel K starts a new stream");
     run_cli_refused(
@@ -316,16 +308,15 @@ static int wait_for(const char *path) {
 
 Test(cli, stream_killed_before_the_state_is_replaced_runs_again_to_the_same_files, .timeout = 180) {
     make_work_dir();
-    char state[128], in[128], out[128], ref_state[128], ref_out[128], pending[160];
+    char state[128], pending[160];
     start_state(state, sizeof state);
-    snprintf(ref_state, sizeof ref_state, "%s/ref.state", work);
+    const char *ref_state = work_path("ref.state");
     size_t len = 0;
     char *head = read_all(state, &len);
     write_bytes(ref_state, head, len);
     free(head);
-    snprintf(in, sizeof in, "%s/next.csv", work);
-    snprintf(out, sizeof out, "%s/next_out.csv", work);
-    snprintf(ref_out, sizeof ref_out, "%s/ref_out.csv", work);
+    const char *in = work_path("next.csv"), *out = work_path("next_out.csv"),
+               *ref_out = work_path("ref_out.csv");
     write_rows(in, (const int[]){100, 100}, (const int[]){160, 160});
 
     /* The uninterrupted run. */
@@ -359,9 +350,7 @@ Test(cli, stream_killed_before_the_state_is_replaced_runs_again_to_the_same_file
 
 Test(cli, stream_of_raw_series_numbers_them, .timeout = 60) {
     make_work_dir();
-    char raw[128], state[128];
-    snprintf(raw, sizeof raw, "%s/x.f64", work);
-    snprintf(state, sizeof state, "%s/raw.state", work);
+    const char *raw = work_path("x.f64"), *state = work_path("raw.state");
     const double v[6] = {1, 2, 3, 10, 20, 30}; /* series 0: 1 2 3, series 1: 10 20 30 */
     write_bytes(raw, v, sizeof v);
     cli_result r = run_cli_ok(ARGS("stream", "--state", state, "--kernel", "sma", "--param",
@@ -380,9 +369,8 @@ Test(cli, stream_of_raw_series_numbers_them, .timeout = 60) {
 Test(cli, sweep_stream_gives_the_bits_of_runs_sweep_and_refuses_other_params, .timeout = 120) {
     make_work_dir();
     make_bars();
-    char all[128], dir[128], file[160], state[128], in[128], out[128];
-    snprintf(all, sizeof all, "%s/all.csv", work);
-    snprintf(dir, sizeof dir, "%s/batch", work);
+    char file[160], in[128], out[128];
+    const char *all = work_path("all.csv"), *dir = work_path("batch");
     write_rows(all, (const int[]){0, 0}, (const int[]){BARS, BARS});
     cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--param", "period=10:30:10",
                                    "--devices", "cpu", "--input", all, "--group-by", "ticker",
@@ -393,7 +381,7 @@ Test(cli, sweep_stream_gives_the_bits_of_runs_sweep_and_refuses_other_params, .t
     double *batch = (double *)(void *)read_all(file, &len); /* sets x tickers x bars */
     cr_assert_eq(len, sizeof(double) * SWEEP_SETS * TICKERS * BARS);
 
-    snprintf(state, sizeof state, "%s/sweep.state", work);
+    const char *state = work_path("sweep.state");
     static const int cut[3] = {0, 137, BARS};
     static int seen[TICKERS][BARS];
     for (int p = 0; p < 2; p++) {
@@ -451,9 +439,7 @@ Test(cli, sweep_stream_gives_the_bits_of_runs_sweep_and_refuses_other_params, .t
 /* Runs the stream of `state` on a file of `text`, which must be refused with the state and
  * the output as they were. */
 static void refuse_rows(const char *state, const char *kernel, const char *text, const char *what) {
-    char in[128], out[128];
-    snprintf(in, sizeof in, "%s/refused.csv", work);
-    snprintf(out, sizeof out, "%s/refused_out.csv", work);
+    const char *in = work_path("refused.csv"), *out = work_path("refused_out.csv");
     write_text(in, text);
     size_t len = 0;
     char *before = read_all(state, &len);
@@ -514,8 +500,7 @@ Test(cli, stream_takes_the_kernel_name_in_any_case, .timeout = 120) {
     double *batch = batch_atr();
     static const int cut[3] = {0, 120, BARS};
     static const char *const names[2] = {"ATR", "Atr"};
-    char state[128];
-    snprintf(state, sizeof state, "%s/atr_case.state", work);
+    const char *state = work_path("atr_case.state");
     static int seen[TICKERS][BARS];
     for (int p = 0; p < 2; p++) {
         char in[128], out[128];

@@ -185,15 +185,13 @@ static char (*positions_of(const char *dir))[BARS][96] {
 Test(cli, rule_stream_gives_the_positions_and_scores_of_run_score, .timeout = 300) {
     make_work_dir();
     make_bars();
-    char dir[128];
-    snprintf(dir, sizeof dir, "%s/sweep", work);
+    const char *dir = work_path("sweep");
     run_scored(dir, (const int[]){BARS, BARS}, (const char *const[]){"period=10,20", NULL},
                "--positions", "1");
     char(*positions)[BARS][96] = positions_of(dir);
 
     static const int cut[TICKERS][5] = {{0, 1, 37, 151, BARS}, {0, 5, 6, 200, BARS}};
-    char state[128];
-    snprintf(state, sizeof state, "%s/rule.state", work);
+    const char *state = work_path("rule.state");
     static int seen[TICKERS][BARS];
     for (int p = 0; p < 4; p++) {
         char in[128], out[128];
@@ -252,11 +250,8 @@ Test(cli, rule_stream_gives_the_positions_and_scores_of_run_score, .timeout = 30
 Test(cli, rule_sweep_stream_names_its_sets_and_refuses_other_rules, .timeout = 300) {
     make_work_dir();
     make_bars();
-    char all[128], dir[128], state[128], out[128];
-    snprintf(all, sizeof all, "%s/all.csv", work);
-    snprintf(dir, sizeof dir, "%s/batch", work);
-    snprintf(state, sizeof state, "%s/sweep.state", work);
-    snprintf(out, sizeof out, "%s/sweep_out.csv", work);
+    const char *all = work_path("all.csv"), *dir = work_path("batch"),
+               *state = work_path("sweep.state"), *out = work_path("sweep_out.csv");
     write_rows(all, (const int[]){0, 0}, (const int[]){BARS, BARS});
     cli_result r = run_cli_ok(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--no-learn",
                                    "--input", all, "--group-by", "ticker", "--missing-as-nan",
@@ -306,9 +301,7 @@ Test(cli, rule_sweep_stream_names_its_sets_and_refuses_other_rules, .timeout = 3
      * cost, and --score on a state of an indicator. */
     size_t before_len = 0;
     char *before = read_all(state, &before_len);
-    char next[128], refused[128];
-    snprintf(next, sizeof next, "%s/next.csv", work);
-    snprintf(refused, sizeof refused, "%s/refused.csv", work);
+    const char *next = work_path("next.csv"), *refused = work_path("refused.csv");
     write_text(next, "date,ticker,close\n2024-02-01T00:00,A,101\n2024-02-01T00:00,B,99\n");
     run_cli_refused(ARGS("stream", "--state", state, "--score", "bands_zone", "--input", next,
                          "--group-by", "ticker", "--output", refused),
@@ -333,8 +326,7 @@ Test(cli, rule_sweep_stream_names_its_sets_and_refuses_other_rules, .timeout = 3
     free(damaged);
     free(before);
 
-    char plain[128];
-    snprintf(plain, sizeof plain, "%s/plain.state", work);
+    const char *plain = work_path("plain.state");
     run_cli_ok_free(ARGS("stream", "--state", plain, "--kernel", "bollinger", "--input", all,
                          "--group-by", "ticker", "--missing-as-nan", "--devices=cpu", "--output",
                          out));
@@ -353,8 +345,7 @@ Test(cli, rule_sweep_stream_names_its_sets_and_refuses_other_rules, .timeout = 3
         ARGS("stream", "--state", plain, "--score", "bands_revert", "--cost", "2", "--input", next),
         "--cost '2': expected a number from 0 to 1");
     free(before);
-    char fresh[128];
-    snprintf(fresh, sizeof fresh, "%s/fresh.state", work);
+    const char *fresh = work_path("fresh.state");
     run_cli_refused(ARGS("stream", "--state", fresh, "--kernel", "bollinger", "--score",
                          "macd_cross", "--input", next, "--group-by", "ticker", "--output",
                          refused),
