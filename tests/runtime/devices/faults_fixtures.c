@@ -144,3 +144,9 @@ void run_every_case(tally *t, const char *const *lists, size_t n_lists, const ap
         test_job_free(&ref);
     }
 }
+
+apo_runtime *first_case_on(const char *devices, const fault_config *fc, test_job *job) {
+    apo_runtime *rt = fault_runtime(devices, fc);
+    case_job(job, rt, &cases[0], APO_SPLIT_TIME);
+    return rt;
+}

@@ -43,6 +43,10 @@ typedef struct fault_config {
 
 apo_runtime *fault_runtime(const char *devices, const fault_config *fc);
 
+/* A fault runtime of `devices` (fault_runtime), and in *job the first case's job on it along
+ * time (case_job): the cases of one call on one faulty device set start so. */
+apo_runtime *first_case_on(const char *devices, const fault_config *fc, test_job *job);
+
 /* The single-device cpu run that every faulty run must equal bit for bit. */
 void reference(const kernel_case *c, test_job *ref);
 

@@ -333,9 +333,8 @@ Test(faults, when_every_device_is_quarantined_calls_fail_clearly, .timeout = 60)
 Test(faults, a_quarantined_device_is_not_profiled, .timeout = 60) {
     /* Its one-hot runs would time the other devices instead: profiling refuses. */
     fault_config fc = {.quarantine_after = 1};
-    apo_runtime *rt = fault_runtime("sim:a,sim:b:fail_after=1", &fc);
     test_job job;
-    case_job(&job, rt, &cases[0], APO_SPLIT_TIME);
+    apo_runtime *rt = first_case_on("sim:a,sim:b:fail_after=1", &fc, &job);
     cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
     test_job_free(&job);
     apo_profile_options opt = APO_PROFILE_OPTIONS_INIT;

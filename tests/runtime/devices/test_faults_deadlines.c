@@ -209,9 +209,8 @@ Test(faults, the_deadline_follows_the_model, .timeout = 120) {
 
 Test(faults, a_lone_device_that_stops_answering_fails_the_call, .timeout = 60) {
     fault_config fc = {.floor_s = 0.05};
-    apo_runtime *rt = fault_runtime("sim:only:hang_after=1", &fc);
     test_job job;
-    case_job(&job, rt, &cases[0], APO_SPLIT_TIME);
+    apo_runtime *rt = first_case_on("sim:only:hang_after=1", &fc, &job);
     cr_assert_eq(test_job_run(&job, rt, NULL), APO_ERR_ALL_DEVICES_FAILED);
     cr_assert(strstr(apo_last_error(), "every device failed") != NULL, "%s", apo_last_error());
     cr_assert_eq(test_job_run(&job, rt, NULL), APO_ERR_ALL_DEVICES_FAILED);
@@ -300,9 +299,16 @@ static apo_status slow_first_tile(const apo_kernel_call *call, void *user) {
     return APO_OK;
 }
 
-static void register_slow(apo_runtime *rt, slow_tile *s) {
+/* A fault runtime of `devices` with deadlines of floor_s at least, slow_first registered on it
+ * (its first tile as slow as s says), and in *job a call of it on one row of 8 tiles. */
+static apo_runtime *slow_first_call(const char *devices, double floor_s, slow_tile *s,
+                                    test_job *job) {
+    fault_config fc = {.floor_s = floor_s};
+    apo_runtime *rt = fault_runtime(devices, &fc);
     apo_kernel_desc d = test_user_kernel("slow_first", slow_first_tile, s, 1024);
     test_user_kernel_register(rt, &d);
+    test_job_init(job, rt, "slow_first", 1, 8 * 1024, 5);
+    return rt;
 }
 
 static void check_doubled(const test_job *job) {
@@ -317,11 +323,8 @@ Test(faults, a_cpu_tile_already_running_is_waited_for, .timeout = 60) {
      * make the healthy b miss it; and the tile outlasts it by 4 s, so that a late wake-up
      * cannot let the cpu finish in time. */
     slow_tile s = {.slow_ms = 5000};
-    fault_config fc = {.floor_s = 1.0};
-    apo_runtime *rt = fault_runtime("cpu:threads=1,sim:b", &fc);
-    register_slow(rt, &s);
     test_job job;
-    test_job_init(&job, rt, "slow_first", 1, 8 * 1024, 5);
+    apo_runtime *rt = slow_first_call("cpu:threads=1,sim:b", 1.0, &s, &job);
     double ratios[2] = {1, 1};
     job.w.ratios = ratios;
     job.w.n_ratios = 2;
@@ -344,11 +347,8 @@ Test(faults, a_lone_cpu_keeps_its_deadline_on_the_calling_thread, .timeout = 60)
     /* Alone, the cpu runs on the caller's thread, where nobody watches it: it must notice
      * its deadline itself, at the next tile. */
     slow_tile s = {.slow_ms = 200};
-    fault_config fc = {.floor_s = 0.05};
-    apo_runtime *rt = fault_runtime("cpu:threads=1", &fc);
-    register_slow(rt, &s);
     test_job job;
-    test_job_init(&job, rt, "slow_first", 1, 8 * 1024, 5);
+    apo_runtime *rt = slow_first_call("cpu:threads=1", 0.05, &s, &job);
     cr_assert_eq(test_job_run(&job, rt, NULL), APO_ERR_ALL_DEVICES_FAILED);
     cr_assert(atomic_load(&s.slow_written));
     /* Now quarantined, the cpu takes no further call. */
