@@ -119,23 +119,43 @@ int stream_kernel_streams(apo_runtime *rt, const char *name) {
     return 1;
 }
 
-size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const char *name)) {
-    size_t count = 0, streamed = 0;
+void stream_visit_streaming_kernels(apo_runtime *rt,
+                                    void (*visit)(apo_runtime *rt, const char *name, void *ctx),
+                                    void *ctx) {
+    size_t count = 0;
     cr_assert_eq(apo_kernel_count(rt, &count), APO_OK);
     for (size_t k = 0; k < count; k++) {
         const char *name = NULL;
         cr_assert_eq(apo_kernel_name(rt, k, &name), APO_OK);
-        if (!stream_kernel_streams(rt, name))
-            continue;
-        if (test_kernel_sampled(streamed))
-            check(rt, name);
-        streamed++;
+        if (stream_kernel_streams(rt, name))
+            visit(rt, name, ctx);
     }
-    return streamed;
 }
 
-size_t stream_each_per_bar_kernel(apo_runtime *rt, size_t (*check)(apo_runtime *rt, size_t i,
-                                                                   const apo_kernel_info *info)) {
+/* stream_each_kernel's check and its count of the kernels that stream. */
+typedef struct sampled_check {
+    void (*check)(apo_runtime *rt, const char *name);
+    size_t streamed;
+} sampled_check;
+
+static void check_if_sampled(apo_runtime *rt, const char *name, void *ctx) {
+    sampled_check *sc = ctx;
+    if (test_kernel_sampled(sc->streamed))
+        sc->check(rt, name);
+    sc->streamed++;
+}
+
+size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const char *name)) {
+    sampled_check sc = {check, 0};
+    stream_visit_streaming_kernels(rt, check_if_sampled, &sc);
+    return sc.streamed;
+}
+
+void stream_check_each_per_bar_kernel(const char *devices,
+                                      size_t (*check)(apo_runtime *rt, size_t i,
+                                                      const apo_kernel_info *info),
+                                      size_t at_least, const char *what) {
+    apo_runtime *rt = test_runtime(devices);
     size_t n = 0, checked = 0;
     cr_assert_eq(apo_kernel_count(rt, &n), APO_OK);
     for (size_t i = 0; i < n; i++) {
@@ -146,7 +166,8 @@ size_t stream_each_per_bar_kernel(apo_runtime *rt, size_t (*check)(apo_runtime *
         if (!stream_kernel_is_reduction(name))
             checked += check(rt, i, &info);
     }
-    return checked;
+    cr_assert_geq(checked, at_least, "only %zu %s checked", checked, what);
+    apo_runtime_destroy(rt);
 }
 
 apo_stream_desc stream_desc_named(const char *kernel, size_t n_series) {

@@ -106,17 +106,26 @@ size_t stream_tile_of(const apo_stream *s);
  * no per-bar outputs, cannot). */
 int stream_kernel_streams(apo_runtime *rt, const char *name);
 
+/* Runs visit(rt, name, ctx) for every kernel of rt that streams (stream_kernel_streams), every
+ * one of them, in the registry's order: the loops over the streaming kernels share it. */
+void stream_visit_streaming_kernels(apo_runtime *rt,
+                                    void (*visit)(apo_runtime *rt, const char *name, void *ctx),
+                                    void *ctx);
+
 /* Runs check(rt, name) for every kernel of rt that streams (a stream of one series of it can
  * be made: the reductions, with no per-bar outputs, cannot), or a sample of them under
  * ThreadSanitizer (test_kernel_sampled, helpers.h); returns how many stream. */
 size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const char *name));
 
-/* For each kernel of rt but the reductions (stream_kernel_is_reduction), in the registry's
- * order: check(rt, i, info), i the kernel's index in the registry (the slow cases seed
- * their data by it), info its description (every kernel listed, reductions included, must be
- * described). Returns the sum of what check returned, the cases it checked. */
-size_t stream_each_per_bar_kernel(apo_runtime *rt, size_t (*check)(apo_runtime *rt, size_t i,
-                                                                   const apo_kernel_info *info));
+/* On a runtime of `devices`, for each of its kernels but the reductions
+ * (stream_kernel_is_reduction), in the registry's order: check(rt, i, info), i the kernel's
+ * index in the registry (the slow cases seed their data by it), info its description (every
+ * kernel listed, reductions included, must be described). Fails the test unless the checks
+ * return `at_least` cases in all ("only N <what> checked"). */
+void stream_check_each_per_bar_kernel(const char *devices,
+                                      size_t (*check)(apo_runtime *rt, size_t i,
+                                                      const apo_kernel_info *info),
+                                      size_t at_least, const char *what);
 
 /* The description of a stream of `kernel` over n_series series, everything else as
  * APO_STREAM_DESC_INIT gives it. */

@@ -57,10 +57,8 @@ static size_t check_on_devices(apo_runtime *rt, size_t i, const apo_kernel_info 
 }
 
 Test(stream_devices, every_per_bar_kernel_on_the_devices_equals_batch, .timeout = 900) {
-    apo_runtime *rt = test_runtime("cpu,sim:a:rate=2e8,sim:b:rate=5e8");
-    const size_t checked = stream_each_per_bar_kernel(rt, check_on_devices);
-    cr_assert_geq(checked, 37, "only %zu kernels checked", checked);
-    apo_runtime_destroy(rt);
+    stream_check_each_per_bar_kernel("cpu,sim:a:rate=2e8,sim:b:rate=5e8", check_on_devices, 37,
+                                     "kernels");
 }
 
 /* Feeds `m` bars to every series, from position `at` of the case's history. */

@@ -301,29 +301,35 @@ static int refuses_windows(apo_runtime *rt, const char *name) {
     return 1;
 }
 
+/* for_every_kernel's check and its counts: the kernels that keep bars (checked, or a sample
+ * of them under ThreadSanitizer) and those that carry their state instead. */
+typedef struct window_check {
+    void (*check)(apo_runtime *, const stream_case *);
+    size_t checked, carried;
+} window_check;
+
+static void check_if_it_keeps_bars(apo_runtime *rt, const char *name, void *ctx) {
+    window_check *wc = ctx;
+    if (refuses_windows(rt, name)) {
+        wc->carried++;
+        return;
+    }
+    if (test_kernel_sampled(wc->checked)) {
+        stream_case c;
+        case_for(&c, rt, name);
+        wc->check(rt, &c);
+        stream_case_free(&c);
+    }
+    wc->checked++;
+}
+
 /* Runs `check` for every kernel that streams and keeps bars, and the user kernel. */
 static void for_every_kernel(void (*check)(apo_runtime *, const stream_case *)) {
     apo_runtime *rt = test_runtime("cpu");
     stream_register_tile_ema(rt);
-    size_t count = 0, checked = 0, carried = 0;
-    cr_assert_eq(apo_kernel_count(rt, &count), APO_OK);
-    for (size_t k = 0; k < count; k++) {
-        const char *name = NULL;
-        cr_assert_eq(apo_kernel_name(rt, k, &name), APO_OK);
-        if (!stream_kernel_streams(rt, name))
-            continue;
-        if (refuses_windows(rt, name)) {
-            carried++;
-            continue;
-        }
-        if (test_kernel_sampled(checked)) {
-            stream_case c;
-            case_for(&c, rt, name);
-            check(rt, &c);
-            stream_case_free(&c);
-        }
-        checked++;
-    }
+    window_check wc = {check, 0, 0};
+    stream_visit_streaming_kernels(rt, check_if_it_keeps_bars, &wc);
+    const size_t checked = wc.checked, carried = wc.carried;
     /* obv and ad, the six Hilbert-transform kernels and mama, which carry their transform, nvi,
      * pvi, pvt, wad, sar, sarext, cumsum and supertrend, and maxindex, minindex and minmaxindex,
      * which carry TA-Lib's tracker. */

@@ -52,10 +52,7 @@ static size_t check_at_defaults(apo_runtime *rt, size_t i, const apo_kernel_info
 }
 
 Test(stream, every_per_bar_kernel_at_defaults_equals_batch, .timeout = 600) {
-    apo_runtime *rt = test_runtime("cpu");
-    const size_t checked = stream_each_per_bar_kernel(rt, check_at_defaults);
-    cr_assert_geq(checked, 35, "only %zu kernels checked", checked);
-    apo_runtime_destroy(rt);
+    stream_check_each_per_bar_kernel("cpu", check_at_defaults, 35, "kernels");
 }
 
 /* Each whole-number parameter of the kernel moved off its default (variant 0: up by 3,
@@ -83,10 +80,7 @@ static size_t check_at_other_parameters(apo_runtime *rt, size_t i, const apo_ker
 /* Other parameters for every kernel: each whole-number parameter moved off its default
  * (up by 3, or down to about half), within its bounds. */
 Test(stream, every_per_bar_kernel_at_other_parameters_equals_batch, .timeout = 600) {
-    apo_runtime *rt = test_runtime("cpu");
-    const size_t checked = stream_each_per_bar_kernel(rt, check_at_other_parameters);
-    cr_assert_geq(checked, 40, "only %zu parameter sets checked", checked);
-    apo_runtime_destroy(rt);
+    stream_check_each_per_bar_kernel("cpu", check_at_other_parameters, 40, "parameter sets");
 }
 
 Test(stream, bollinger_and_macd_named_parameters_equal_batch, .timeout = 600) {
