@@ -8,7 +8,6 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
-#include <string.h>
 
 #include "catalog_dispatch.h"
 #include "catalog_reference_talib_more5.h"
@@ -50,21 +49,6 @@ static const more2_case cases[] = {
 };
 MORE2_TABLE_TESTS(oscillators_more5, cases)
 
-/* One kernel over [0, n) as one tile. */
-static void run_one(apo__cat_id id, const double *const *hlc, const double *p, size_t n_par,
-                    double *const *out, size_t n_out, size_t n) {
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    for (size_t i = 0; i < 3; i++)
-        io.in[i] = hlc[i];
-    for (size_t o = 0; o < n_out; o++)
-        io.out[o] = out[o];
-    for (size_t i = 0; i < n_par; i++)
-        io.p[i] = p[i];
-    io.h = apo__catalog_halo(id, io.p);
-    apo__cpu_catalog_tile(id, &io, 0, n);
-}
-
 /* All periods 2 (k = 2/3): windows of two bars. */
 Test(oscillators_more5, smi_by_hand) {
     const double high[] = {10, 12, 11, 14, 13, NAN, 15, 16};
@@ -74,7 +58,7 @@ Test(oscillators_more5, smi_by_hand) {
     const double *hlc[3] = {high, low, close};
     const double p[4] = {2, 2, 2, 2};
     double line[N], signal[N], *out[2] = {line, signal};
-    run_one(APO_CAT_SMI, hlc, p, 4, out, 2, N);
+    run_tile_once(APO_CAT_SMI, hlc, 3, p, 4, out, 2, N);
     for (size_t t = 0; t < 4; t++)
         cr_assert(isnan(line[t]) && isnan(signal[t]), "lookback 4: bar %zu", t);
     /* Windows (num, den): bar 1 (1, 4), bar 2 (-0.5, 3), bar 3 (1.5, 5), bar 4 (0, 4).
@@ -98,7 +82,7 @@ Test(oscillators_more5, smi_of_flat_bars_is_0) {
         h[t] = 7.5;
     const double *hlc[3] = {h, h, h};
     const double p[4] = {13, 2, 25, 9};
-    run_one(APO_CAT_SMI, hlc, p, 4, out, 2, 60);
+    run_tile_once(APO_CAT_SMI, hlc, 3, p, 4, out, 2, 60);
     for (size_t t = 0; t < 45; t++)
         cr_assert(isnan(out0[t]) && isnan(out1[t]), "bar %zu", t);
     for (size_t t = 45; t < 60; t++)
@@ -114,7 +98,7 @@ static void kdj_of_hand_bars(const double p[5], size_t n, double *k, double *d, 
     cr_assert(n <= sizeof close / sizeof close[0]);
     const double *hlc[3] = {high, low, close};
     double *out[3] = {k, d, j};
-    run_one(APO_CAT_KDJ, hlc, p, 5, out, 3, n);
+    run_tile_once(APO_CAT_KDJ, hlc, 3, p, 5, out, 3, n);
     for (size_t t = 0; t < 3; t++)
         cr_assert(isnan(k[t]) && isnan(d[t]) && isnan(j[t]), "lookback 3: bar %zu", t);
 }
@@ -148,7 +132,7 @@ Test(oscillators_more5, kdj_takes_every_kind_but_mama) {
         h[t] = 50.0 + (double)(t % 7);
     const double *hlc[3] = {h, h, h};
     const double p[5] = {9, 3, 7, 3, 13};
-    run_one(APO_CAT_KDJ, hlc, p, 5, out, 3, 30);
+    run_tile_once(APO_CAT_KDJ, hlc, 3, p, 5, out, 3, 30);
     for (size_t t = 0; t < 30; t++)
         cr_assert(isnan(k[t]) && isnan(d[t]) && isnan(j[t]), "bar %zu", t);
 }
@@ -162,7 +146,7 @@ static void kdj_k_of_fastk(const double *f, size_t n, double kind, double p, dou
         high[t] = 100.0, low[t] = 0.0;
     const double *hlc[3] = {high, low, f};
     const double par[5] = {1, p, kind, 1, 10};
-    run_one(APO_CAT_KDJ, hlc, par, 5, out, 3, n);
+    run_tile_once(APO_CAT_KDJ, hlc, 3, par, 5, out, 3, n);
 }
 
 /* TRIMA, HMA, ZLEMA and KAMA of a fastk worked by hand: each lookback NaN, then the definition. */
