@@ -60,6 +60,11 @@ static inline apo_tv apo_tv_splat(double v) {
     return r;
 }
 
+/* |v| lane for lane: the sign bit cleared, as fabs clears it (NaN's payload kept). */
+static inline apo_tv apo_tv_abs(apo_tv v) {
+    return (apo_tv)((apo_tm)v & ~(apo_tm)apo_tv_splat(-0.0));
+}
+
 /* 1 when every lane of m is set. */
 static inline int apo_tm_all(apo_tm m) {
     int all = 1;

@@ -6,12 +6,16 @@
  *
  * Each output sums its window in index order afresh (TA-Lib slides a running sum), so it is a
  * function of its bars alone: tiles join, and a stream keeps its position. Gaps: NaN where the
- * window or the displaced close holds a non-finite sample.
+ * window or the displaced close holds a non-finite sample. On the CPU (APO_TILE_LANES) the windows
+ * of APO_TILE_LANES consecutive bars are summed side by side, one vector lane a bar, each lane
+ * adding its window from 0 in index order as the scalar loop does: the same bits (the rest of the
+ * bars, and a GPU's, run the scalar loop).
  */
 #ifndef APO_KERNELS_DPO_TILE_H
 #define APO_KERNELS_DPO_TILE_H
 
 #include "catalog.h"
+#include "tile_vec.h"
 
 static inline APO_HD void apo__dpo_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0];
@@ -19,6 +23,16 @@ static inline APO_HD void apo__dpo_tile(const apo__cat_io *io, size_t begin, siz
     const size_t p = (size_t)io->p[0], shift = p / 2 + 1;
     const size_t lookback = p - 1 > shift ? p - 1 : shift;
     size_t t = apo__cat_nan_lead(out, begin, end, lookback);
+#ifdef APO_TILE_LANES
+    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
+        apo_tv sum = apo_tv_splat(0.0); /* lane l: the window of bar t + l */
+        for (size_t i = t + 1 - p; i <= t; i++)
+            sum = sum + apo_tv_load(x + i);
+        const apo_tv dpo = apo_tv_load(x + t - shift) - sum / apo_tv_splat((double)p);
+        /* isfinite as a select: x - x is 0 exactly when x is finite. */
+        apo_tv_store(out + t, apo_tv_pick((dpo - dpo) == 0.0, dpo, apo_tv_splat(NAN)));
+    }
+#endif
     for (; t < end; t++) {
         double sum = 0.0;
         for (size_t i = t + 1 - p; i <= t; i++)

@@ -6,18 +6,32 @@
  * (p additions a bar; TA-Lib slides a running sum in double and carries its roundings), so it
  * is a function of its window alone: tiles join, and a stream keeps its position. A window
  * holding a non-finite open or close gives NaN (the sum is then not finite, which is the test:
- * a sum that overflows is a gap too, past the catalog's range).
+ * a sum that overflows is a gap too, past the catalog's range). On the CPU (APO_TILE_LANES)
+ * the windows of APO_TILE_LANES consecutive bars are summed side by side, one vector lane a bar,
+ * each lane adding its window's bodies from 0 in index order as the scalar loop does: the same
+ * bits, with the rest of the bars (and a GPU's) in the scalar loop.
  */
 #ifndef APO_KERNELS_QSTICK_TILE_H
 #define APO_KERNELS_QSTICK_TILE_H
 
 #include "catalog.h"
+#include "tile_vec.h"
 
 static inline APO_HD void apo__qstick_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *open = io->in[0], *close = io->in[1];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     size_t t = apo__cat_nan_lead(out, begin, end, p - 1);
+#ifdef APO_TILE_LANES
+    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
+        apo_tv sum = apo_tv_splat(0.0); /* lane l: the window of bar t + l */
+        for (size_t i = t + 1 - p; i <= t; i++)
+            sum = sum + (apo_tv_load(close + i) - apo_tv_load(open + i));
+        const apo_tv mean = sum / apo_tv_splat((double)p);
+        /* isfinite as a select: x - x is 0 exactly when x is finite. */
+        apo_tv_store(out + t, apo_tv_pick((sum - sum) == 0.0, mean, apo_tv_splat(NAN)));
+    }
+#endif
     for (; t < end; t++) {
         double sum = 0.0;
         for (size_t i = t + 1 - p; i <= t; i++)
