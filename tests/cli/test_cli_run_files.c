@@ -27,23 +27,29 @@
 
 TestSuite(cli, .fini = cli_cleanup);
 
+/* A run of bollinger on the input file at path, written to hold text first, that must be
+ * refused: exit status 2 and nothing on stdout. The caller checks the message and frees. */
+static cli_result run_on_refused_input(const char *path, const char *text) {
+    write_text(path, text);
+    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path));
+    cr_assert_eq(r.status, 2, "%s: status %d: %s", path, r.status, r.err);
+    cr_assert_eq(r.out_len, 0, "%s: stdout %s", path, r.out);
+    return r;
+}
+
 Test(cli, csv_input_with_a_bad_cell_names_line_and_column, .timeout = 60) {
     make_work_dir();
     char want[256];
     const char *path = work_path("in.csv");
-    write_text(path, "date,close\n2024-01-01,1\n2024-01-02,2\n2024-01-03,abc\n2024-01-04,4\n");
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path));
-    cr_assert_eq(r.status, 2, "%s", r.err);
+    cli_result r = run_on_refused_input(
+        path, "date,close\n2024-01-01,1\n2024-01-02,2\n2024-01-03,abc\n2024-01-04,4\n");
     snprintf(want, sizeof want,
              "apportion: %s:4:2: expected a number, got \"abc\" (byte 12 of the line)\n", path);
     cr_assert_str_eq(r.err, want);
-    cr_assert_eq(r.out_len, 0);
     free_result(&r);
 
     /* Several columns and none named close: the message lists them. */
-    write_text(path, "a,b\n1,2\n");
-    r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path));
-    cr_assert_eq(r.status, 2);
+    r = run_on_refused_input(path, "a,b\n1,2\n");
     assert_contains(r.err, "2 columns and none is named \"close\"; choose one with --column "
                            "(the columns are: \"a\", \"b\")");
     free_result(&r);
@@ -466,9 +472,7 @@ Test(cli, raw_input_of_a_bad_size_is_a_usage_error, .timeout = 60) {
     make_work_dir();
     char want[256];
     const char *path = work_path("in.f64");
-    write_text(path, "0123456789");
-    cli_result r = run_cli(ARGS("run", "--kernel", "bollinger", "--input", path));
-    cr_assert_eq(r.status, 2);
+    cli_result r = run_on_refused_input(path, "0123456789");
     snprintf(want, sizeof want,
              "apportion: %s: size 10 bytes is not a multiple of 8 (raw little-endian float64 "
              "values expected; 2 trailing bytes)\n",
