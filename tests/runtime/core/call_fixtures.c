@@ -3,6 +3,7 @@
  * for the tests of calls in pieces (call_fixtures.h).
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,4 +76,43 @@ apo_runtime *call_runtime_failing_b(void) {
     apo_runtime *rt = test_runtime("cpu,sim:a:rate=1e8,sim:b:rate=3e8:fail_after=2");
     test_register_moving_sum(rt);
     return rt;
+}
+
+/* call(p) into outputs of its own, freed after. */
+static void place_call(const call_placement *p,
+                       void (*call)(const call_placement *p, call_outputs *got, apo_report *report,
+                                    void *ctx),
+                       void *ctx) {
+    call_outputs got;
+    apo_report report = APO_REPORT_INIT;
+    call(p, &got, &report, ctx);
+    call_outputs_free(&got);
+}
+
+void call_each_placement(apo_runtime *cpu, apo_runtime *multi, const double (*skewed)[3],
+                         size_t n_skewed, const char *kernel, size_t ci,
+                         void (*call)(const call_placement *p, call_outputs *got,
+                                      apo_report *report, void *ctx),
+                         void *ctx) {
+    static const apo_split splits[] = {APO_SPLIT_AUTO, APO_SPLIT_ROWS, APO_SPLIT_TIME};
+    char what[200];
+    for (size_t si = 0; si < 3; si++) {
+        snprintf(what, sizeof what, "%s case %zu on cpu, split %s", kernel, ci,
+                 apo_split_name(splits[si]));
+        const call_placement alone = {CALL_ON_CPU, cpu, NULL, 0, 0, splits[si], what};
+        place_call(&alone, call, ctx);
+        for (size_t ri = 0; ri < n_skewed; ri++) {
+            snprintf(what, sizeof what, "%s case %zu on %s, ratios %zu, split %s", kernel, ci,
+                     CALL_MULTI_DEVICES, ri, apo_split_name(splits[si]));
+            const call_placement shared = {CALL_ON_MULTI, multi, skewed[ri], 3, ri,
+                                           splits[si],    what};
+            place_call(&shared, call, ctx);
+        }
+    }
+    apo_runtime *failing = call_runtime_failing_b();
+    snprintf(what, sizeof what, "%s case %zu with sim:b failing", kernel, ci);
+    const call_placement failover = {CALL_ON_FAILING, failing, skewed[1], 3, 1,
+                                     APO_SPLIT_TIME,  what};
+    place_call(&failover, call, ctx);
+    apo_runtime_destroy(failing);
 }

@@ -59,4 +59,31 @@ void call_run_ok(apo_runtime *rt, const char *kernel, size_t rows, size_t cols, 
                  const apo_param *params, size_t n_params, const call_opts *o, call_outputs *out,
                  apo_report *report, const char *what);
 
+/* Where call_each_placement() puts a call: the cpu alone, the CALL_MULTI_DEVICES runtime with
+ * skewed ratios, or a fresh runtime whose sim:b fails (call_runtime_failing_b). */
+typedef enum call_where { CALL_ON_CPU, CALL_ON_MULTI, CALL_ON_FAILING } call_where;
+
+/* One placement of a call: its runtime, ratios (NULL, 0: none) and split; for CALL_ON_MULTI
+ * which of the skewed ratios; `what` names the case and the placement for the messages. */
+typedef struct call_placement {
+    call_where where;
+    apo_runtime *rt;
+    const double *ratios;
+    size_t n_ratios, ratios_index;
+    apo_split split;
+    const char *what;
+} call_placement;
+
+/* The placements every piece of a call (a ragged row, a sweep's set) is checked over, for case
+ * `ci` of `kernel`: along each split (auto, rows, time), on `cpu` without ratios, then on
+ * `multi` with each of the n_skewed ratios of three devices; last, along time with
+ * skewed[1], on a fresh call_runtime_failing_b() (a device that failed is soon quarantined).
+ * Each is call(&placement, &got, &report, ctx), the call and its checks; got is freed after.
+ * The ragged and sweep tests share this loop. */
+void call_each_placement(apo_runtime *cpu, apo_runtime *multi, const double (*skewed)[3],
+                         size_t n_skewed, const char *kernel, size_t ci,
+                         void (*call)(const call_placement *p, call_outputs *got,
+                                      apo_report *report, void *ctx),
+                         void *ctx);
+
 #endif

@@ -164,6 +164,35 @@ static const apo_sweep *case_sweep(const ragged_case *c, apo_sweep_param *grid, 
     return sw;
 }
 
+/* A ragged case's call as every placement makes it: its input, settings (ratios and split
+ * set per placement), the rows' references and the sets it runs. */
+typedef struct ragged_piece {
+    const ragged_case *c;
+    const double *x;
+    call_opts *o;
+    call_outputs (*refs)[MAX_ROWS];
+    size_t sets;
+} ragged_piece;
+
+/* The call so placed gives each row its series' bits alone; on the cpu the report counts the
+ * sets, across devices their elements add up (none on the cpu at ratios 2, {0, 1, 2}). */
+static void ragged_piece_call(const call_placement *p, call_outputs *got, apo_report *report,
+                              void *ctx) {
+    const ragged_piece *piece = ctx;
+    piece->o->ratios = p->ratios;
+    piece->o->n_ratios = p->n_ratios;
+    piece->o->split = p->split;
+    ragged_call(p->rt, piece->c, piece->x, piece->o, got, report, p->what);
+    if (p->where == CALL_ON_CPU)
+        cr_assert_eq(report->sets, piece->sets, "%s: report.sets %zu", p->what, report->sets);
+    assert_rows_equal(piece->c, got, piece->refs, p->what);
+    if (p->where == CALL_ON_MULTI) {
+        test_assert_elements_add_up(report, p->what);
+        if (p->ratios_index == 2)
+            cr_assert_eq(report->devices[0].elements, 0, "%s: cpu had no share", p->what);
+    }
+}
+
 Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
     apo_runtime *cpu = test_runtime("cpu");
     apo_runtime *multi = test_runtime(CALL_MULTI_DEVICES);
@@ -171,7 +200,6 @@ Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
     test_register_moving_sum(multi);
     /* Skewed shares: the slow sim device gets the most; one device gets nothing. */
     const double skewed[][3] = {{0.1, 0.7, 0.2}, {0.45, 0.05, 0.5}, {0, 1, 2}};
-    const apo_split splits[] = {APO_SPLIT_AUTO, APO_SPLIT_ROWS, APO_SPLIT_TIME};
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         const ragged_case *c = &cases[ci];
         double *x = ragged_input(c, 100 * ci);
@@ -180,48 +208,9 @@ Test(ragged, every_kernel_each_row_equals_its_series_alone, .timeout = 600) {
         apo_sweep_param grid;
         apo_sweep sw;
         call_opts o = {c->lengths, case_sweep(c, &grid, &sw), NULL, 0, APO_SPLIT_AUTO};
-        size_t sets = c->swept != NULL ? c->n_values : 1;
-        for (size_t si = 0; si < 3; si++) {
-            char what[200];
-            call_outputs got;
-            apo_report report = APO_REPORT_INIT;
-            o.split = splits[si];
-            o.ratios = NULL;
-            o.n_ratios = 0;
-            snprintf(what, sizeof what, "%s case %zu on cpu, split %s", c->kernel, ci,
-                     apo_split_name(splits[si]));
-            ragged_call(cpu, c, x, &o, &got, &report, what);
-            cr_assert_eq(report.sets, sets, "%s: report.sets %zu", what, report.sets);
-            assert_rows_equal(c, &got, refs, what);
-            call_outputs_free(&got);
-
-            for (size_t ri = 0; ri < sizeof skewed / sizeof skewed[0]; ri++) {
-                snprintf(what, sizeof what, "%s case %zu on %s, ratios %zu, split %s", c->kernel,
-                         ci, CALL_MULTI_DEVICES, ri, apo_split_name(splits[si]));
-                o.ratios = skewed[ri];
-                o.n_ratios = 3;
-                ragged_call(multi, c, x, &o, &got, &report, what);
-                assert_rows_equal(c, &got, refs, what);
-                test_assert_elements_add_up(&report, what);
-                if (ri == 2)
-                    cr_assert_eq(report.devices[0].elements, 0, "%s: cpu had no share", what);
-                call_outputs_free(&got);
-            }
-        }
-        /* A device failing from its second task on: its tiles move, the bits stay. (A fresh
-         * runtime each time, so that the device is not quarantined yet.) */
-        apo_runtime *failing = call_runtime_failing_b();
-        char what[200];
-        snprintf(what, sizeof what, "%s case %zu with sim:b failing", c->kernel, ci);
-        call_outputs got;
-        apo_report report = APO_REPORT_INIT;
-        o.ratios = skewed[1];
-        o.n_ratios = 3;
-        o.split = APO_SPLIT_TIME;
-        ragged_call(failing, c, x, &o, &got, &report, what);
-        assert_rows_equal(c, &got, refs, what);
-        call_outputs_free(&got);
-        apo_runtime_destroy(failing);
+        const ragged_piece piece = {c, x, &o, refs, c->swept != NULL ? c->n_values : 1};
+        call_each_placement(cpu, multi, skewed, sizeof skewed / sizeof skewed[0], c->kernel, ci,
+                            ragged_piece_call, (void *)&piece);
         free_references(c, refs);
         free(x);
     }

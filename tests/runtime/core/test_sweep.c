@@ -215,6 +215,24 @@ static void sweep_call(const sweep_setup *s, apo_runtime *rt, const double *rati
     call_run_ok(rt, c->kernel, c->rows, c->cols, s->x, c->fixed, c->n_fixed, &o, got, report, what);
 }
 
+/* The sweep so placed gives each set its call's bits alone; on the cpu the report counts every
+ * set, from the first; across devices their elements add up. */
+static void sweep_piece_call(const call_placement *p, call_outputs *got, apo_report *report,
+                             void *ctx) {
+    const sweep_setup *su = ctx;
+    const size_t n = su->n;
+    sweep_call(su, p->rt, p->ratios, p->n_ratios, p->split, got, report, p->what);
+    if (p->where == CALL_ON_CPU) {
+        cr_assert_eq(report->sets, n, "%s: report.sets %zu", p->what, report->sets);
+        cr_assert_eq(report->sweep_sets, n);
+        cr_assert_eq(report->first_set, 0);
+    }
+    assert_sets_equal(got, su->refs, 0, n, p->what);
+    /* Every device that got a share computed part of the sweep. */
+    if (p->where == CALL_ON_MULTI)
+        test_assert_elements_add_up(report, p->what);
+}
+
 Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
     apo_runtime *cpu = test_runtime("cpu");
     apo_runtime *multi = test_runtime(CALL_MULTI_DEVICES);
@@ -226,43 +244,8 @@ Test(sweep, every_kernel_each_set_equals_its_call_alone, .timeout = 600) {
         const sweep_case *c = &cases[ci];
         sweep_setup su;
         sweep_setup_init(&su, c, 11 + ci, cpu);
-        const size_t n = su.n;
-        const call_outputs *refs = su.refs;
-        const apo_split splits[] = {APO_SPLIT_AUTO, APO_SPLIT_ROWS, APO_SPLIT_TIME};
-        for (size_t si = 0; si < 3; si++) {
-            char what[160];
-            call_outputs got;
-            apo_report report = APO_REPORT_INIT;
-            snprintf(what, sizeof what, "%s case %zu on cpu, split %s", c->kernel, ci,
-                     apo_split_name(splits[si]));
-            sweep_call(&su, cpu, NULL, 0, splits[si], &got, &report, what);
-            cr_assert_eq(report.sets, n, "%s: report.sets %zu", what, report.sets);
-            cr_assert_eq(report.sweep_sets, n);
-            cr_assert_eq(report.first_set, 0);
-            assert_sets_equal(&got, refs, 0, n, what);
-            call_outputs_free(&got);
-
-            for (size_t ri = 0; ri < 2; ri++) {
-                snprintf(what, sizeof what, "%s case %zu on %s, ratios %zu, split %s", c->kernel,
-                         ci, CALL_MULTI_DEVICES, ri, apo_split_name(splits[si]));
-                sweep_call(&su, multi, skewed[ri], 3, splits[si], &got, &report, what);
-                assert_sets_equal(&got, refs, 0, n, what);
-                /* Every device that got a share computed part of the sweep. */
-                test_assert_elements_add_up(&report, what);
-                call_outputs_free(&got);
-            }
-        }
-        /* A device failing from its second task on: its tiles move, the bits stay. (A fresh
-         * runtime each time, so that the device is not quarantined yet.) */
-        apo_runtime *failing = call_runtime_failing_b();
-        char what[160];
-        snprintf(what, sizeof what, "%s case %zu with sim:b failing", c->kernel, ci);
-        call_outputs got;
-        apo_report report = APO_REPORT_INIT;
-        sweep_call(&su, failing, skewed[1], 3, APO_SPLIT_TIME, &got, &report, what);
-        assert_sets_equal(&got, refs, 0, n, what);
-        call_outputs_free(&got);
-        apo_runtime_destroy(failing);
+        call_each_placement(cpu, multi, skewed, sizeof skewed / sizeof skewed[0], c->kernel, ci,
+                            sweep_piece_call, &su);
         sweep_setup_free(&su);
     }
     apo_runtime_destroy(cpu);
