@@ -212,3 +212,30 @@ double check_against_reference(const ref_kernel *k, const series *s, const doubl
     }
     return worst;
 }
+
+void talib_run_make(talib_run *r, const ref_kernel *k, const double *p, uint64_t seed, size_t tiles,
+                    size_t extra) {
+    r->len = apo__catalog_tile_len(k->id, p);
+    series_make(&r->s, seed, tiles * r->len + extra, k->cols, 100.0, 0.5, 0);
+    r->got = alloc_doubles(r->s.n);
+    r->want = alloc_doubles(r->s.n);
+    double *out[2] = {r->got, NULL};
+    run_grid(k, &r->s, p, out);
+}
+
+int talib_same_at(const talib_run *r, size_t t) {
+    return memcmp(&r->got[t], &r->want[t], sizeof(double)) == 0 ||
+           (isnan(r->got[t]) && isnan(r->want[t]));
+}
+
+void talib_assert_first_tile(const talib_run *r, const char *what) {
+    for (size_t t = 0; t < r->len && t < r->s.n; t++)
+        cr_assert(talib_same_at(r, t), "%s t %zu: %.17g, TA-Lib %.17g", what, t, r->got[t],
+                  r->want[t]);
+}
+
+void talib_run_free(talib_run *r) {
+    free(r->got);
+    free(r->want);
+    series_free(&r->s);
+}

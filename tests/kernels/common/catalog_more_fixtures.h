@@ -86,4 +86,24 @@ void run_grid(const ref_kernel *k, const series *s, const double *p, double *con
 double check_against_reference(const ref_kernel *k, const series *s, const double *p, double tol,
                                const char *what);
 
+/* A kernel of the table against TA-Lib's recursion on a seeded walk (s, of `tiles` tiles of len
+ * bars and `extra` more): got, its grid's first output, and want, for the case to fill with
+ * TA-Lib's values; within the first tile the two have the same bits (talib_assert_first_tile). */
+typedef struct talib_run {
+    series s;
+    double *got, *want;
+    size_t len;
+} talib_run;
+
+void talib_run_make(talib_run *r, const ref_kernel *k, const double *p, uint64_t seed, size_t tiles,
+                    size_t extra);
+
+/* 1 when got and want have the same bits at bar t, or are both NaN. */
+int talib_same_at(const talib_run *r, size_t t);
+
+/* Fails unless talib_same_at every bar of the first tile; what names the case. */
+void talib_assert_first_tile(const talib_run *r, const char *what);
+
+void talib_run_free(talib_run *r);
+
 #endif

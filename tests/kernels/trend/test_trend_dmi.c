@@ -80,28 +80,19 @@ Test(catalog_more, directional_movement_has_talib_bits_in_its_first_tile, .timeo
             const double p[3] = {(double)q, 0, 0};
             const ref_kernel *k = &catalog_more_kernels[1 + which];
             cr_assert_eq(k->id, ids[which]);
-            const size_t len = apo__catalog_tile_len(k->id, p);
-            series s;
-            series_make(&s, 5 + pi, 2 * len + 999, HLC, 100.0, 0.5, 0);
-            double *got[2] = {alloc_doubles(s.n), NULL};
-            double *want = alloc_doubles(s.n);
-            run_grid(k, &s, p, got);
-            talib_dmi(&s, q, which, want);
+            cr_assert_eq(k->cols, HLC);
+            talib_run r;
+            talib_run_make(&r, k, p, 5 + pi, 2, 999);
+            talib_dmi(&r.s, q, which, r.want);
+            char what[64];
+            snprintf(what, sizeof what, "%s(%zu)", k->name, q);
+            talib_assert_first_tile(&r, what);
             size_t differ = 0;
-            for (size_t t = 0; t < s.n; t++) {
-                const int same = memcmp(&got[0][t], &want[t], sizeof(double)) == 0 ||
-                                 (isnan(got[0][t]) && isnan(want[t]));
-                if (t < len)
-                    cr_assert(same, "%s(%zu) t %zu: %.17g, TA-Lib %.17g", k->name, q, t, got[0][t],
-                              want[t]);
-                else
-                    differ += !same;
-            }
+            for (size_t t = r.len; t < r.s.n; t++)
+                differ += !talib_same_at(&r, t);
             fprintf(stderr, "catalog %s(%zu): %zu of %zu later outputs differ from TA-Lib's bits\n",
-                    k->name, q, differ, s.n - len);
-            free(got[0]);
-            free(want);
-            series_free(&s);
+                    k->name, q, differ, r.s.n - r.len);
+            talib_run_free(&r);
         }
     }
 }

@@ -89,31 +89,22 @@ Test(catalog_more, adosc_has_talib_bits_in_its_first_tile, .timeout = 300) {
     const size_t pairs[][2] = {{3, 10}, {2, 2}, {10, 3}, {12, 26}};
     const ref_kernel *k = &catalog_more_kernels[7];
     cr_assert_eq(k->id, APO_CAT_ADOSC);
+    cr_assert_eq(k->cols, HLCV);
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         const double p[3] = {(double)pairs[i][0], (double)pairs[i][1], 0};
-        const size_t len = apo__catalog_tile_len(k->id, p);
-        series s;
-        series_make(&s, 9 + i, 5 * len + 77, HLCV, 100.0, 0.5, 0);
-        double *got[2] = {alloc_doubles(s.n), NULL};
-        double *want = alloc_doubles(s.n);
-        run_grid(k, &s, p, got);
-        talib_adosc(&s, pairs[i][0], pairs[i][1], want);
+        talib_run r;
+        talib_run_make(&r, k, p, 9 + i, 5, 77);
+        talib_adosc(&r.s, pairs[i][0], pairs[i][1], r.want);
+        char what[64];
+        snprintf(what, sizeof what, "adosc(%zu, %zu)", pairs[i][0], pairs[i][1]);
+        talib_assert_first_tile(&r, what);
         double big = 0;
-        for (size_t t = 0; t < s.n; t++)
-            big = fabs(want[t]) > big ? fabs(want[t]) : big;
-        for (size_t t = 0; t < s.n; t++) {
-            if (t < len)
-                cr_assert(memcmp(&got[0][t], &want[t], sizeof(double)) == 0 ||
-                              (isnan(got[0][t]) && isnan(want[t])),
-                          "adosc(%zu, %zu) t %zu: %.17g, TA-Lib %.17g", pairs[i][0], pairs[i][1], t,
-                          got[0][t], want[t]);
-            else
-                cr_assert(fabs(got[0][t] - want[t]) <= 1e-9 * big, "t %zu: %.17g, TA-Lib %.17g", t,
-                          got[0][t], want[t]);
-        }
-        free(got[0]);
-        free(want);
-        series_free(&s);
+        for (size_t t = 0; t < r.s.n; t++)
+            big = fabs(r.want[t]) > big ? fabs(r.want[t]) : big;
+        for (size_t t = r.len; t < r.s.n; t++)
+            cr_assert(fabs(r.got[t] - r.want[t]) <= 1e-9 * big, "%s t %zu: %.17g, TA-Lib %.17g",
+                      what, t, r.got[t], r.want[t]);
+        talib_run_free(&r);
     }
 }
 
