@@ -23,6 +23,7 @@
 #define APO_KERNELS_AO_TILE_H
 
 #include "catalog.h"
+#include "tile_vec.h"
 
 /* The median price of bar i, TA-Lib's (high + low) / 2. */
 static inline APO_HD double apo__median_price(const double *high, const double *low, size_t i) {
@@ -38,12 +39,36 @@ static inline APO_HD double apo__median_sum(const double *high, const double *lo
     return sum;
 }
 
+#ifdef APO_TILE_LANES
+/* apo__median_sum for the bars t .. t + APO_TILE_LANES - 1, one lane each: the same additions
+ * of the same median prices in the same order. */
+static inline apo_tv apo__median_sum_vec(const double *high, const double *low, size_t t,
+                                         size_t p) {
+    apo_tv sum = apo_tv_splat(0.0);
+    for (size_t i = t + 1 - p; i <= t; i++)
+        sum = sum + (apo_tv_load(high + i) + apo_tv_load(low + i)) / 2.0;
+    return sum;
+}
+
+/* isfinite(v) ? v : NaN lane for lane, as a select (v - v is 0 exactly when v is finite). */
+static inline apo_tv apo__finite_or_nan_vec(apo_tv v) {
+    return apo_tv_pick((v - v) == 0.0, v, apo_tv_splat(NAN));
+}
+#endif
+
 static inline APO_HD void apo__ao_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *high = io->in[0], *low = io->in[1];
     double *out = io->out[0];
     const size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
     const size_t longer = fast > slow ? fast : slow;
     size_t t = apo__cat_nan_lead(out, begin, end, longer - 1);
+#ifdef APO_TILE_LANES
+    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
+        const apo_tv f = apo__median_sum_vec(high, low, t, fast),
+                     s = apo__median_sum_vec(high, low, t, slow);
+        apo_tv_store(out + t, apo__finite_or_nan_vec(f / (double)fast - s / (double)slow));
+    }
+#endif
     for (; t < end; t++) {
         const double f = apo__median_sum(high, low, t, fast),
                      s = apo__median_sum(high, low, t, slow);
@@ -59,6 +84,23 @@ static inline APO_HD void apo__ac_tile(const apo__cat_io *io, size_t begin, size
     const size_t longer = fast > slow ? fast : slow;
     const size_t lookback = longer - 1 + signal - 1;
     size_t t = apo__cat_nan_lead(out, begin, end, lookback);
+#ifdef APO_TILE_LANES
+    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
+        /* The scalar loop below for the bars t .. t + APO_TILE_LANES - 1, one lane each. */
+        size_t u = t + 1 - signal;
+        apo_tv f = apo__median_sum_vec(high, low, u, fast),
+               s = apo__median_sum_vec(high, low, u, slow);
+        apo_tv ao = f / (double)fast - s / (double)slow, sum = ao;
+        for (u = u + 1; u <= t; u++) {
+            const apo_tv m = (apo_tv_load(high + u) + apo_tv_load(low + u)) / 2.0;
+            f = f + (m - (apo_tv_load(high + u - fast) + apo_tv_load(low + u - fast)) / 2.0);
+            s = s + (m - (apo_tv_load(high + u - slow) + apo_tv_load(low + u - slow)) / 2.0);
+            ao = f / (double)fast - s / (double)slow;
+            sum = sum + ao;
+        }
+        apo_tv_store(out + t, apo__finite_or_nan_vec(ao - sum / (double)signal));
+    }
+#endif
     for (; t < end; t++) {
         /* The AO values of bars t - signal + 1 .. t, oldest first, summed in that order. */
         size_t u = t + 1 - signal;

@@ -21,6 +21,23 @@ static inline APO_HD void apo__vortex_tile(const apo__cat_io *io, size_t begin, 
     const size_t p = (size_t)io->p[0];
     apo__cat_nan_lead(minus, begin, end, p);
     size_t t = apo__cat_nan_lead(plus, begin, end, p);
+#ifdef APO_TILE_LANES
+    /* The scalar loop below for the bars t .. t + APO_TILE_LANES - 1, one lane each, its
+     * choices as selects (x - x is 0 exactly when x is finite). */
+    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
+        apo_tv tr = apo_tv_splat(0.0), up = apo_tv_splat(0.0), down = apo_tv_splat(0.0);
+        for (size_t i = t + 1 - p; i <= t; i++) {
+            tr = tr + apo__true_range_vec(high, low, close, i);
+            up = up + apo_tv_abs(apo_tv_load(high + i) - apo_tv_load(low + i - 1));
+            down = down + apo_tv_abs(apo_tv_load(low + i) - apo_tv_load(high + i - 1));
+        }
+        const apo_tm clean = ((tr - tr) == 0.0) & ((up - up) == 0.0) & ((down - down) == 0.0);
+        const apo_tm ranged = tr > 0.0;
+        const apo_tv zero = apo_tv_splat(0.0), nan = apo_tv_splat(NAN);
+        apo_tv_store(plus + t, apo_tv_pick(clean, apo_tv_pick(ranged, up / tr, zero), nan));
+        apo_tv_store(minus + t, apo_tv_pick(clean, apo_tv_pick(ranged, down / tr, zero), nan));
+    }
+#endif
     for (; t < end; t++) {
         double tr = 0.0, up = 0.0, down = 0.0;
         for (size_t i = t + 1 - p; i <= t; i++) {
