@@ -18,6 +18,7 @@
 #define APO_KERNELS_ACCBANDS_TILE_H
 
 #include "catalog.h"
+#include "tile_vec.h"
 
 /* Bar i's upper (side 1) or lower (side -1) term. */
 static inline APO_HD double apo__accbands_term(double high, double low, double side) {
@@ -32,7 +33,33 @@ static inline APO_HD void apo__accbands_tile(const apo__cat_io *io, size_t begin
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     const size_t p = (size_t)io->p[0];
     const double pd = (double)p;
-    for (size_t t = begin; t < end; t++) {
+    size_t t = begin;
+#ifdef APO_TILE_LANES
+    /* The loop below for the bars t .. t + APO_TILE_LANES - 1 past the lead, one lane each: the
+     * same terms (apo__accbands_term's branch and the gap's NaN as selects; x - x is 0 exactly
+     * when x is finite) added in the same order. */
+    for (; t < end && t + 1 < p; t++) {
+        io->out[0][t] = NAN;
+        io->out[1][t] = NAN;
+        io->out[2][t] = NAN;
+    }
+    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
+        apo_tv su = apo_tv_splat(0.0), sm = apo_tv_splat(0.0), sl = apo_tv_splat(0.0);
+        for (size_t i = t + 1 - p; i <= t; i++) {
+            const apo_tv h = apo_tv_load(high + i), l = apo_tv_load(low + i);
+            const apo_tv sum = h + l, r = 4.0 * (h - l) / sum;
+            const apo_tm flat = sum == 0.0;
+            su = su + apo_tv_pick(flat, h, h * (1.0 + r));
+            sm = sm + apo_tv_load(close + i);
+            sl = sl + apo_tv_pick(flat, l, l * (1.0 - r));
+        }
+        const apo_tv nan = apo_tv_splat(NAN);
+        apo_tv_store(io->out[0] + t, apo_tv_pick((su - su) == 0.0, su / pd, nan));
+        apo_tv_store(io->out[1] + t, apo_tv_pick((sm - sm) == 0.0, sm / pd, nan));
+        apo_tv_store(io->out[2] + t, apo_tv_pick((sl - sl) == 0.0, sl / pd, nan));
+    }
+#endif
+    for (; t < end; t++) {
         if (t + 1 < p) {
             io->out[0][t] = NAN;
             io->out[1][t] = NAN;

@@ -18,6 +18,7 @@
 #define APO_KERNELS_TRIMA_TILE_H
 
 #include "catalog.h"
+#include "tile_vec.h"
 
 /* The factor: 1 over the sum of the weights. */
 static inline APO_HD double apo__trima_factor(size_t p) {
@@ -42,7 +43,23 @@ static inline APO_HD double apo__trima_at(const double *x, size_t p, double fact
 static inline APO_HD void apo__trima_span(const double *x, double *out, size_t p, size_t begin,
                                           size_t end) {
     const double factor = apo__trima_factor(p);
-    for (size_t t = begin; t < end; t++)
+    size_t t = begin;
+#ifdef APO_TILE_LANES
+    /* apo__trima_at for the bars t .. t + APO_TILE_LANES - 1, one lane each: the same products
+     * added in the same order, the gap's NaN as a select (s - s is 0 exactly when s is finite). */
+    for (; t < end && t + 1 < p; t++)
+        out[t] = NAN;
+    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
+        const size_t from = t + 1 - p;
+        apo_tv s = apo_tv_splat(0.0);
+        for (size_t j = 0; j < p; j++) {
+            const size_t w = j + 1 < p - j ? j + 1 : p - j;
+            s = s + (double)w * apo_tv_load(x + from + j);
+        }
+        apo_tv_store(out + t, apo_tv_pick((s - s) == 0.0, s * factor, apo_tv_splat(NAN)));
+    }
+#endif
+    for (; t < end; t++)
         out[t] = t + 1 >= p ? apo__trima_at(x, p, factor, t) : (double)NAN;
 }
 

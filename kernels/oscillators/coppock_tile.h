@@ -15,12 +15,21 @@
 #define APO_KERNELS_COPPOCK_TILE_H
 
 #include "catalog.h"
+#include "tile_vec.h"
 
 /* roc's rate of change of x[j] over r bars (0 where x[j-r] is 0). */
 static inline APO_HD double apo__coppock_rate(const double *x, size_t j, size_t r) {
     const double base = x[j - r];
     return base != 0.0 ? (x[j] / base - 1.0) * 100.0 : 0.0;
 }
+
+#ifdef APO_TILE_LANES
+/* apo__coppock_rate lane for lane, x[j] loaded from x + j: the 0 of a zero base as a select. */
+static inline apo_tv apo__coppock_rate_vec(const double *x, size_t j, size_t r) {
+    const apo_tv base = apo_tv_load(x + j - r);
+    return apo_tv_pick(base != 0.0, (apo_tv_load(x + j) / base - 1.0) * 100.0, apo_tv_splat(0.0));
+}
+#endif
 
 static inline APO_HD void apo__coppock_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0];
@@ -29,6 +38,25 @@ static inline APO_HD void apo__coppock_tile(const apo__cat_io *io, size_t begin,
     const size_t lookback = (r1 > r2 ? r1 : r2) + w - 1;
     const double divider = (double)w * ((double)w + 1.0) / 2.0;
     size_t t = apo__cat_nan_lead(out, begin, end, lookback);
+#ifdef APO_TILE_LANES
+    /* The loop below for the bars t .. t + APO_TILE_LANES - 1, one lane each: the same rates
+     * and products added in the same order, its choices as selects (v - v is 0 exactly when v
+     * is finite). */
+    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
+        apo_tv sum = apo_tv_splat(0.0), s = apo_tv_splat(0.0);
+        apo_tm clean = apo_tv_splat(0.0) == 0.0;
+        for (size_t i = 1; i <= w; i++) {
+            const size_t j = t + i - w;
+            const apo_tv a = apo_tv_load(x + j), b = apo_tv_load(x + j - r1),
+                         c = apo_tv_load(x + j - r2);
+            clean &= ((a - a) == 0.0) & ((b - b) == 0.0) & ((c - c) == 0.0);
+            s = apo__coppock_rate_vec(x, j, r1) + apo__coppock_rate_vec(x, j, r2);
+            sum = sum + (double)i * s;
+        }
+        const apo_tv value = w == 1 ? s : sum / divider;
+        apo_tv_store(out + t, apo_tv_pick(clean, value, apo_tv_splat(NAN)));
+    }
+#endif
     for (; t < end; t++) {
         double sum = 0.0, s = 0.0;
         int clean = 1;
