@@ -69,11 +69,7 @@ void test_register_rule(apo_runtime *rt, const char *name, const char *kernel, a
 void test_job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
                    uint64_t data_seed) {
     memset(job, 0, sizeof *job);
-    apo_workload w = APO_WORKLOAD_INIT;
-    job->w = w;
-    job->w.kernel = kernel;
-    job->w.rows = rows;
-    job->w.cols = cols;
+    job->w = test_workload(kernel, rows, cols, NULL, 0, NULL, 0);
     job->w.params = job->params;
     job->w.seed = 42;
     job->input = malloc(rows * cols * sizeof(double));

@@ -43,6 +43,24 @@ void test_register_moving_sum(apo_runtime *rt);
 void test_register_rule(apo_runtime *rt, const char *name, const char *kernel, apo_rule_fn fn,
                         void *user);
 
+/* A workload of `kernel` over rows x cols of the n_inputs arrays `inputs` into the n_outputs
+ * arrays `outputs` (NULL and 0 where the caller sets them later), everything else as
+ * APO_WORKLOAD_INIT gives it: the start of the tests' calls. Inline, so that test_mpi.c, a
+ * plain program without Criterion, shares it. */
+static inline apo_workload test_workload(const char *kernel, size_t rows, size_t cols,
+                                         const double *const *inputs, size_t n_inputs,
+                                         double *const *outputs, size_t n_outputs) {
+    apo_workload w = APO_WORKLOAD_INIT;
+    w.kernel = kernel;
+    w.rows = rows;
+    w.cols = cols;
+    w.inputs = inputs;
+    w.n_inputs = n_inputs;
+    w.outputs = outputs;
+    w.n_outputs = n_outputs;
+    return w;
+}
+
 /* Fails the test unless a call returned `want` and apo_last_error() contains `fragment`. */
 void test_assert_refused(apo_status got, apo_status want, const char *fragment);
 

@@ -30,6 +30,7 @@
 
 #include "apportion.h"
 #include "cluster/cluster.h"
+#include "helpers.h"
 #include "reference.h"
 
 static int checks, failures;
@@ -117,13 +118,9 @@ typedef struct job {
 static void job_init_scored(job *j, apo_runtime *rt, const char *kernel, size_t rows, size_t cols,
                             const apo_sweep *sweep, const char *score) {
     memset(j, 0, sizeof *j);
-    apo_workload w = APO_WORKLOAD_INIT;
-    j->w = w;
+    j->w = test_workload(kernel, rows, cols, NULL, 0, NULL, 0);
     j->w.sweep = sweep;
     j->w.score = score;
-    j->w.kernel = kernel;
-    j->w.rows = rows;
-    j->w.cols = cols;
     j->w.seed = 7;
     j->input = malloc(rows * cols * sizeof(double));
     for (size_t r = 0; r < rows; r++)

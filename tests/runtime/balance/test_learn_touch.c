@@ -57,14 +57,7 @@ static double predicted_ms(apo_device_model m) { return m.latency_ms + m.ms_per_
 /* A workload of one series of `cols` samples of `kernel`: one input, `n_outputs` outputs. */
 static apo_workload one_series(const char *kernel, const double *const *inputs,
                                double *const *outputs, size_t n_outputs, size_t cols) {
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.inputs = inputs;
-    w.n_inputs = 1;
-    w.outputs = outputs;
-    w.n_outputs = n_outputs;
-    w.rows = 1;
-    w.cols = cols;
+    apo_workload w = test_workload(kernel, 1, cols, inputs, 1, outputs, n_outputs);
     return w;
 }
 

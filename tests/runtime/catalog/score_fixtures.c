@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "helpers.h"
 #include "reference.h"
 #include "score_fixtures.h"
 
@@ -97,14 +98,7 @@ size_t score_indicator(apo_runtime *rt, const char *kernel, const double *x, siz
         cr_assert_not_null(out[k]);
     }
     const double *in[1] = {x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = out;
-    w.n_outputs = info.n_outputs;
-    w.rows = rows;
-    w.cols = cols;
+    apo_workload w = test_workload(kernel, rows, cols, in, 1, out, info.n_outputs);
     w.params = params;
     w.n_params = n_params;
     w.learn = APO_SWITCH_OFF;

@@ -73,14 +73,7 @@ static double *run(apo_runtime *rt, const cum_kernel *k, const bars *b, size_t r
     for (size_t t = 0; t < rows * cols; t++)
         out[t] = POISON;
     double *outs[1] = {out};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = k->name;
-    w.rows = rows;
-    w.cols = cols;
-    w.inputs = in;
-    w.n_inputs = k->n_in;
-    w.outputs = outs;
-    w.n_outputs = 1;
+    apo_workload w = test_workload(k->name, rows, cols, in, k->n_in, outs, 1);
     w.row_lengths = row_lengths;
     w.ratios = ratios;
     w.n_ratios = n_ratios;

@@ -167,14 +167,8 @@ static double check_kernel(apo_runtime *rt, const apo_kernel_info *info, talib_c
         cr_assert_not_null(want[o] = malloc(COLS * sizeof(double)));
         cr_assert_not_null(ints[o] = malloc(COLS * sizeof(int)));
     }
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = info->name;
-    w.rows = ROWS;
-    w.cols = COLS;
-    w.inputs = in;
-    w.n_inputs = info->n_inputs;
-    w.outputs = apo;
-    w.n_outputs = info->n_outputs;
+    apo_workload w =
+        test_workload(info->name, ROWS, COLS, in, info->n_inputs, apo, info->n_outputs);
     w.params = params;
     w.n_params = n_params;
     cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s: %s", info->name,

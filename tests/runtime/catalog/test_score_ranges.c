@@ -43,11 +43,8 @@ static const apo_range ranges[] = {
 /* A scored call of `kernel` under `rule` over `rows` series of COLS samples, every series cut
  * into the ranges above; the caller adds parameters, a sweep or row lengths. */
 static apo_workload ranged_workload(const char *kernel, const char *rule, size_t rows) {
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
+    apo_workload w = test_workload(kernel, rows, COLS, NULL, 0, NULL, 0);
     w.score = rule;
-    w.rows = rows;
-    w.cols = COLS;
     w.ranges = ranges;
     w.n_ranges = N_RANGES;
     return w;
@@ -216,11 +213,8 @@ Test(score_ranges, the_whole_series_as_a_range_gives_the_plain_bits, .timeout = 
     apo_runtime *rt = test_runtime("cpu");
     double *x = walk(2, COLS, 59);
     const apo_range whole = {0, COLS};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
+    apo_workload w = test_workload("bollinger", 2, COLS, NULL, 0, NULL, 0);
     w.score = "bands_revert";
-    w.rows = 2;
-    w.cols = COLS;
     size_t rows;
     double *plain = run_ranged(rt, &w, x, &rows);
     w.ranges = &whole;
@@ -354,15 +348,8 @@ static void refused(apo_runtime *rt, const char *score, const apo_range *r, size
     for (int k = 0; k < APO_N_SCORES; k++)
         outs[k] = mem + k * 4;
     const double *in[1] = {x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "sma";
+    apo_workload w = test_workload("sma", 1, 100, in, 1, outs, score != NULL ? APO_N_SCORES : 1);
     w.score = score;
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = outs;
-    w.n_outputs = score != NULL ? APO_N_SCORES : 1;
-    w.rows = 1;
-    w.cols = 100;
     w.ranges = r;
     w.n_ranges = n;
     cr_assert_eq(apo_distribute_workload(rt, &w, NULL), want, "%s", apo_last_error());

@@ -102,13 +102,8 @@ typedef struct scored_call {
 
 static double *run_scored(apo_runtime *rt, const scored_call *c, size_t *out_rows) {
     const double *in[1] = {c->x};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = c->kernel;
+    apo_workload w = test_workload(c->kernel, c->rows, c->cols, in, 1, NULL, 0);
     w.score = c->rule;
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.rows = c->rows;
-    w.cols = c->cols;
     w.params = c->params;
     w.n_params = c->n_params;
     w.sweep = c->sweep;

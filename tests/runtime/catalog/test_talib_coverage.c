@@ -299,14 +299,8 @@ static long nan_lead(apo_runtime *rt, const apo_kernel_info *info) {
     }
     for (size_t o = 0; o < info->n_outputs; o++)
         out[o] = out_storage[o];
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = info->name;
-    w.rows = 1;
-    w.cols = LEAD_BARS;
-    w.inputs = in;
-    w.n_inputs = info->n_inputs;
-    w.outputs = out;
-    w.n_outputs = info->n_outputs;
+    apo_workload w =
+        test_workload(info->name, 1, LEAD_BARS, in, info->n_inputs, out, info->n_outputs);
     if (apo_distribute_workload(rt, &w, NULL) != APO_OK) {
         fail_line("%s: the NaN-lead run failed: %s", info->name, apo_last_error());
         return -2;

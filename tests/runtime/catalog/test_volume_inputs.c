@@ -55,14 +55,10 @@ static size_t kernel_inputs(apo_runtime *rt, const char *kernel, const ohlcv *b,
 static apo_status run_bars(apo_runtime *rt, const char *kernel, const char *score, const ohlcv *b,
                            const size_t *row_lengths, int *untouched) {
     const double *in[APO_MAX_IO];
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
+    apo_workload w =
+        test_workload(kernel, ROWS, COLS, in, kernel_inputs(rt, kernel, b, in), NULL, 0);
     w.score = score;
-    w.rows = ROWS;
-    w.cols = COLS;
     w.row_lengths = row_lengths;
-    w.inputs = in;
-    w.n_inputs = kernel_inputs(rt, kernel, b, in);
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     cr_assert_eq(apo_kernel_get(rt, kernel, &info), APO_OK);
     w.n_outputs = score != NULL ? APO_N_SCORES : info.n_outputs;
@@ -204,12 +200,7 @@ Test(volume_inputs, a_user_kernel_input_named_volume_is_not_checked, .timeout = 
     double y[4];
     const double *in[1] = {x};
     double *out[1] = {y};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "vol_pairs";
-    w.rows = 1;
-    w.cols = 4;
-    w.inputs = in, w.n_inputs = 1;
-    w.outputs = out, w.n_outputs = 1;
+    apo_workload w = test_workload("vol_pairs", 1, 4, in, 1, out, 1);
     cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
     cr_assert_eq(y[3], -1.0);
 }

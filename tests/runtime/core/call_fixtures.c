@@ -18,12 +18,7 @@ void call_outputs_free(call_outputs *o) {
 
 apo_workload call_workload(const char *kernel, size_t rows, size_t cols, const double **inputs,
                            const apo_param *params, size_t n_params, const call_opts *o) {
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.rows = rows;
-    w.cols = cols;
-    w.inputs = inputs;
-    w.n_inputs = 1;
+    apo_workload w = test_workload(kernel, rows, cols, inputs, 1, NULL, 0);
     w.params = params;
     w.n_params = n_params;
     w.seed = 99;

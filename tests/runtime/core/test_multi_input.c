@@ -114,14 +114,7 @@ static void run_hlc(apo_runtime *rt, const bars *b, const size_t *lengths, const
             out[i][k] = -1.0; /* never a value the kernel writes */
     }
     const double *inputs[3] = {b->in[0], b->in[1], b->in[2]};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "hlc";
-    w.rows = b->rows;
-    w.cols = b->cols;
-    w.inputs = inputs;
-    w.n_inputs = 3;
-    w.outputs = out;
-    w.n_outputs = 2;
+    apo_workload w = test_workload("hlc", b->rows, b->cols, inputs, 3, out, 2);
     w.split = split;
     w.ratios = ratios;
     w.n_ratios = ratios != NULL ? 3 : 0;

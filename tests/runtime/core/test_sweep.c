@@ -345,10 +345,7 @@ Test(sweep, plan_and_report_count_sets_and_their_elements, .timeout = 120) {
 
 static apo_status plan_sweep(apo_runtime *rt, const char *kernel, const apo_param *params,
                              size_t n_params, const apo_sweep *sw) {
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.rows = 2;
-    w.cols = 1000;
+    apo_workload w = test_workload(kernel, 2, 1000, NULL, 0, NULL, 0);
     w.params = params;
     w.n_params = n_params;
     w.sweep = sw;

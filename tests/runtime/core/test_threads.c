@@ -269,14 +269,8 @@ static apo_status call_inner(callback *cb) {
     const double *in[1] = {x};
     double *out[3] = {upper, middle, lower};
     const apo_param period = {"period", 5};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = cb->inner_kernel;
-    w.rows = 1;
-    w.cols = 32;
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = out;
-    w.n_outputs = strcmp(cb->inner_kernel, "bollinger") == 0 ? 3 : 1;
+    apo_workload w = test_workload(cb->inner_kernel, 1, 32, in, 1, out,
+                                   strcmp(cb->inner_kernel, "bollinger") == 0 ? 3 : 1);
     w.params = strcmp(cb->inner_kernel, "bollinger") == 0 ? &period : NULL;
     w.n_params = w.params != NULL ? 1 : 0;
     apo_status st = apo_distribute_workload(cb->target, &w, NULL);

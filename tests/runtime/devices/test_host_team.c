@@ -178,14 +178,7 @@ static void run_and_report(apo_runtime *rt, const char *name, size_t n, apo_repo
     }
     const double *in[1] = {x};
     double *out[1] = {y};
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = name;
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = out;
-    w.n_outputs = 1;
-    w.rows = 1;
-    w.cols = n;
+    apo_workload w = test_workload(name, 1, n, in, 1, out, 1);
     *report = (apo_report)APO_REPORT_INIT;
     cr_assert_eq(apo_distribute_workload(rt, &w, report), APO_OK, "%s", apo_last_error());
     for (size_t t = 0; t < n; t++)

@@ -252,14 +252,7 @@ apo_status stream_case_init(stream_case *c, apo_runtime *rt, const char *kernel,
         ins[i] = c->in[i];
     for (size_t o = 0; o < c->n_outputs; o++)
         outs[o] = c->batch[o];
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.rows = rows;
-    w.cols = cols;
-    w.inputs = ins;
-    w.n_inputs = c->n_inputs;
-    w.outputs = outs;
-    w.n_outputs = c->n_outputs;
+    apo_workload w = test_workload(kernel, rows, cols, ins, c->n_inputs, outs, c->n_outputs);
     w.params = c->params;
     w.n_params = n_params;
     w.learn = APO_SWITCH_OFF;

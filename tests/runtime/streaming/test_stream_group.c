@@ -207,14 +207,8 @@ static void batch_of(apo_runtime *rt, const shape *sh, size_t j, size_t set, dou
         in[i] = bars[sh->reads[j][i]];
     for (size_t o = 0; o < sh->n_out[j]; o++)
         cr_assert_not_null(out[o] = malloc(ROWS * COLS * sizeof(double)));
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = members[j].kernel;
-    w.rows = ROWS;
-    w.cols = COLS;
-    w.inputs = in;
-    w.n_inputs = sh->n_in[j];
-    w.outputs = out;
-    w.n_outputs = sh->n_out[j];
+    apo_workload w =
+        test_workload(members[j].kernel, ROWS, COLS, in, sh->n_in[j], out, sh->n_out[j]);
     w.params = params;
     w.n_params = n;
     w.learn = APO_SWITCH_OFF;

@@ -48,16 +48,10 @@ static void batch_scores(apo_runtime *rt, const rule_case *rc, const apo_sweep *
     double *out[APO_N_SCORES];
     for (size_t k = 0; k < APO_N_SCORES; k++)
         out[k] = malloc(n * sizeof(double));
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = rc->kernel;
+    apo_workload w = test_workload(rc->kernel, n, c->cols, (const double *const *)in, c->n_inputs,
+                                   out, APO_N_SCORES);
     w.score = rc->rule;
-    w.rows = n;
-    w.cols = c->cols;
     w.row_lengths = at;
-    w.inputs = (const double *const *)in;
-    w.n_inputs = c->n_inputs;
-    w.outputs = out;
-    w.n_outputs = APO_N_SCORES;
     w.params = rc->params;
     w.n_params = rc->n_params;
     w.sweep = sweep != NULL ? &one : NULL;

@@ -37,12 +37,7 @@ static void case_init(sweep_case *c, apo_runtime *rt, const char *kernel, const 
     cr_assert_eq(apo_kernel_get(rt, kernel, &info), APO_OK, "%s", apo_last_error());
     c->n_inputs = info.n_inputs;
     c->n_outputs = info.n_outputs;
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.rows = ROWS;
-    w.cols = COLS;
-    w.n_inputs = c->n_inputs;
-    w.n_outputs = c->n_outputs;
+    apo_workload w = test_workload(kernel, ROWS, COLS, NULL, c->n_inputs, NULL, c->n_outputs);
     w.sweep = sweep;
     for (size_t i = 0; i < c->n_inputs; i++) {
         c->in[i] = malloc(ROWS * COLS * sizeof(double));
