@@ -24,6 +24,7 @@
 
 #include "catalog.h"
 #include "dd.h"
+#include "tile_vec.h"
 
 /* The average deviation of the p samples ending at t (t >= p - 1). */
 static inline APO_HD double apo__avgdev_at(const double *x, size_t p, size_t t) {
@@ -40,11 +41,90 @@ static inline APO_HD double apo__avgdev_at(const double *x, size_t p, size_t t) 
     return apo__finite(r) ? r : (double)NAN;
 }
 
+#ifdef APO_TILE_LANES
+/* dd.h's double-doubles lane for lane: the same operations as apo__two_sum, apo__quick_two_sum,
+ * apo__split, apo__two_prod, apo__dd_add_d and apo__dd_div_d, each lane on its own values, so
+ * each lane has the scalar functions' bits (-ffp-contract=off covers vector code too). */
+typedef struct apo__dd_tv {
+    apo_tv hi, lo;
+} apo__dd_tv;
+
+static inline apo__dd_tv apo__dd_tv_make(apo_tv hi, apo_tv lo) {
+    apo__dd_tv r;
+    r.hi = hi;
+    r.lo = lo;
+    return r;
+}
+
+static inline apo__dd_tv apo__two_sum_tv(apo_tv a, apo_tv b) {
+    const apo_tv s = a + b;
+    const apo_tv bb = s - a;
+    return apo__dd_tv_make(s, (a - (s - bb)) + (b - bb));
+}
+
+static inline apo__dd_tv apo__quick_two_sum_tv(apo_tv a, apo_tv b) {
+    const apo_tv s = a + b;
+    return apo__dd_tv_make(s, b - (s - a));
+}
+
+static inline apo__dd_tv apo__split_tv(apo_tv a) {
+    const apo_tv c = 134217729.0 * a;
+    const apo_tv hi = c - (c - a);
+    return apo__dd_tv_make(hi, a - hi);
+}
+
+static inline apo__dd_tv apo__two_prod_tv(apo_tv a, apo_tv b) {
+    const apo_tv p = a * b;
+    const apo__dd_tv as = apo__split_tv(a), bs = apo__split_tv(b);
+    const apo_tv e = ((as.hi * bs.hi - p) + as.hi * bs.lo + as.lo * bs.hi) + as.lo * bs.lo;
+    return apo__dd_tv_make(p, e);
+}
+
+static inline apo__dd_tv apo__dd_add_d_tv(apo__dd_tv a, apo_tv b) {
+    apo__dd_tv s = apo__two_sum_tv(a.hi, b);
+    s.lo = s.lo + a.lo;
+    return apo__quick_two_sum_tv(s.hi, s.lo);
+}
+
+static inline apo__dd_tv apo__dd_div_d_tv(apo__dd_tv a, apo_tv b) {
+    const apo_tv q1 = a.hi / b;
+    const apo__dd_tv p = apo__two_prod_tv(q1, b);
+    apo__dd_tv r = apo__two_sum_tv(a.hi, -p.hi);
+    r.lo = r.lo - p.lo;
+    r.lo = r.lo + a.lo;
+    const apo_tv q2 = (r.hi + r.lo) / b;
+    return apo__quick_two_sum_tv(q1, q2);
+}
+
+/* apo__avgdev_at for the bars t .. t + APO_TILE_LANES - 1, one lane each (t >= p - 1). */
+static inline apo_tv apo__avgdev_vec(const double *x, size_t p, size_t t) {
+    const apo_tv pd = apo_tv_splat((double)p), c = apo_tv_load(x + t);
+    const double *const y = x + t + 1 - p;
+    const apo_tv zero = apo_tv_splat(0.0);
+    apo__dd_tv sum = apo__dd_tv_make(zero, zero);
+    for (size_t j = 0; j < p; j++)
+        sum = apo__dd_add_d_tv(sum, apo_tv_load(y + j) - c);
+    const apo_tv mean = apo__dd_div_d_tv(sum, pd).hi;
+    apo__dd_tv dev = apo__dd_tv_make(zero, zero);
+    for (size_t j = 0; j < p; j++)
+        dev = apo__dd_add_d_tv(dev, apo_tv_abs((apo_tv_load(y + j) - c) - mean));
+    const apo_tv r = apo__dd_div_d_tv(dev, pd).hi;
+    return apo_tv_pick((r - r) == 0.0, r, apo_tv_splat(NAN));
+}
+#endif
+
 static inline APO_HD void apo__avgdev_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    for (size_t t = begin; t < end; t++)
+    size_t t = begin;
+#ifdef APO_TILE_LANES
+    for (; t < end && t + 1 < p; t++)
+        out[t] = NAN;
+    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES)
+        apo_tv_store(out + t, apo__avgdev_vec(x, p, t));
+#endif
+    for (; t < end; t++)
         out[t] = t + 1 < p ? (double)NAN : apo__avgdev_at(x, p, t);
 }
 
