@@ -56,6 +56,23 @@ void test_open_profiles_to_all(const char *multigpu_path, const char *thresholds
     }
 }
 
+void test_assert_params(const apo_kernel_info *info, const char *const *names,
+                        const double *defaults, size_t n) {
+    cr_assert_geq(info->n_params, n, "%s: %zu parameters", info->name, info->n_params);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_str_eq(info->param_names[i], names[i], "%s parameter %zu", info->name, i);
+        if (defaults != NULL)
+            cr_assert_eq(info->param_defaults[i], defaults[i], "%s: %s defaults to %g, want %g",
+                         info->name, names[i], info->param_defaults[i], defaults[i]);
+    }
+}
+
+void test_assert_outputs(const apo_kernel_info *info, const char *const *names, size_t n) {
+    cr_assert_geq(info->n_outputs, n, "%s: %zu outputs", info->name, info->n_outputs);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_str_eq(info->output_names[i], names[i], "%s output %zu", info->name, i);
+}
+
 void test_register_rule(apo_runtime *rt, const char *name, const char *kernel, apo_rule_fn fn,
                         void *user) {
     apo_rule_desc d = APO_RULE_DESC_INIT;

@@ -61,6 +61,13 @@ static inline apo_workload test_workload(const char *kernel, size_t rows, size_t
     return w;
 }
 
+/* Fails the test unless the kernel's first n parameters are named names[i] and default to
+ * defaults[i] (defaults NULL: the names only), or its first n outputs are named names[i];
+ * each failure names the kernel and the index. */
+void test_assert_params(const apo_kernel_info *info, const char *const *names,
+                        const double *defaults, size_t n);
+void test_assert_outputs(const apo_kernel_info *info, const char *const *names, size_t n);
+
 /* Fails the test unless a call returned `want` and apo_last_error() contains `fragment`. */
 void test_assert_refused(apo_status got, apo_status want, const char *fragment);
 

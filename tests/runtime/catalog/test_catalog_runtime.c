@@ -549,10 +549,8 @@ Test(catalog_runtime, descriptors_name_talib_outputs) {
     cr_assert_eq(apo_kernel_get(rt, "adosc", &info), APO_OK);
     cr_assert_eq(info.n_inputs, 4);
     cr_assert_eq(info.n_params, 2);
-    cr_assert_str_eq(info.param_names[0], "fastperiod");
-    cr_assert_str_eq(info.param_names[1], "slowperiod");
-    cr_assert_eq(info.param_defaults[0], 3);
-    cr_assert_eq(info.param_defaults[1], 10);
+    test_assert_params(&info, (const char *const[]){"fastperiod", "slowperiod"},
+                       (const double[]){3, 10}, 2);
     cr_assert_eq(apo_kernel_get(rt, "adx", &info), APO_OK);
     cr_assert_eq(info.param_min[0], 2);
     cr_assert_eq(apo_kernel_get(rt, "mfi", &info), APO_OK);
@@ -571,12 +569,9 @@ Test(catalog_runtime, mama_is_described_as_talibs) {
     cr_assert_eq(apo_kernel_get(rt, "mama", &info), APO_OK);
     cr_assert_eq(info.n_inputs, 1);
     cr_assert_eq(info.n_outputs, 2);
-    cr_assert_str_eq(info.output_names[0], "mama");
-    cr_assert_str_eq(info.output_names[1], "fama");
-    cr_assert_str_eq(info.param_names[0], "fastlimit");
-    cr_assert_str_eq(info.param_names[1], "slowlimit");
-    cr_assert_eq(info.param_defaults[0], 0.5);
-    cr_assert_eq(info.param_defaults[1], 0.05);
+    test_assert_outputs(&info, (const char *const[]){"mama", "fama"}, 2);
+    test_assert_params(&info, (const char *const[]){"fastlimit", "slowlimit"},
+                       (const double[]){0.5, 0.05}, 2);
     cr_assert(info.param_min[0] == 0.01 && info.param_max[0] == 0.99);
     cr_assert(info.param_min[1] == 0.01 && info.param_max[1] == 0.99);
     cr_assert(info.halo_whole_row);

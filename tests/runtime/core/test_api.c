@@ -315,10 +315,8 @@ Test(api, kernels_are_described) {
     cr_assert_eq(info.builtin, 1);
     cr_assert_eq(info.n_outputs, 3);
     cr_assert_str_eq(info.output_names[1], "signal");
-    cr_assert_str_eq(info.param_names[0], "fastperiod");
-    cr_assert_str_eq(info.param_names[1], "slowperiod");
-    cr_assert_str_eq(info.param_names[2], "signalperiod");
-    cr_assert_eq(info.param_defaults[1], 26);
+    test_assert_params(&info, (const char *const[]){"fastperiod", "slowperiod", "signalperiod"},
+                       (const double[]){12, 26, 9}, 3);
     /* Bounds and halos as docs/kernels.md gives them: macd's warm-up H is 809 for 12/26/9. */
     cr_assert_eq(info.param_min[2], 1);
     cr_assert(info.param_integer[0] && info.param_integer[1] && info.param_integer[2]);

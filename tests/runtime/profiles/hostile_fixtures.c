@@ -168,9 +168,8 @@ long run_compared(apo_runtime *rt, apo_report *report) {
     for (size_t i = 0; i < ROWS * COLS; i++)
         x[i] = 100.0 + sin((double)i * 0.01) + (double)(i % 7) * 0.125;
     const double *in[1] = {x};
-    apo_workload w = test_workload("bollinger", ROWS, COLS, in, 1, NULL, 3);
     double *out[3] = {got[0], got[1], got[2]};
-    w.outputs = out;
+    apo_workload w = test_workload("bollinger", ROWS, COLS, in, 1, out, 3);
     if (apo_distribute_workload(rt, &w, report) != APO_OK)
         return -1;
 
