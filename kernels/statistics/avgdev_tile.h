@@ -24,7 +24,7 @@
 
 #include "catalog.h"
 #include "dd.h"
-#include "tile_vec.h"
+#include "dd_tv.h"
 
 /* The average deviation of the p samples ending at t (t >= p - 1). */
 static inline APO_HD double apo__avgdev_at(const double *x, size_t p, size_t t) {
@@ -42,60 +42,6 @@ static inline APO_HD double apo__avgdev_at(const double *x, size_t p, size_t t) 
 }
 
 #ifdef APO_TILE_LANES
-/* dd.h's double-doubles lane for lane: the same operations as apo__two_sum, apo__quick_two_sum,
- * apo__split, apo__two_prod, apo__dd_add_d and apo__dd_div_d, each lane on its own values, so
- * each lane has the scalar functions' bits (-ffp-contract=off covers vector code too). */
-typedef struct apo__dd_tv {
-    apo_tv hi, lo;
-} apo__dd_tv;
-
-static inline apo__dd_tv apo__dd_tv_make(apo_tv hi, apo_tv lo) {
-    apo__dd_tv r;
-    r.hi = hi;
-    r.lo = lo;
-    return r;
-}
-
-static inline apo__dd_tv apo__two_sum_tv(apo_tv a, apo_tv b) {
-    const apo_tv s = a + b;
-    const apo_tv bb = s - a;
-    return apo__dd_tv_make(s, (a - (s - bb)) + (b - bb));
-}
-
-static inline apo__dd_tv apo__quick_two_sum_tv(apo_tv a, apo_tv b) {
-    const apo_tv s = a + b;
-    return apo__dd_tv_make(s, b - (s - a));
-}
-
-static inline apo__dd_tv apo__split_tv(apo_tv a) {
-    const apo_tv c = 134217729.0 * a;
-    const apo_tv hi = c - (c - a);
-    return apo__dd_tv_make(hi, a - hi);
-}
-
-static inline apo__dd_tv apo__two_prod_tv(apo_tv a, apo_tv b) {
-    const apo_tv p = a * b;
-    const apo__dd_tv as = apo__split_tv(a), bs = apo__split_tv(b);
-    const apo_tv e = ((as.hi * bs.hi - p) + as.hi * bs.lo + as.lo * bs.hi) + as.lo * bs.lo;
-    return apo__dd_tv_make(p, e);
-}
-
-static inline apo__dd_tv apo__dd_add_d_tv(apo__dd_tv a, apo_tv b) {
-    apo__dd_tv s = apo__two_sum_tv(a.hi, b);
-    s.lo = s.lo + a.lo;
-    return apo__quick_two_sum_tv(s.hi, s.lo);
-}
-
-static inline apo__dd_tv apo__dd_div_d_tv(apo__dd_tv a, apo_tv b) {
-    const apo_tv q1 = a.hi / b;
-    const apo__dd_tv p = apo__two_prod_tv(q1, b);
-    apo__dd_tv r = apo__two_sum_tv(a.hi, -p.hi);
-    r.lo = r.lo - p.lo;
-    r.lo = r.lo + a.lo;
-    const apo_tv q2 = (r.hi + r.lo) / b;
-    return apo__quick_two_sum_tv(q1, q2);
-}
-
 /* apo__avgdev_at for the bars t .. t + APO_TILE_LANES - 1, one lane each (t >= p - 1). */
 static inline apo_tv apo__avgdev_vec(const double *x, size_t p, size_t t) {
     const apo_tv pd = apo_tv_splat((double)p), c = apo_tv_load(x + t);
