@@ -234,13 +234,8 @@ void test_assert_elements_add_up(const apo_report *report, const char *what) {
 apo_plan_info test_plan_returns_stats(apo_runtime *rt, const char *tag, size_t n) {
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     cr_assert_eq(apo_kernel_get(rt, "returns_stats", &info), APO_OK);
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "returns_stats";
+    apo_workload w = test_workload("returns_stats", 1, n, NULL, 1, NULL, info.n_outputs);
     w.tag = tag;
-    w.rows = 1;
-    w.cols = n;
-    w.n_inputs = 1;
-    w.n_outputs = info.n_outputs;
     w.split = APO_SPLIT_TIME;
     apo_plan_info plan = APO_PLAN_INFO_INIT;
     apo_status st = apo_plan_workload(rt, &w, &plan);

@@ -237,11 +237,7 @@ typedef struct cat_job {
 
 static void job_init(cat_job *job, apo_runtime *rt, const cat_case *c, size_t rows) {
     memset(job, 0, sizeof *job);
-    apo_workload w = APO_WORKLOAD_INIT;
-    job->w = w;
-    job->w.kernel = c->kernel;
-    job->w.rows = rows;
-    job->w.cols = c->cols;
+    job->w = test_workload(c->kernel, rows, c->cols, NULL, 0, NULL, 0);
     job->len = rows * c->cols;
     for (size_t i = 0; i < N_COLUMNS; i++) {
         job->columns[i] = malloc(job->len * sizeof(double));

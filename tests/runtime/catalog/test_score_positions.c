@@ -27,12 +27,9 @@ static double *walk(uint64_t seed) { return score_walk_with_gap(ROWS, COLS, seed
 /* The scores of a scored bollinger sweep over x (scores[k * rows_out + line]). */
 static double *scored_sweep(apo_runtime *rt, const char *rule, const double *x,
                             const apo_sweep *sweep, const apo_param *p, size_t n_p) {
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
-    w.score = rule;
     const double *in[1] = {x};
-    w.inputs = in, w.n_inputs = 1;
-    w.rows = ROWS, w.cols = COLS;
+    apo_workload w = test_workload("bollinger", ROWS, COLS, in, 1, NULL, 0);
+    w.score = rule;
     w.sweep = sweep;
     w.params = p, w.n_params = n_p;
     w.learn = APO_SWITCH_OFF;
@@ -43,14 +40,10 @@ static double *scored_sweep(apo_runtime *rt, const char *rule, const double *x,
 static double *bands(apo_runtime *rt, const double *x, double period, double width) {
     double *b = malloc(3 * ROWS * COLS * sizeof *b);
     cr_assert_not_null(b);
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
     const double *in[1] = {x};
     double *out[3] = {b, b + ROWS * COLS, b + 2 * ROWS * COLS};
     apo_param p[] = {{"period", period}, {"nbdev_up", width}};
-    w.inputs = in, w.n_inputs = 1;
-    w.outputs = out, w.n_outputs = 3;
-    w.rows = ROWS, w.cols = COLS;
+    apo_workload w = test_workload("bollinger", ROWS, COLS, in, 1, out, 3);
     w.params = p, w.n_params = 2;
     w.learn = APO_SWITCH_OFF;
     cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());

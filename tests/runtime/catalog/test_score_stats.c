@@ -110,11 +110,7 @@ static size_t indicator(apo_runtime *rt, const rule_case *c, double **out) {
     }
     const double *in[3];
     inputs_of(c, in);
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = c->kernel;
-    w.inputs = in, w.n_inputs = c->n_in;
-    w.outputs = out, w.n_outputs = info.n_outputs;
-    w.rows = ROWS, w.cols = COLS;
+    apo_workload w = test_workload(c->kernel, ROWS, COLS, in, c->n_in, out, info.n_outputs);
     w.learn = APO_SWITCH_OFF;
     cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
     return info.n_outputs;
@@ -125,11 +121,8 @@ static double *scored(apo_runtime *rt, const rule_case *c, const char *score, co
                       size_t n_p, const apo_sweep *sweep, apo_split split, size_t *out_rows) {
     const double *in[3];
     inputs_of(c, in);
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = c->kernel;
+    apo_workload w = test_workload(c->kernel, ROWS, COLS, in, c->n_in, NULL, 0);
     w.score = score;
-    w.inputs = in, w.n_inputs = c->n_in;
-    w.rows = ROWS, w.cols = COLS;
     w.params = p, w.n_params = n_p;
     w.sweep = sweep;
     w.split = split;

@@ -55,14 +55,9 @@ static void register_rule(apo_runtime *rt, const char *name, apo_rule_fn fn, voi
 /* The scores of a scored bollinger call (scores[k * out_rows + r]). */
 static double *scored(apo_runtime *rt, const char *rule, const double *x, const apo_sweep *sweep,
                       const size_t *row_lengths, apo_split split, size_t *out_rows) {
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
-    w.score = rule;
     const double *in[1] = {x};
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.rows = ROWS;
-    w.cols = COLS;
+    apo_workload w = test_workload("bollinger", ROWS, COLS, in, 1, NULL, 0);
+    w.score = rule;
     w.sweep = sweep;
     w.row_lengths = row_lengths;
     w.split = split;
@@ -135,15 +130,8 @@ Test(user_rules, a_stateful_rule_matches_the_long_double_definition, .timeout = 
         bands[k] = malloc(ROWS * COLS * sizeof(double));
         cr_assert_not_null(bands[k]);
     }
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = "bollinger";
     const double *in[1] = {x};
-    w.inputs = in;
-    w.n_inputs = 1;
-    w.outputs = bands;
-    w.n_outputs = 3;
-    w.rows = ROWS;
-    w.cols = COLS;
+    apo_workload w = test_workload("bollinger", ROWS, COLS, in, 1, bands, 3);
     w.learn = APO_SWITCH_OFF;
     cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
     size_t rows;
