@@ -22,6 +22,7 @@
 #define APO_KERNELS_HMA_TILE_H
 
 #include "catalog.h"
+#include "tile_vec.h"
 
 /* floor(sqrt(n)), TA-Lib's `(int)sqrt((double)n)`, settled by integer comparisons. */
 static inline APO_HD size_t apo__hma_sqrt_period(size_t n) {
@@ -48,6 +49,28 @@ static inline APO_HD double apo__hma_delagged(const double *x, size_t u, size_t 
     return 2.0 * (half / (hd * (hd + 1.0) / 2.0)) - full / (nd * (nd + 1.0) / 2.0);
 }
 
+#ifdef APO_TILE_LANES
+/* apo__hma_delagged for u .. u + APO_TILE_LANES - 1, one lane each: the same products added in
+ * the same order. */
+static inline apo_tv apo__hma_delagged_vec(const double *x, size_t u, size_t n, size_t h) {
+    apo_tv full = apo_tv_splat(0.0), half = apo_tv_splat(0.0);
+    for (size_t i = 1; i <= n; i++)
+        full += apo_tv_load(x + u - n + i) * (double)i;
+    for (size_t i = 1; i <= h; i++)
+        half += apo_tv_load(x + u - h + i) * (double)i;
+    const double nd = (double)n, hd = (double)h;
+    return 2.0 * (half / (hd * (hd + 1.0) / 2.0)) - full / (nd * (nd + 1.0) / 2.0);
+}
+
+/* 1 when x[from .. to) are all finite. */
+static inline int apo__hma_all_finite(const double *x, size_t from, size_t to) {
+    int ok = 1;
+    for (size_t i = from; i < to; i++)
+        ok &= isfinite(x[i]) != 0;
+    return ok;
+}
+#endif
+
 static inline APO_HD void apo__hma_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *x = io->in[0];
     double *out = io->out[0];
@@ -65,6 +88,20 @@ static inline APO_HD void apo__hma_tile(const apo__cat_io *io, size_t begin, siz
         if (!isfinite(x[t]))
             gap_end = t + 1;
     for (size_t t = begin; t < end; t++) {
+#ifdef APO_TILE_LANES
+        /* APO_TILE_LANES bars whose windows all hold no gap, one lane each: the loop's sums in
+         * its order. A group with a gap, or before the lookback, takes the loop below. */
+        while (end - t >= APO_TILE_LANES && t >= lookback && gap_end <= t - lookback &&
+               apo__hma_all_finite(x, t, t + APO_TILE_LANES)) {
+            apo_tv sum = apo_tv_splat(0.0);
+            for (size_t j = 1; j <= s; j++)
+                sum += apo__hma_delagged_vec(x, t - s + j, n, h) * (double)j;
+            apo_tv_store(out + t, sum / divider);
+            t += APO_TILE_LANES;
+        }
+        if (t >= end)
+            break;
+#endif
         if (!isfinite(x[t]))
             gap_end = t + 1;
         if (t < lookback || gap_end > t - lookback) {
