@@ -148,6 +148,17 @@ void test_job_free(test_job *job) {
     memset(job, 0, sizeof *job);
 }
 
+apo_runtime *test_job_on(test_job *job, apo_runtime *rt, const char *kernel, size_t rows,
+                         size_t cols, uint64_t data_seed) {
+    test_job_init(job, rt, kernel, rows, cols, data_seed);
+    return rt;
+}
+
+void test_job_close(test_job *job, apo_runtime *rt) {
+    test_job_free(job);
+    apo_runtime_destroy(rt);
+}
+
 size_t test_bitwise_diff(const test_job *a, const test_job *b, size_t i) {
     cr_assert_eq(a->output_len[i], b->output_len[i]);
     size_t diff = 0;

@@ -91,6 +91,12 @@ void test_job_init(test_job *job, apo_runtime *rt, const char *kernel, size_t ro
 void test_job_param(test_job *job, const char *name, double value);
 void test_job_free(test_job *job);
 
+/* test_job_init() of *job on rt, returning rt; test_job_close() frees the job and destroys its
+ * runtime, the end of most cases of one job. */
+apo_runtime *test_job_on(test_job *job, apo_runtime *rt, const char *kernel, size_t rows,
+                         size_t cols, uint64_t data_seed);
+void test_job_close(test_job *job, apo_runtime *rt);
+
 /* A built-in kernel's workload: its shape and at most one parameter (none where param is
  * NULL). */
 typedef struct kernel_case {

@@ -74,8 +74,7 @@ void check_memory_bound_call_not_slower_than_cpu(size_t samples) {
               "measured %.2f ms (GPU share %.3f) against %.2f ms for the cpu alone (GPU alone "
               "%.2f ms)",
               measured, shares[0], cpu, gpu);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 void check_scored_sweep_goes_to_gpu(size_t rows, size_t cols, size_t sets) {
@@ -158,8 +157,7 @@ static void random_case(uint64_t seed, size_t max_samples, unsigned warm) {
     cr_assert(chosen <= 1.1 * best,
               "case %llu: %s, %s over %zu samples: %.3f ms against %.3f ms for device %d alone",
               (unsigned long long)seed, devices, job.w.kernel, samples, chosen, best, best_d);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 void check_random_shapes(unsigned cases, size_t max_samples, unsigned warm) {

@@ -34,8 +34,7 @@ Test(replayed_h100, the_host_alone_is_bus_bound_and_keeps_eight_threads_beside_t
     const double alone = replay_call(rt, &job, 1, 0, &report);
     const double bus_ms = 3.2e8 / 127e9 * 1e3;
     cr_assert(fabs(alone - bus_ms) < 0.01 * bus_ms, "cpu alone: %.4f ms", alone);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 /* Pinning sized to the need (devices/staging_policy.h): the first piece of a sweep over 10 MB
@@ -50,22 +49,19 @@ Test(replayed_h100, the_first_piece_of_a_10_MB_sweep_waits_for_its_own_slots_onl
     const double first = replay_call(rt, &job, 0, 0, &report);
     const double second = replay_call(rt, &job, 0, 0, &report);
     cr_assert(first <= second + 30, "first %.2f ms, warm %.2f ms", first, second);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 Test(replayed_h100, a_large_host_resident_task_grows_the_slots_for_the_next_ones) {
-    apo_runtime *rt = test_runtime(REPLAYED_PAIR);
     test_job job;
-    test_job_init(&job, rt, "bollinger", 1, 10000000, 3);
+    apo_runtime *rt = test_job_on(&job, test_runtime(REPLAYED_PAIR), "bollinger", 1, 10000000, 3);
     apo_report report;
     double first = replay_call(rt, &job, 0, 0, &report), last = first;
     /* The larger set is pinned beside the first while the calls run, then swapped in. */
     for (int i = 0; i < 8; i++)
         last = replay_call(rt, &job, 0, 0, &report);
     cr_assert(last < 0.8 * first, "first %.2f ms, after growing %.2f ms", first, last);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 /* Devices that run together share the bus: the pair at the H100 machine's profile shares
@@ -114,8 +110,7 @@ Test(replayed_h100, a_cpu_alone_on_every_core_is_not_probed_away, .timeout = 120
         cr_assert(ms <= cpu * 1.001, "call %d: %.2f ms against %.2f ms for the cpu alone", call, ms,
                   cpu);
     }
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 /* 100 series x 80 sets: 8,000 chains, one wave on the GPU (8.3 ms) against 17 ms on the 16
@@ -154,8 +149,7 @@ Test(replayed_h100, a_scored_piece_costs_the_gpu_one_wave_whatever_its_share, .t
     const double learnt = replay_call(rt, &job, -1, 1, &report);
     cr_assert(learnt <= 1.10 * alone, "%.2f ms after one call against %.2f for the GPU alone",
               learnt, alone);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 Test(replayed_h100, a_configuration_is_never_much_slower_than_its_best_single_device,
@@ -209,9 +203,9 @@ static void remove_profile_dir(const char *dir) {
 Test(replayed_h100, measured_configurations_outlive_the_runtime) {
     char dir[256];
     make_profile_dir(dir, sizeof dir);
-    apo_runtime *rt = runtime_with_files(REPLAYED_PAIR, dir);
     test_job job;
-    test_job_init(&job, rt, "bollinger", 1, 4000000, 9);
+    apo_runtime *rt =
+        test_job_on(&job, runtime_with_files(REPLAYED_PAIR, dir), "bollinger", 1, 4000000, 9);
     apo_report report;
     for (int i = 0; i < 4; i++)
         replay_call(rt, &job, -1, 1, &report);

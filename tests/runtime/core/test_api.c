@@ -40,8 +40,7 @@ Test(api, bollinger_end_to_end_matches_long_double_reference, .timeout = 60) {
         }
     }
     free(up), free(mid), free(lo);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 Test(api, returns_stats_end_to_end_matches_long_double_reference, .timeout = 60) {
@@ -63,14 +62,13 @@ Test(api, returns_stats_end_to_end_matches_long_double_reference, .timeout = 60)
         cr_assert_eq(job.outputs[4][r], (double)m.max);
     }
     free(ret);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 Test(api, report_accounts_for_every_element, .timeout = 60) {
-    apo_runtime *rt = test_runtime("sim:a:rate=1M,sim:b:rate=3M,sim:c:rate=4M");
     test_job job;
-    test_job_init(&job, rt, "macd", 4, 400000, 2);
+    apo_runtime *rt = test_job_on(&job, test_runtime("sim:a:rate=1M,sim:b:rate=3M,sim:c:rate=4M"),
+                                  "macd", 4, 400000, 2);
     double ratios[3] = {1, 3, 4};
     job.w.ratios = ratios;
     job.w.n_ratios = 3;
@@ -117,8 +115,7 @@ Test(api, report_accounts_for_every_element, .timeout = 60) {
     cr_assert_eq(r.ratio_source, APO_RATIOS_ONLINE);
     cr_assert_float_eq(r.devices[0].share, 1.0 / 8.0, 0.01, "%g", r.devices[0].share);
     cr_assert_float_eq(r.devices[2].share, 4.0 / 8.0, 0.02, "%g", r.devices[2].share);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 /* ---- outputs that overflow (docs/kernels.md, "Range") ------------------------------------ */
@@ -193,8 +190,7 @@ Test(api, report_counts_outputs_that_overflow_where_the_exact_value_is_finite, .
     apo__ref_bollinger(job.input, 40, 20, 1e300, 2, up, mid, lo);
     for (size_t t = 19; t < 40; t++)
         cr_assert(isinf(up[t]) && isfinite(mid[t]) && isfinite(lo[t]), "t %zu", t);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 /* Two rows over several tiles: a random walk with NaN and infinite samples (their NaN
@@ -213,9 +209,9 @@ Test(api, nonfinite_count_skips_gaps_and_does_not_depend_on_the_split, .timeout 
         for (int k = 0; k < 2; k++) {
             uint64_t first = 0;
             for (int d = 0; d < 2; d++) {
-                apo_runtime *rt = test_runtime(device_lists[d]);
                 test_job job;
-                test_job_init(&job, rt, kernels[k], rows, cols, 17);
+                apo_runtime *rt =
+                    test_job_on(&job, test_runtime(device_lists[d]), kernels[k], rows, cols, 17);
                 for (size_t i = 0; i < rows * cols; i++) {
                     if (i % 997 == 0)
                         job.input[i] = NAN;
@@ -246,8 +242,7 @@ Test(api, nonfinite_count_skips_gaps_and_does_not_depend_on_the_split, .timeout 
                     first = report.nonfinite_outputs;
                 cr_assert_eq(report.nonfinite_outputs, first, "%s: the count depends on the split",
                              kernels[k]);
-                test_job_free(&job);
-                apo_runtime_destroy(rt);
+                test_job_close(&job, rt);
             }
         }
     }
@@ -256,9 +251,8 @@ Test(api, nonfinite_count_skips_gaps_and_does_not_depend_on_the_split, .timeout 
 /* Tiles that no host device checked (those a GPU or a rank computed) are checked after the
  * call: a call whose every tile is left unchecked gives the count of the checked run. */
 Test(api, nonfinite_count_checks_tiles_no_device_checked, .timeout = 60) {
-    apo_runtime *rt = test_runtime("cpu");
     test_job job;
-    test_job_init(&job, rt, "bollinger", 3, 20000, 5);
+    apo_runtime *rt = test_job_on(&job, test_runtime("cpu"), "bollinger", 3, 20000, 5);
     for (size_t t = 5000; t < 5100; t++)
         job.input[20000 + t] *= 1e160;
     apo_report report = APO_REPORT_INIT;
@@ -270,8 +264,7 @@ Test(api, nonfinite_count_checks_tiles_no_device_checked, .timeout = 60) {
     cr_assert_not_null(call.nonfinite);
     cr_assert_eq(apo__nonfinite_finish(&call), report.nonfinite_outputs);
     cr_assert_null(call.nonfinite);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 Test(api, output_shapes) {
@@ -413,8 +406,7 @@ Test(api, user_kernel_registration_rules) {
     cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
     cr_assert_eq(memcmp(job.outputs[0], job.input, 2 * 1050 * sizeof(double)), 0);
     cr_assert_eq(calls, 2 * 11, "one call per tile: 11 tiles of 100 per row");
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 Test(api, user_kernel_failure_fails_the_call) {
@@ -426,8 +418,7 @@ Test(api, user_kernel_failure_fails_the_call) {
     apo_status st = test_job_run(&job, rt, NULL);
     cr_assert_eq(st, APO_ERR_KERNEL_FAILED);
     cr_assert(strstr(apo_last_error(), "APO_ERR_INVALID_ARGUMENT") != NULL, "%s", apo_last_error());
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 /* One runtime, many threads: calls are serialised and each gets its own correct result. */
@@ -479,9 +470,9 @@ Test(api, one_runtime_shared_by_threads, .timeout = 120) {
 /* ---- what a device's time includes (docs/scheduling.md) --------------------------------- */
 
 Test(api, report_times_the_first_touch_apart, .timeout = 60) {
-    apo_runtime *rt = test_runtime("cpu,sim:a:rate=1e8");
     test_job job;
-    test_job_init(&job, rt, "bollinger", 2, 300000, 5);
+    apo_runtime *rt =
+        test_job_on(&job, test_runtime("cpu,sim:a:rate=1e8"), "bollinger", 2, 300000, 5);
     double ratios[2] = {1, 1};
     job.w.ratios = ratios;
     job.w.n_ratios = 2;
@@ -503,8 +494,7 @@ Test(api, report_times_the_first_touch_apart, .timeout = 60) {
      * kernel time is the model's alone. */
     cr_assert_eq(r.devices[1].first_touch_ms, 0.0);
     cr_assert_float_eq(r.devices[1].kernel_ms, (double)r.devices[1].elements / 1e8 * 1e3, 1e-9);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 /* Writes out0 at even positions only: the odd ones are the caller's. */
@@ -587,9 +577,9 @@ static apo_runtime *learning_runtime(apo_switch learn) {
 }
 
 Test(api, a_call_with_learn_off_refines_no_model, .timeout = 60) {
-    apo_runtime *rt = learning_runtime(APO_SWITCH_UNSET);
     test_job job;
-    test_job_init(&job, rt, "bollinger", 1, 200000, 9);
+    apo_runtime *rt =
+        test_job_on(&job, learning_runtime(APO_SWITCH_UNSET), "bollinger", 1, 200000, 9);
     cr_assert_eq(planned_source(rt, &job.w), APO_RATIOS_EQUAL);
 
     job.w.learn = APO_SWITCH_OFF;
@@ -617,8 +607,7 @@ Test(api, a_call_with_learn_off_refines_no_model, .timeout = 60) {
     job.w.learn = (apo_switch)3;
     cr_assert_eq(test_job_run(&job, rt, NULL), APO_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(apo_last_error(), "apo_workload.learn") != NULL, "%s", apo_last_error());
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 
     /* A call cannot make a runtime that does not learn learn. */
     rt = learning_runtime(APO_SWITCH_OFF);
@@ -626,6 +615,5 @@ Test(api, a_call_with_learn_off_refines_no_model, .timeout = 60) {
     job.w.learn = APO_SWITCH_ON;
     cr_assert_eq(test_job_run(&job, rt, NULL), APO_OK, "%s", apo_last_error());
     cr_assert_eq(model_samples(rt, "bollinger", 0), 0, "a runtime with learning off learnt");
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }

@@ -26,10 +26,7 @@ static void setup(void) {
     test_job_init(&job, rt, "bollinger", 1, 1000, 1);
 }
 
-static void teardown(void) {
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
-}
+static void teardown(void) { test_job_close(&job, rt); }
 
 TestSuite(errors, .init = setup, .fini = teardown, .timeout = 60);
 

@@ -395,20 +395,18 @@ Test(devices, sim_wall_clock_waits_the_modelled_time, .timeout = 60) {
     cr_assert_geq(r.devices[0].wall_ms, 70.0);
     cr_assert_eq(r.simulated, 1);
     cr_assert_eq(r.virtual_clock, 0);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 /* On the virtual clock the modelled time is reported exactly, without waiting. */
 Test(devices, sim_virtual_clock_reports_the_model, .timeout = 60) {
-    apo_runtime *rt = test_runtime("sim:v:rate=1k:latency=2s");
     test_job job;
-    test_job_init(&job, rt, "returns_stats", 1, 50000, 1);
+    apo_runtime *rt =
+        test_job_on(&job, test_runtime("sim:v:rate=1k:latency=2s"), "returns_stats", 1, 50000, 1);
     apo_report r = APO_REPORT_INIT;
     cr_assert_eq(test_job_run(&job, rt, &r), APO_OK, "%s", apo_last_error());
     cr_assert_float_eq(r.makespan_ms, (2.0 + 50000 / 1e3) * 1e3, 1e-6);
     cr_assert_eq(r.virtual_clock, 1);
     cr_assert_float_eq(r.balance_efficiency, 1.0, 1e-12);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }

@@ -117,15 +117,14 @@ Test(failover, several_devices_lost_in_one_call, .timeout = 60) {
 }
 
 Test(failover, every_device_lost_is_an_error, .timeout = 60) {
-    apo_runtime *rt = test_runtime("sim:a:fail_after=2,sim:b:fail_after=1");
     test_job job;
-    test_job_init(&job, rt, "bollinger", 1, 50000, 3);
+    apo_runtime *rt = test_job_on(&job, test_runtime("sim:a:fail_after=2,sim:b:fail_after=1"),
+                                  "bollinger", 1, 50000, 3);
     apo_status st = test_job_run(&job, rt, NULL);
     cr_assert_eq(st, APO_ERR_ALL_DEVICES_FAILED);
     cr_assert(strstr(apo_last_error(), "every device failed") != NULL, "%s", apo_last_error());
     count_call(NULL, st, 2);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
     print_tally("failover-all-lost");
 }
 

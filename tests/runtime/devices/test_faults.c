@@ -407,7 +407,6 @@ Test(faults, settings_are_checked_and_read_from_the_environment, .timeout = 60) 
         cr_assert_eq(test_job_run(&job, rt, &r), APO_OK, "%s", apo_last_error());
         cr_assert_eq(r.devices[1].deadline_ms, use_config ? 1250.0 : 2500.0);
         cr_assert_eq(r.devices[0].quarantined, !use_config);
-        test_job_free(&job);
-        apo_runtime_destroy(rt);
+        test_job_close(&job, rt);
     }
 }

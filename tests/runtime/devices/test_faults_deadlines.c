@@ -215,8 +215,7 @@ Test(faults, a_lone_device_that_stops_answering_fails_the_call, .timeout = 60) {
     cr_assert(strstr(apo_last_error(), "every device failed") != NULL, "%s", apo_last_error());
     cr_assert_eq(test_job_run(&job, rt, NULL), APO_ERR_ALL_DEVICES_FAILED);
     cr_assert(strstr(apo_last_error(), "quarantined") != NULL, "%s", apo_last_error());
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
     tally t = {.calls = 2, .calls_failed = 2, .faults = 1, .quarantined = 1, .deadlines = 1};
     print_tally("hang-alone", &t);
 }
@@ -355,8 +354,7 @@ Test(faults, a_lone_cpu_keeps_its_deadline_on_the_calling_thread, .timeout = 60)
     cr_assert_eq(test_job_run(&job, rt, NULL), APO_ERR_ALL_DEVICES_FAILED);
     cr_assert(strstr(apo_last_error(), "missed its deadline of 50.0 ms") != NULL, "%s",
               apo_last_error());
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
     tally t = {.calls = 2, .calls_failed = 2, .faults = 1, .quarantined = 1, .deadlines = 1};
     print_tally("cpu-alone", &t);
 }

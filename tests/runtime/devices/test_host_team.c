@@ -100,9 +100,8 @@ Test(host_team, four_threads_give_the_bits_of_one_on_every_kernel_and_path, .tim
 
 Test(host_team, four_thread_bollinger_matches_the_long_double_reference, .timeout = 120) {
     const size_t n = 200003, period = 20;
-    apo_runtime *rt = runtime_on("cpu:threads=4", NULL);
     test_job job;
-    test_job_init(&job, rt, "bollinger", 1, n, 5);
+    apo_runtime *rt = test_job_on(&job, runtime_on("cpu:threads=4", NULL), "bollinger", 1, n, 5);
     test_job_param(&job, "period", (double)period);
     apo_report report = APO_REPORT_INIT;
     cr_assert_eq(test_job_run(&job, rt, &report), APO_OK, "%s", apo_last_error());
@@ -122,8 +121,7 @@ Test(host_team, four_thread_bollinger_matches_the_long_double_reference, .timeou
     free(up);
     free(mid);
     free(lo);
-    test_job_free(&job);
-    apo_runtime_destroy(rt);
+    test_job_close(&job, rt);
 }
 
 /* ---- helpers held before they look for work ------------------------------------------------ */

@@ -305,8 +305,7 @@ Test(persist, implausible_models_are_refused_with_a_warning, .timeout = 120, .in
         apo_report report = APO_REPORT_INIT;
         cr_assert_eq(test_job_run(&job, rt, &report), APO_OK, "%s", apo_last_error());
         cr_assert_gt(report.devices[1].elements, 0, "cost %s: sim:b got no work", cases[i].cost);
-        test_job_free(&job);
-        apo_runtime_destroy(rt);
+        test_job_close(&job, rt);
     }
 }
 
