@@ -208,6 +208,9 @@ static void log_with_bad_variable(void) {
     close(fd);
     CHILD_CHECK(setenv(log_name, log_value, 1) == 0, "setenv");
     CHILD_CHECK(setenv("APPORTION_CPU_THREADS", "many", 1) == 0, "setenv");
+    /* The default runtime reads and writes profiles: in the case's folder, never in the
+     * user's (XDG_STATE_HOME). */
+    CHILD_CHECK(setenv("APPORTION_PROFILE_DIR", dir, 1) == 0, "setenv");
     apo_runtime *rt;
     CHILD_CHECK(apo_runtime_create(NULL, &rt) == APO_OK, "create: %s", apo_last_error());
     CHILD_CHECK(run_compared(rt, NULL) == 0, "the call failed or differs");
