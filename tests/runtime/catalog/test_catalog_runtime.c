@@ -187,8 +187,9 @@ Test(catalog_runtime, bounds_of_directional_and_volume_kernels_are_refused) {
     apo_runtime_destroy(rt);
 }
 
-/* The descriptors carry TA-Lib's output names and defaults. */
-Test(catalog_runtime, descriptors_name_talib_outputs) {
+/* The descriptors carry TA-Lib's output names, defaults and bounds; mama's limits outside
+ * TA-Lib's 0.01 .. 0.99 are refused. */
+Test(catalog_runtime, descriptors_carry_talibs_names_defaults_and_bounds) {
     apo_runtime *rt = test_runtime("cpu");
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     cr_assert_eq(apo_kernel_get(rt, "adosc", &info), APO_OK);
@@ -203,14 +204,6 @@ Test(catalog_runtime, descriptors_name_talib_outputs) {
     cr_assert_eq(info.param_defaults[0], 14);
     cr_assert_eq(apo_kernel_get(rt, "kama", &info), APO_OK);
     cr_assert_eq(info.param_defaults[0], 30);
-    apo_runtime_destroy(rt);
-}
-
-/* mama's descriptor carries TA-Lib's names, defaults and bounds, and its limits outside TA-Lib's
- * 0.01 .. 0.99 are refused. */
-Test(catalog_runtime, mama_is_described_as_talibs) {
-    apo_runtime *rt = test_runtime("cpu");
-    apo_kernel_info info = APO_KERNEL_INFO_INIT;
     cr_assert_eq(apo_kernel_get(rt, "mama", &info), APO_OK);
     cr_assert_eq(info.n_inputs, 1);
     cr_assert_eq(info.n_outputs, 2);
