@@ -65,6 +65,22 @@ static void check_last_output_only(apo_runtime *rt, cat_job *job, double period)
     job_free(job);
 }
 
+/* On a cpu runtime: the refusals pc[0 .. n), then `kernel`'s job over 100 samples of one row,
+ * job_init's gap at sample 50 filled with the sample before it, at a period that defines the
+ * last output only. */
+static void check_refusals_and_last_output(const param_case *pc, size_t n, const char *kernel,
+                                           double period) {
+    apo_runtime *rt = test_runtime("cpu");
+    check_param_cases(rt, pc, n);
+    const cat_case c = case_of(kernel, 100);
+    cat_job job;
+    job_init(&job, rt, &c, 1);
+    for (size_t i = 0; i < N_COLUMNS; i++)
+        job.columns[i][50] = job.columns[i][49];
+    check_last_output_only(rt, &job, period);
+    apo_runtime_destroy(rt);
+}
+
 /* kdj's kinds that read their series several distances back (kdj_tile.h, ma_series_lagged.h:
  * k generated again behind d) give the cpu's bits on every device set, ratio and axis: TRIMA and
  * HMA for k, KAMA and ZLEMA for d (the other average Wilder's, the default). */
@@ -152,16 +168,8 @@ Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
         /* Three inputs are required: two are refused. */
         {"atr", 100, {{NULL, 0}}, 2, APO_ERR_INVALID_ARGUMENT, "input"},
     };
-    apo_runtime *rt = test_runtime("cpu");
-    check_param_cases(rt, refusals, sizeof refusals / sizeof refusals[0]);
-    /* A period of 100 on 100 samples defines the last output only (job_init's gap
-     * filled). */
-    const cat_case sma = case_of("sma", 100);
-    cat_job job;
-    job_init(&job, rt, &sma, 1);
-    job.columns[CLOSE][50] = 100.0;
-    check_last_output_only(rt, &job, 100);
-    apo_runtime_destroy(rt);
+    /* A period of 100 on 100 samples defines the last output only. */
+    check_refusals_and_last_output(refusals, sizeof refusals / sizeof refusals[0], "sma", 100);
 }
 
 Test(catalog_runtime, bounds_of_directional_and_volume_kernels_are_refused) {
@@ -175,16 +183,8 @@ Test(catalog_runtime, bounds_of_directional_and_volume_kernels_are_refused) {
         /* mfi's lookback is the period: 14 needs 15 samples. */
         {"mfi", 14, {{NULL, 0}}, 0, BAD, "lookback"},
     };
-    apo_runtime *rt = test_runtime("cpu");
-    check_param_cases(rt, refusals, sizeof refusals / sizeof refusals[0]);
-    /* Period 50, lookback 99: the last sample only (job_init's gap filled). */
-    const cat_case adx = case_of("adx", 100);
-    cat_job job;
-    job_init(&job, rt, &adx, 1);
-    for (size_t i = 0; i < N_COLUMNS; i++)
-        job.columns[i][50] = job.columns[i][49];
-    check_last_output_only(rt, &job, 50);
-    apo_runtime_destroy(rt);
+    /* Period 50, lookback 99: the last sample only. */
+    check_refusals_and_last_output(refusals, sizeof refusals / sizeof refusals[0], "adx", 50);
 }
 
 /* The descriptors carry TA-Lib's output names, defaults and bounds; mama's limits outside
