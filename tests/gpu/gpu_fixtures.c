@@ -151,21 +151,7 @@ double *walk(size_t rows, size_t cols, uint64_t seed) {
     return x;
 }
 
-/* ---- calls of one input ------------------------------------------------------------------ */
-
-apo_workload one_input_workload(const char *kernel, size_t rows, size_t cols,
-                                const double *const *inputs, double *const *outputs,
-                                size_t n_outputs) {
-    apo_workload w = APO_WORKLOAD_INIT;
-    w.kernel = kernel;
-    w.rows = rows;
-    w.cols = cols;
-    w.inputs = inputs;
-    w.n_inputs = 1;
-    w.outputs = outputs;
-    w.n_outputs = n_outputs;
-    return w;
-}
+/* ---- a call's outputs --------------------------------------------------------------------- */
 
 double *poisoned_output(apo_runtime *rt, const apo_workload *w, size_t o, size_t *len) {
     size_t r = 0, c = 0;

@@ -1,7 +1,7 @@
 /*
  * What the gpu suite's files share (gpu_fixtures.c): runtimes on "cuda" and "cpu" (a case's
- * pair of them: open_runtimes), the seeded workloads of every built-in kernel, calls of one
- * input into poisoned outputs, the GPU checks' verdicts turned into Criterion assertions (a
+ * pair of them: open_runtimes), the seeded workloads of every built-in kernel, poisoned
+ * outputs of a call, the GPU checks' verdicts turned into Criterion assertions (a
  * case's jobs, case_jobs, and its runs asserted, assert_run), and the main of every gpu
  * executable, which exits 77 (SKIP) before Criterion starts without a usable GPU, or 1 when a
  * GPU is required (APPORTION_USE_GPU=yes).
@@ -59,13 +59,8 @@ extern const size_t n_gpu_cases;
 /* rows seeded random walks of cols samples (seeds seed, seed + 1, ...), row after row. */
 double *walk(size_t rows, size_t cols, uint64_t seed);
 
-/* ---- calls of one input ------------------------------------------------------------------ */
+/* ---- a call's outputs --------------------------------------------------------------------- */
 
-/* A workload of `kernel` over rows x cols of the one input inputs[0], into n_outputs outputs;
- * every other field as APO_WORKLOAD_INIT leaves it (the caller sets a score, a sweep, ...). */
-apo_workload one_input_workload(const char *kernel, size_t rows, size_t cols,
-                                const double *const *inputs, double *const *outputs,
-                                size_t n_outputs);
 /* Output o of w, allocated as apo_output_shape() on rt sizes it and filled with a poison no
  * kernel writes (an element a call leaves unwritten cannot match); its length in *len. */
 double *poisoned_output(apo_runtime *rt, const apo_workload *w, size_t o, size_t *len);

@@ -33,6 +33,7 @@
 #include "apportion_cuda.h"
 #include "gpu_checks.h"
 #include "gpu_fixtures.h"
+#include "helpers.h"
 #include "reference.h"
 
 /* ---- guarantees 1 to 3 ------------------------------------------------------------------ */
@@ -92,7 +93,7 @@ Test(gpu, cuda_and_cpu_with_explicit_ratios_give_the_cpu_bits, .timeout = 600) {
 
 /* ---- sweeps and ragged rows ------------------------------------------------------------- */
 
-/* Runs w, a call of the sweep, ragged and scored cases (one_input_workload() with its sweep,
+/* Runs w, a call of the sweep, ragged and scored cases (test_workload() with its sweep,
  * row lengths, rule and ratios), on rt into n_out freshly poisoned outputs (their lengths in
  * len); returns the tiles its GPUs computed. */
 static uint64_t run_pieces(apo_runtime *rt, apo_workload w, size_t n_out, double **out,
@@ -137,7 +138,7 @@ Test(gpu, sweeps_and_ragged_rows_give_the_cpu_bits, .timeout = 600) {
     for (size_t c = 0; c < sizeof cases_ / sizeof cases_[0]; c++) {
         double *ref[3], *got[3];
         size_t ref_len[3], got_len[3];
-        apo_workload w = one_input_workload(cases_[c].kernel, rows, cols, in, NULL, 0);
+        apo_workload w = test_workload(cases_[c].kernel, rows, cols, in, 1, NULL, 0);
         w.sweep = cases_[c].sweep;
         w.row_lengths = cases_[c].lengths;
         (void)run_pieces(cpu, w, 3, ref, ref_len);
@@ -224,7 +225,7 @@ Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
     for (size_t c = 0; c < sizeof cases_ / sizeof cases_[0]; c++) {
         double *ref[APO_N_SCORES], *got[APO_N_SCORES];
         size_t len[APO_N_SCORES], got_len[APO_N_SCORES];
-        apo_workload w = one_input_workload(cases_[c].kernel, rows, cols, in, NULL, 0);
+        apo_workload w = test_workload(cases_[c].kernel, rows, cols, in, 1, NULL, 0);
         w.score = cases_[c].rule;
         w.sweep = cases_[c].sweep;
         (void)run_pieces(cpu, w, APO_N_SCORES, ref, len);
@@ -256,7 +257,7 @@ Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
     cr_assert_eq(apo_rule_register(mixed, &d), APO_OK, "%s", apo_last_error());
     double *scores[APO_N_SCORES];
     size_t len[APO_N_SCORES];
-    apo_workload user = one_input_workload("bollinger", rows, cols, in, NULL, 0);
+    apo_workload user = test_workload("bollinger", rows, cols, in, 1, NULL, 0);
     user.score = "above_middle";
     user.sweep = &sweeps[0];
     cr_expect_eq(run_pieces(mixed, user, APO_N_SCORES, scores, len), 0,
@@ -327,7 +328,7 @@ static void gpu_indicator(apo_runtime *gpu, const char *kernel, const apo_param 
                           const double *x, size_t n, double *o0, double *o1, double *o2) {
     const double *in[1] = {x};
     double *const out[3] = {o0, o1, o2};
-    apo_workload w = one_input_workload(kernel, 1, n, in, out, 3);
+    apo_workload w = test_workload(kernel, 1, n, in, 1, out, 3);
     w.params = params;
     w.n_params = 3;
     apo_report rep = APO_REPORT_INIT;

@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpu_fixtures.h"
+#include "helpers.h"
 #include "sim_faults.h"
 
 typedef void (*injector)(void);
@@ -189,7 +190,7 @@ Test(gpu_faults, a_call_returns_with_no_copy_in_flight, .timeout = 600) {
  * defaults alone), into `scores`. */
 static apo_workload bands_zone(const double *const *x, size_t rows, size_t cols,
                                const apo_sweep *sweep, double **scores) {
-    apo_workload w = one_input_workload("bollinger", rows, cols, x, scores, APO_N_SCORES);
+    apo_workload w = test_workload("bollinger", rows, cols, x, 1, scores, APO_N_SCORES);
     w.score = "bands_zone";
     w.sweep = sweep;
     return w;

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "gpu_fixtures.h"
+#include "helpers.h"
 #include "sim_faults.h"
 
 /* Case 3: bollinger, one row of 12,411 samples, period 20; about 0.4 MB of staging. */
@@ -194,7 +195,7 @@ Test(gpu_staging, a_call_the_cpu_runs_alone_holds_the_early_staging_back, .timeo
         x[t] = (double)t;
     const double *in[] = {x};
     double *const out[] = {y};
-    apo_workload w = one_input_workload("watch_pinning", 1, 64, in, out, 1);
+    apo_workload w = test_workload("watch_pinning", 1, 64, in, 1, out, 1);
     w.ratios = ratios;
     w.n_ratios = n;
     cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
