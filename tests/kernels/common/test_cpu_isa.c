@@ -47,6 +47,8 @@
 
 /* ---- the kernels, path by path ---------------------------------------------------------- */
 
+/* The paths checked: what this build and CPU have, sse2 always, and on x86-64 the others the
+ * CPU reports (the test then exercises them all). */
 static size_t paths_checked;
 
 static void check_returns_stats(enum flavour f, size_t rows, size_t cols, size_t len) {
@@ -110,8 +112,6 @@ Test(cpu_isa, returns_stats_every_path_gives_the_bits_of_the_scalar_tiles, .time
     cr_assert_gt(paths_checked, 0);
 }
 
-/* The paths are what this build and CPU have: sse2 always, and on x86-64 the others the CPU
- * reports (the test then exercises them all). */
 /* bollinger's short rows, where a round has three or four tiles: on an AVX-512 CPU the avx512
  * path runs them on the 4-lane build (lanes_avx512_ymm.c), whose blocks run apart from the
  * scalar restarts and, once the row's short last tile has ended, take lanes 0 and 1's square

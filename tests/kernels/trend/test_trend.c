@@ -79,9 +79,6 @@ Test(catalog, trange_on_every_path_with_ties_and_gaps) {
     series_free(&s);
 }
 
-/* SAR's first bars worked by hand from TA-Lib's definition: the one-bar minus DM picks the
- * side (an equal rise and fall is long: the minus DM is 0), a gap bar is taken out, and every
- * cut into two tiles gives the same values; sarext negates a short position's stop. */
 /* The io of a kernel of the high and the low (in[0], in[1]) into out, its first parameter p0. */
 static apo__cat_io high_low_io(double *high, double *low, double *out, double p0) {
     apo__cat_io io;
@@ -109,6 +106,9 @@ static void check_cut(apo__cat_id id, const apo__cat_io *io, const double *want,
                   "%s [0, %zu) then [%zu, %zu), t %zu: %.17g", name, b, b, e, t, out[t]);
 }
 
+/* SAR's first bars worked by hand from TA-Lib's definition: the one-bar minus DM picks the
+ * side (an equal rise and fall is long: the minus DM is 0), a gap bar is taken out, and every
+ * cut into two tiles gives the same values; sarext negates a short position's stop. */
 Test(catalog, sar_first_bars_and_gaps_worked_by_hand) {
     /* Long (the low rose): stop low[0] = 9, extreme high[1] = 11; bar 1 outputs 9 and steps
      * to 9 + 0.02 (11 - 9) = 9.04; bar 3 outputs it, takes the new high 12 (af 0.04). The

@@ -223,8 +223,6 @@ static size_t indicator(apo_runtime *rt, const rule_case *c, const bars *b, doub
     return info.n_outputs;
 }
 
-/* A scored call of the case over the bars; scores[k * rows + r] is score k of row r (set
- * major with a sweep). */
 /* The parameters p of a call of c, and a rule on any output's thresholds (it has no
  * defaults) where p does not give them; returns their count. */
 static size_t params_of(const rule_case *c, const apo_param *p, size_t n_p, apo_param *all) {
@@ -240,6 +238,8 @@ static size_t params_of(const rule_case *c, const apo_param *p, size_t n_p, apo_
     return n_p;
 }
 
+/* A scored call of the case over the bars; scores[k * rows + r] is score k of row r (set
+ * major with a sweep). */
 static double *scored(apo_runtime *rt, const rule_case *c, const bars *b, const apo_param *given,
                       size_t n_given, const apo_sweep *sweep, apo_split split, size_t *out_rows) {
     apo_param p[APO_MAX_PARAMS];

@@ -47,7 +47,6 @@ static void assert_load_refused(apo_runtime *rt, const apo_stream_desc *expect,
     cr_assert_null(out);
 }
 
-/* Three series of bollinger(20) at 30, 5 and 0 bars, as bytes. */
 /* Three series of `kernel` at its defaults fed 30, 5 and 0 bars of `in`, as bytes. */
 static unsigned char *three_series_state(apo_runtime *rt, const char *kernel,
                                          const double *const *in, double *const *out, size_t *len) {
