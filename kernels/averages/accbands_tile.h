@@ -36,8 +36,8 @@ static inline APO_HD void apo__accbands_tile(const apo__cat_io *io, size_t begin
     size_t t = begin;
 #ifdef APO_TILE_LANES
     /* The loop below for the bars t .. t + APO_TILE_LANES - 1 past the lead, one lane each: the
-     * same terms (apo__accbands_term's branch and the gap's NaN as selects; x - x is 0 exactly
-     * when x is finite) added in the same order. */
+     * same terms (apo__accbands_term's branch and the gap's NaN as selects) added in the same
+     * order. */
     for (; t < end && t + 1 < p; t++) {
         io->out[0][t] = NAN;
         io->out[1][t] = NAN;
@@ -53,10 +53,9 @@ static inline APO_HD void apo__accbands_tile(const apo__cat_io *io, size_t begin
             sm = sm + apo_tv_load(close + i);
             sl = sl + apo_tv_pick(flat, l, l * (1.0 - r));
         }
-        const apo_tv nan = apo_tv_splat(NAN);
-        apo_tv_store(io->out[0] + t, apo_tv_pick((su - su) == 0.0, su / pd, nan));
-        apo_tv_store(io->out[1] + t, apo_tv_pick((sm - sm) == 0.0, sm / pd, nan));
-        apo_tv_store(io->out[2] + t, apo_tv_pick((sl - sl) == 0.0, sl / pd, nan));
+        apo_tv_store(io->out[0] + t, apo_tv_or_nan(apo_tv_finite(su), su / pd));
+        apo_tv_store(io->out[1] + t, apo_tv_or_nan(apo_tv_finite(sm), sm / pd));
+        apo_tv_store(io->out[2] + t, apo_tv_or_nan(apo_tv_finite(sl), sl / pd));
     }
 #endif
     for (; t < end; t++) {

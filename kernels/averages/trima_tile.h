@@ -46,7 +46,7 @@ static inline APO_HD void apo__trima_span(const double *x, double *out, size_t p
     size_t t = begin;
 #ifdef APO_TILE_LANES
     /* apo__trima_at for the bars t .. t + APO_TILE_LANES - 1, one lane each: the same products
-     * added in the same order, the gap's NaN as a select (s - s is 0 exactly when s is finite). */
+     * added in the same order, the gap's NaN as a select. */
     for (; t < end && t + 1 < p; t++)
         out[t] = NAN;
     for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
@@ -56,7 +56,7 @@ static inline APO_HD void apo__trima_span(const double *x, double *out, size_t p
             const size_t w = j + 1 < p - j ? j + 1 : p - j;
             s = s + (double)w * apo_tv_load(x + from + j);
         }
-        apo_tv_store(out + t, apo_tv_pick((s - s) == 0.0, s * factor, apo_tv_splat(NAN)));
+        apo_tv_store(out + t, apo_tv_or_nan(apo_tv_finite(s), s * factor));
     }
 #endif
     for (; t < end; t++)

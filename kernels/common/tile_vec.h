@@ -65,6 +65,14 @@ static inline apo_tv apo_tv_abs(apo_tv v) {
     return (apo_tv)((apo_tm)v & ~(apo_tm)apo_tv_splat(-0.0));
 }
 
+/* The lanes where v is finite: v - v is +0 exactly there (NaN for an infinity or a NaN). */
+static inline apo_tm apo_tv_finite(apo_tv v) { return (v - v) == 0.0; }
+
+/* v where `keep` is set, else the NAN constant, as a scalar body stores a gap's output. */
+static inline apo_tv apo_tv_or_nan(apo_tm keep, apo_tv v) {
+    return apo_tv_pick(keep, v, apo_tv_splat(NAN));
+}
+
 /* 1 when every lane of m is set. */
 static inline int apo_tm_all(apo_tm m) {
     int all = 1;

@@ -50,10 +50,6 @@ static inline apo_tv apo__median_sum_vec(const double *high, const double *low, 
     return sum;
 }
 
-/* isfinite(v) ? v : NaN lane for lane, as a select (v - v is 0 exactly when v is finite). */
-static inline apo_tv apo__finite_or_nan_vec(apo_tv v) {
-    return apo_tv_pick((v - v) == 0.0, v, apo_tv_splat(NAN));
-}
 #endif
 
 static inline APO_HD void apo__ao_tile(const apo__cat_io *io, size_t begin, size_t end) {
@@ -66,7 +62,8 @@ static inline APO_HD void apo__ao_tile(const apo__cat_io *io, size_t begin, size
     for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
         const apo_tv f = apo__median_sum_vec(high, low, t, fast),
                      s = apo__median_sum_vec(high, low, t, slow);
-        apo_tv_store(out + t, apo__finite_or_nan_vec(f / (double)fast - s / (double)slow));
+        const apo_tv ao = f / (double)fast - s / (double)slow;
+        apo_tv_store(out + t, apo_tv_or_nan(apo_tv_finite(ao), ao));
     }
 #endif
     for (; t < end; t++) {
@@ -98,7 +95,8 @@ static inline APO_HD void apo__ac_tile(const apo__cat_io *io, size_t begin, size
             ao = f / (double)fast - s / (double)slow;
             sum = sum + ao;
         }
-        apo_tv_store(out + t, apo__finite_or_nan_vec(ao - sum / (double)signal));
+        const apo_tv ac = ao - sum / (double)signal;
+        apo_tv_store(out + t, apo_tv_or_nan(apo_tv_finite(ac), ac));
     }
 #endif
     for (; t < end; t++) {

@@ -23,20 +23,20 @@ static inline APO_HD void apo__cmou_tile(const apo__cat_io *io, size_t begin, si
     size_t t = apo__cat_nan_lead(out, begin, end, p);
 #ifdef APO_TILE_LANES
     /* The scalar loop below for the bars t .. t + APO_TILE_LANES - 1, one lane each, its
-     * branches as selects (x - x is 0 exactly when x is finite). */
+     * branches as selects. */
     for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
         apo_tv up = apo_tv_splat(0.0), down = apo_tv_splat(0.0);
         const apo_tv first = apo_tv_load(x + t - p);
-        apo_tm clean = (first - first) == 0.0;
+        apo_tm clean = apo_tv_finite(first);
         for (size_t i = t + 1 - p; i <= t; i++) {
             const apo_tv xi = apo_tv_load(x + i), d = xi - apo_tv_load(x + i - 1);
-            clean &= (xi - xi) == 0.0;
+            clean &= apo_tv_finite(xi);
             up = apo_tv_pick(d > 0.0, up + d, up);
             down = apo_tv_pick(d < 0.0, down - d, down);
         }
         const apo_tv sum = up + down;
         const apo_tv value = apo_tv_pick(sum == 0.0, apo_tv_splat(0.0), 100.0 * (up - down) / sum);
-        apo_tv_store(out + t, apo_tv_pick(clean, value, apo_tv_splat(NAN)));
+        apo_tv_store(out + t, apo_tv_or_nan(clean, value));
     }
 #endif
     for (; t < end; t++) {

@@ -40,8 +40,7 @@ static inline APO_HD void apo__coppock_tile(const apo__cat_io *io, size_t begin,
     size_t t = apo__cat_nan_lead(out, begin, end, lookback);
 #ifdef APO_TILE_LANES
     /* The loop below for the bars t .. t + APO_TILE_LANES - 1, one lane each: the same rates
-     * and products added in the same order, its choices as selects (v - v is 0 exactly when v
-     * is finite). */
+     * and products added in the same order, its choices as selects. */
     for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
         apo_tv sum = apo_tv_splat(0.0), s = apo_tv_splat(0.0);
         apo_tm clean = apo_tv_splat(0.0) == 0.0;
@@ -49,12 +48,12 @@ static inline APO_HD void apo__coppock_tile(const apo__cat_io *io, size_t begin,
             const size_t j = t + i - w;
             const apo_tv a = apo_tv_load(x + j), b = apo_tv_load(x + j - r1),
                          c = apo_tv_load(x + j - r2);
-            clean &= ((a - a) == 0.0) & ((b - b) == 0.0) & ((c - c) == 0.0);
+            clean &= apo_tv_finite(a) & apo_tv_finite(b) & apo_tv_finite(c);
             s = apo__coppock_rate_vec(x, j, r1) + apo__coppock_rate_vec(x, j, r2);
             sum = sum + (double)i * s;
         }
         const apo_tv value = w == 1 ? s : sum / divider;
-        apo_tv_store(out + t, apo_tv_pick(clean, value, apo_tv_splat(NAN)));
+        apo_tv_store(out + t, apo_tv_or_nan(clean, value));
     }
 #endif
     for (; t < end; t++) {

@@ -29,8 +29,7 @@ static inline APO_HD void apo__dpo_tile(const apo__cat_io *io, size_t begin, siz
         for (size_t i = t + 1 - p; i <= t; i++)
             sum = sum + apo_tv_load(x + i);
         const apo_tv dpo = apo_tv_load(x + t - shift) - sum / apo_tv_splat((double)p);
-        /* isfinite as a select: x - x is 0 exactly when x is finite. */
-        apo_tv_store(out + t, apo_tv_pick((dpo - dpo) == 0.0, dpo, apo_tv_splat(NAN)));
+        apo_tv_store(out + t, apo_tv_or_nan(apo_tv_finite(dpo), dpo));
     }
 #endif
     for (; t < end; t++) {

@@ -30,10 +30,10 @@ static inline APO_HD void apo__er_tile(const apo__cat_io *io, size_t begin, size
         for (size_t i = t + 1 - p; i <= t; i++)
             path = path + apo_tv_abs(apo_tv_load(x + i) - apo_tv_load(x + i - 1));
         const apo_tv net = apo_tv_abs(apo_tv_load(x + t) - apo_tv_load(x + t - p));
-        /* The scalar loop's choices as selects: x - x is 0 exactly when x is finite. */
-        const apo_tm clean = ((path - path) == 0.0) & ((net - net) == 0.0);
+        /* The scalar loop's choices as selects. */
+        const apo_tm clean = apo_tv_finite(path) & apo_tv_finite(net);
         const apo_tv value = apo_tv_pick(path <= net, apo_tv_splat(1.0), net / path);
-        apo_tv_store(out + t, apo_tv_pick(clean, value, apo_tv_splat(NAN)));
+        apo_tv_store(out + t, apo_tv_or_nan(clean, value));
     }
 #endif
     for (; t < end; t++) {

@@ -28,8 +28,7 @@ static inline APO_HD void apo__qstick_tile(const apo__cat_io *io, size_t begin, 
         for (size_t i = t + 1 - p; i <= t; i++)
             sum = sum + (apo_tv_load(close + i) - apo_tv_load(open + i));
         const apo_tv mean = sum / apo_tv_splat((double)p);
-        /* isfinite as a select: x - x is 0 exactly when x is finite. */
-        apo_tv_store(out + t, apo_tv_pick((sum - sum) == 0.0, mean, apo_tv_splat(NAN)));
+        apo_tv_store(out + t, apo_tv_or_nan(apo_tv_finite(sum), mean));
     }
 #endif
     for (; t < end; t++) {

@@ -55,7 +55,7 @@ static inline apo_tv apo__avgdev_vec(const double *x, size_t p, size_t t) {
     for (size_t j = 0; j < p; j++)
         dev = apo__dd_add_d_tv(dev, apo_tv_abs((apo_tv_load(y + j) - c) - mean));
     const apo_tv r = apo__dd_div_d_tv(dev, pd).hi;
-    return apo_tv_pick((r - r) == 0.0, r, apo_tv_splat(NAN));
+    return apo_tv_or_nan(apo_tv_finite(r), r);
 }
 #endif
 

@@ -41,11 +41,10 @@ static inline APO_HD double apo__true_range(const double *high, const double *lo
  * APO_TILE_LANES consecutive positions from t; the Wilder lanes (trange_lanes.h) each lane's
  * own position. */
 static inline apo_tv apo__true_range_of_finite(apo_tv h, apo_tv l, apo_tv c) {
-    const apo_tm magnitude = ~(apo_tm)apo_tv_splat(-0.0);
     apo_tv greatest = h - l;
-    const apo_tv a = (apo_tv)((apo_tm)(c - h) & magnitude);
+    const apo_tv a = apo_tv_abs(c - h);
     greatest = apo_tv_pick(a > greatest, a, greatest);
-    const apo_tv b = (apo_tv)((apo_tm)(l - c) & magnitude);
+    const apo_tv b = apo_tv_abs(l - c);
     return apo_tv_pick(b > greatest, b, greatest);
 }
 

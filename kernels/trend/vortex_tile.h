@@ -23,7 +23,7 @@ static inline APO_HD void apo__vortex_tile(const apo__cat_io *io, size_t begin, 
     size_t t = apo__cat_nan_lead(plus, begin, end, p);
 #ifdef APO_TILE_LANES
     /* The scalar loop below for the bars t .. t + APO_TILE_LANES - 1, one lane each, its
-     * choices as selects (x - x is 0 exactly when x is finite). */
+     * choices as selects. */
     for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
         apo_tv tr = apo_tv_splat(0.0), up = apo_tv_splat(0.0), down = apo_tv_splat(0.0);
         for (size_t i = t + 1 - p; i <= t; i++) {
@@ -31,11 +31,11 @@ static inline APO_HD void apo__vortex_tile(const apo__cat_io *io, size_t begin, 
             up = up + apo_tv_abs(apo_tv_load(high + i) - apo_tv_load(low + i - 1));
             down = down + apo_tv_abs(apo_tv_load(low + i) - apo_tv_load(high + i - 1));
         }
-        const apo_tm clean = ((tr - tr) == 0.0) & ((up - up) == 0.0) & ((down - down) == 0.0);
+        const apo_tm clean = apo_tv_finite(tr) & apo_tv_finite(up) & apo_tv_finite(down);
         const apo_tm ranged = tr > 0.0;
-        const apo_tv zero = apo_tv_splat(0.0), nan = apo_tv_splat(NAN);
-        apo_tv_store(plus + t, apo_tv_pick(clean, apo_tv_pick(ranged, up / tr, zero), nan));
-        apo_tv_store(minus + t, apo_tv_pick(clean, apo_tv_pick(ranged, down / tr, zero), nan));
+        const apo_tv zero = apo_tv_splat(0.0);
+        apo_tv_store(plus + t, apo_tv_or_nan(clean, apo_tv_pick(ranged, up / tr, zero)));
+        apo_tv_store(minus + t, apo_tv_or_nan(clean, apo_tv_pick(ranged, down / tr, zero)));
     }
 #endif
     for (; t < end; t++) {
