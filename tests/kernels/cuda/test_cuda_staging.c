@@ -152,23 +152,47 @@ static void check_every_view(const double *x, double *const ref[3], size_t rows,
     }
 }
 
-/* A kernel of three outputs: its CPU tile over [b, e) of one row x of cols samples, its
- * emulation on a view, their parameters, its lookback and the variant each run must be. */
-typedef void (*cpu_tile_fn)(const double *x, size_t cols, size_t b, size_t e, const void *params,
-                            double *const out[3]);
+/* The kernels of three outputs, bollinger and macd: which one, and its parameters. One
+ * description, so that one emulation, one CPU tile and one case serve both. */
+typedef enum { THREE_BOLLINGER, THREE_MACD } three_kernel;
 
 typedef struct three_outputs {
-    cpu_tile_fn cpu_tile;
-    emulate_fn emulate;
-    const void *params;
-    size_t halo;
-    int expect;
+    three_kernel kernel;
+    size_t n[3];   /* bollinger: period; macd: fast, slow, signal */
+    double up, dn; /* bollinger's deviations */
 } three_outputs;
 
-/* The CPU's outputs of k over every row of x (rows x cols, tiles of `tile`), then every chunk
- * view of x through k's emulation against them (check_every_view); frees x. */
+static int emulate_three(const apo__cuda_view *v, const void *params) {
+    const three_outputs *k = params;
+    if (k->kernel == THREE_BOLLINGER)
+        return apo__emulate_bollinger(v, k->n[0], k->up, k->dn);
+    return apo__emulate_macd(v, k->n[0], k->n[1], k->n[2]);
+}
+
+/* k's CPU tile over [b, e) of one row x of cols samples. */
+static void cpu_three_tile(const three_outputs *k, const double *x, size_t cols, size_t b, size_t e,
+                           double *const out[3]) {
+    if (k->kernel == THREE_BOLLINGER)
+        apo__cpu_bollinger_tile(x, cols, b, e, k->n[0], k->up, k->dn, out[0], out[1], out[2]);
+    else
+        apo__cpu_macd_tile(x, cols, b, e, k->n[0], k->n[1], k->n[2], out[0], out[1], out[2]);
+}
+
+/* The CPU's outputs of k over every row of a seeded input of `kind` (rows x cols, tiles of
+ * `tile`), then every chunk view of it through k's emulation against them
+ * (check_every_view), each run the variant `expect`; the label names k and the input. */
 static void three_outputs_case(const three_outputs *k, size_t rows, size_t cols, size_t tile,
-                               double *x, const char *label) {
+                               input_kind kind, int expect) {
+    const int boll = k->kernel == THREE_BOLLINGER;
+    const size_t halo = boll ? k->n[0] - 1 : apo__macd_warmup(k->n[0], k->n[1], k->n[2]);
+    char label[96];
+    if (boll)
+        snprintf(label, sizeof label, "bollinger(%zu, %g, %g) %zux%zu input %d", k->n[0], k->up,
+                 k->dn, rows, cols, (int)kind);
+    else
+        snprintf(label, sizeof label, "macd(%zu, %zu, %zu) %zux%zu input %d", k->n[0], k->n[1],
+                 k->n[2], rows, cols, (int)kind);
+    double *x = make_input(rows, cols, kind, boll ? 100 + k->n[0] : 200 + k->n[1]);
     double *ref[3];
     for (int o = 0; o < 3; o++)
         ref[o] = poisoned(rows * cols);
@@ -177,9 +201,9 @@ static void three_outputs_case(const three_outputs *k, size_t rows, size_t cols,
             const size_t e = b + tile < cols ? b + tile : cols;
             const size_t off = r * cols;
             double *const row_out[3] = {ref[0] + off, ref[1] + off, ref[2] + off};
-            k->cpu_tile(x + off, cols, b, e, k->params, row_out);
+            cpu_three_tile(k, x + off, cols, b, e, row_out);
         }
-    check_every_view(x, ref, rows, cols, tile, k->halo, k->emulate, k->params, k->expect, label);
+    check_every_view(x, ref, rows, cols, tile, halo, emulate_three, k, expect, label);
     for (int o = 0; o < 3; o++)
         free(ref[o]);
     free(x);
@@ -187,30 +211,10 @@ static void three_outputs_case(const three_outputs *k, size_t rows, size_t cols,
 
 /* ---- bollinger ------------------------------------------------------------------------- */
 
-typedef struct bollinger_params {
-    size_t period;
-    double up, dn;
-} bollinger_params;
-
-static int emulate_bollinger(const apo__cuda_view *v, const void *params) {
-    const bollinger_params *p = params;
-    return apo__emulate_bollinger(v, p->period, p->up, p->dn);
-}
-
-static void cpu_bollinger(const double *x, size_t cols, size_t b, size_t e, const void *params,
-                          double *const out[3]) {
-    const bollinger_params *p = params;
-    apo__cpu_bollinger_tile(x, cols, b, e, p->period, p->up, p->dn, out[0], out[1], out[2]);
-}
-
 static void bollinger_case(size_t rows, size_t cols, size_t period, size_t tile, double up,
                            double dn, input_kind kind, int expect) {
-    const bollinger_params params = {period, up, dn};
-    const three_outputs k = {cpu_bollinger, emulate_bollinger, &params, period - 1, expect};
-    char label[96];
-    snprintf(label, sizeof label, "bollinger(%zu, %g, %g) %zux%zu input %d", period, up, dn, rows,
-             cols, (int)kind);
-    three_outputs_case(&k, rows, cols, tile, make_input(rows, cols, kind, 100 + period), label);
+    const three_outputs k = {THREE_BOLLINGER, {period, 0, 0}, up, dn};
+    three_outputs_case(&k, rows, cols, tile, kind, expect);
 }
 
 Test(cuda_staging, bollinger_staged_gives_the_cpu_bits_on_the_gpu_suites_shapes, .timeout = 300) {
@@ -251,30 +255,10 @@ Test(cuda_staging, bollinger_staged_keeps_the_bits_of_huge_magnitudes_and_nbdev_
 
 /* ---- macd ------------------------------------------------------------------------------ */
 
-typedef struct macd_params {
-    size_t fast, slow, signal;
-} macd_params;
-
-static int emulate_macd(const apo__cuda_view *v, const void *params) {
-    const macd_params *p = params;
-    return apo__emulate_macd(v, p->fast, p->slow, p->signal);
-}
-
-static void cpu_macd(const double *x, size_t cols, size_t b, size_t e, const void *params,
-                     double *const out[3]) {
-    const macd_params *p = params;
-    apo__cpu_macd_tile(x, cols, b, e, p->fast, p->slow, p->signal, out[0], out[1], out[2]);
-}
-
 static void macd_case(size_t rows, size_t cols, size_t fast, size_t slow, size_t signal,
                       size_t tile, input_kind kind) {
-    const macd_params params = {fast, slow, signal};
-    const three_outputs k = {cpu_macd, emulate_macd, &params, apo__macd_warmup(fast, slow, signal),
-                             APO_EMULATED_STAGED};
-    char label[96];
-    snprintf(label, sizeof label, "macd(%zu, %zu, %zu) %zux%zu input %d", fast, slow, signal, rows,
-             cols, (int)kind);
-    three_outputs_case(&k, rows, cols, tile, make_input(rows, cols, kind, 200 + slow), label);
+    const three_outputs k = {THREE_MACD, {fast, slow, signal}, 0, 0};
+    three_outputs_case(&k, rows, cols, tile, kind, APO_EMULATED_STAGED);
 }
 
 Test(cuda_staging, macd_staged_gives_the_cpu_bits, .timeout = 300) {
