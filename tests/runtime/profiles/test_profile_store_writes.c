@@ -64,6 +64,34 @@ static void write_samples(const char *path, apo__stored_workload w[2], size_t n)
                  "%s", err);
 }
 
+/* The case's private folder and the path of the profile file it writes there, made by the
+ * case's .init; its .fini removes the folder, also after a failed assertion (no case here
+ * skips, which would end the case before its .fini). */
+static char dir[64], path[256];
+
+/* A multigpu.json whose folders the store must make. */
+static void with_nested_multigpu_file(void) {
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "state/apportion/multigpu.json");
+}
+
+static void with_multigpu_file(void) {
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
+}
+
+static void with_thresholds_file(void) {
+    make_tmp_file(dir, sizeof dir, path, sizeof path, "thresholds.json");
+}
+
+static void remove_folder(void) { rm_tree(dir); }
+
+/* The sample workloads, both written to a multigpu.json for the cases that update it. */
+static apo__stored_workload samples[2];
+
+static void with_samples_file(void) {
+    with_multigpu_file();
+    write_samples(path, samples, 2);
+}
+
 /* The golden file `name` (tests/data/profiles) copied to path. */
 static void copy_golden(const char *name, const char *path) {
     char golden[512];
@@ -74,9 +102,9 @@ static void copy_golden(const char *name, const char *path) {
     free(text);
 }
 
-Test(profile_store, write_then_read_back_exact, .timeout = 60) {
-    char dir[64], path[256], err[512];
-    make_tmp_file(dir, sizeof dir, path, sizeof path, "state/apportion/multigpu.json");
+Test(profile_store, write_then_read_back_exact, .timeout = 60, .init = with_nested_multigpu_file,
+     .fini = remove_folder) {
+    char err[512];
     apo__stored_workload w[2];
     sample_workloads(w);
 
@@ -145,14 +173,11 @@ Test(profile_store, write_then_read_back_exact, .timeout = 60) {
 
     apo__multigpu_free(&merged);
     apo__multigpu_free(&back);
-    rm_tree(dir);
 }
 
-Test(profile_store, update_replaces_and_removes_whole_entries, .timeout = 60) {
-    char dir[64], path[256], err[512];
-    make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
-    apo__stored_workload w[2];
-    write_samples(path, w, 2);
+Test(profile_store, update_replaces_and_removes_whole_entries, .timeout = 60,
+     .init = with_samples_file, .fini = remove_folder) {
+    char err[512];
 
     /* bollinger is replaced whole (its other devices go), sweep removed, macd added; a
      * removal of a tag that is not there is fine; host NULL keeps the stored host. */
@@ -186,28 +211,25 @@ Test(profile_store, update_replaces_and_removes_whole_entries, .timeout = 60) {
     cr_assert_null(apo__multigpu_find(&back, "sweep"));
     cr_assert_not_null(apo__multigpu_find(&back, "macd"));
     apo__multigpu_free(&back);
-    rm_tree(dir);
 }
 
-Test(profile_store, update_refuses_an_entry_it_could_not_read_back, .timeout = 60) {
-    char dir[64], path[256], err[512];
-    make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
-    apo__stored_workload w[2];
-    write_samples(path, w, 2);
+Test(profile_store, update_refuses_an_entry_it_could_not_read_back, .timeout = 60,
+     .init = with_samples_file, .fini = remove_folder) {
+    char err[512];
     size_t len_before, len_after;
     char *before = read_all(path, &len_before);
 
-    apo__stored_workload bad = w[1];
+    apo__stored_workload bad = samples[1];
     bad.devices[0].ratio = -1;
     cr_assert_eq(apo__multigpu_update(path, "node17", &bad, 1, NULL, 0, NULL, err, sizeof err),
                  APO_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(err, "sweep") != NULL && strstr(err, "cpu") != NULL, "%s", err);
-    bad = w[1];
+    bad = samples[1];
     bad.devices[0].ratio = 0;
     cr_assert_eq(apo__multigpu_update(path, "node17", &bad, 1, NULL, 0, NULL, err, sizeof err),
                  APO_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(err, "sum") != NULL, "%s", err);
-    bad = w[0];
+    bad = samples[0];
     snprintf(bad.devices[2].id, sizeof bad.devices[2].id, "cpu");
     cr_assert_eq(apo__multigpu_update(path, "node17", &bad, 1, NULL, 0, NULL, err, sizeof err),
                  APO_ERR_INVALID_ARGUMENT);
@@ -218,12 +240,11 @@ Test(profile_store, update_refuses_an_entry_it_could_not_read_back, .timeout = 6
     cr_assert_eq(memcmp(before, after, len_before), 0);
     free(before);
     free(after);
-    rm_tree(dir);
 }
 
-Test(profile_store, update_rewrites_threadx_file_in_apportion_shape, .timeout = 60) {
-    char dir[64], path[256], err[512];
-    make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
+Test(profile_store, update_rewrites_threadx_file_in_apportion_shape, .timeout = 60,
+     .init = with_multigpu_file, .fini = remove_folder) {
+    char err[512];
     copy_golden("multigpu_threadx.json", path);
 
     apo__stored_workload w[2];
@@ -243,12 +264,11 @@ Test(profile_store, update_rewrites_threadx_file_in_apportion_shape, .timeout = 
     assert_device(&b->devices[0], H100, "", 0.8, NAN, NAN, 0);
     assert_device(&b->devices[1], "cpu", "", 0.2, NAN, NAN, 0);
     apo__multigpu_free(&p);
-    rm_tree(dir);
 }
 
-Test(profile_store, unusable_file_is_kept_aside, .timeout = 60) {
-    char dir[64], path[256], aside[300], err[1024];
-    make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
+Test(profile_store, unusable_file_is_kept_aside, .timeout = 60, .init = with_multigpu_file,
+     .fini = remove_folder) {
+    char aside[300], err[1024];
     snprintf(aside, sizeof aside, "%s.corrupt", path);
     const char *garbage = "{\"format\": \"apportion.multigpu/1\", \"workloads\": {\"tr";
     write_text(path, garbage);
@@ -287,7 +307,6 @@ Test(profile_store, unusable_file_is_kept_aside, .timeout = 60) {
     cr_assert_eq(apo__thresholds_load(path, &t, NULL, err, sizeof err), APO_OK, "%s", err);
     cr_assert_eq(t.n, 1);
     apo__thresholds_free(&t);
-    rm_tree(dir);
 }
 
 /* The two failing writes of unwritable_folder_leaves_old_file_intact; 0 when both failed
@@ -309,9 +328,8 @@ static int write_where_not_allowed(const char *path, const char *tpath,
     return 0;
 }
 
-Test(profile_store, unwritable_folder_leaves_old_file_intact, .timeout = 60) {
-    char dir[64], path[256];
-    make_tmp_file(dir, sizeof dir, path, sizeof path, "multigpu.json");
+Test(profile_store, unwritable_folder_leaves_old_file_intact, .timeout = 60,
+     .init = with_multigpu_file, .fini = remove_folder) {
     apo__stored_workload w[2];
     write_samples(path, w, 1);
     char tpath[256];
@@ -362,14 +380,13 @@ Test(profile_store, unwritable_folder_leaves_old_file_intact, .timeout = 60) {
     free(after);
     free(before);
     free(tbefore);
-    rm_tree(dir);
 }
 
 /* ---- thresholds.json merges ------------------------------------------------------------- */
 
-Test(profile_store, merge_running_averages_exact, .timeout = 60) {
-    char dir[64], path[256], err[512];
-    make_tmp_file(dir, sizeof dir, path, sizeof path, "thresholds.json");
+Test(profile_store, merge_running_averages_exact, .timeout = 60, .init = with_thresholds_file,
+     .fini = remove_folder) {
+    char err[512];
     const char *k1 = "bollinger:{'period': 20, 'size': 10000}";
     const char *k2 = "macd:{'fast': 12, 'signal': 9, 'size': 10000, 'slow': 26}";
 
@@ -419,12 +436,11 @@ Test(profile_store, merge_running_averages_exact, .timeout = 60) {
     a = add("", 1.0, NAN, 1);
     cr_assert_eq(apo__thresholds_merge(path, &a, 1, NULL, err, sizeof err),
                  APO_ERR_INVALID_ARGUMENT);
-    rm_tree(dir);
 }
 
-Test(profile_store, merge_into_threadx_thresholds, .timeout = 60) {
-    char dir[64], path[256], err[512];
-    make_tmp_file(dir, sizeof dir, path, sizeof path, "thresholds.json");
+Test(profile_store, merge_into_threadx_thresholds, .timeout = 60, .init = with_thresholds_file,
+     .fini = remove_folder) {
+    char err[512];
     copy_golden("thresholds_threadx.json", path);
     /* macd had 8 samples of both at 1.5 / 0.25 ms; add 8 more at 2.5 / 0.75. */
     apo__threshold a = add("macd:{'fast': 12, 'signal': 9, 'slow': 26}", 2.5, 0.75, 8);
@@ -442,14 +458,13 @@ Test(profile_store, merge_into_threadx_thresholds, .timeout = 60) {
     cr_assert_not_null(root);
     cr_assert_str_eq(json_string_value(json_object_get(root, "format")), APO_THRESHOLDS_FORMAT);
     json_decref(root);
-    rm_tree(dir);
 }
 
 /* ---- concurrency ------------------------------------------------------------------------ */
 
-Test(profile_store, simulated_gpu_times_are_marked_and_stay_marked, .timeout = 60) {
-    char dir[64], path[256], err[512];
-    make_tmp_file(dir, sizeof dir, path, sizeof path, "thresholds.json");
+Test(profile_store, simulated_gpu_times_are_marked_and_stay_marked, .timeout = 60,
+     .init = with_thresholds_file, .fini = remove_folder) {
+    char err[512];
     const char *k = "bollinger:{'period': 20, 'size': 10000}";
     apo__threshold a = add(k, 2.0, 1.0, 1);
     apo__thresholds t;
@@ -475,5 +490,4 @@ Test(profile_store, simulated_gpu_times_are_marked_and_stay_marked, .timeout = 6
     cr_assert_eq(apo__thresholds_load(path, &back, &missing, err, sizeof err),
                  APO_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(err, "simulated") != NULL && strstr(err, "true or false") != NULL, "%s", err);
-    rm_tree(dir);
 }
