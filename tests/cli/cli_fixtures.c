@@ -379,19 +379,40 @@ void run_cli_env_refused(const char *const *env, const char *const *args, const 
     free_result(&r);
 }
 
-void assert_usage_errors(const char *const *env, const cli_usage_case *cases, size_t n) {
+void assert_usage_errors_after(const char *const *env, const char *const *words,
+                               const cli_usage_case *cases, size_t n) {
     for (size_t i = 0; i < n; i++) {
-        cli_result r = run_cli_env(env, cases[i].args);
-        cr_assert_eq(r.status, 2, "case %zu: status %d (%s)", i, r.status, r.err);
-        cr_assert(strncmp(r.err, cases[i].msg, strlen(cases[i].msg)) == 0, "case %zu: stderr %s", i,
-                  r.err);
+        /* The case's whole command line, as args and as the text its messages name it by. */
+        const char *args[32];
+        char line[512] = "";
+        const char *const *parts[2] = {words, cases[i].args};
+        size_t k = 0;
+        for (size_t p = 0; p < 2; p++)
+            for (size_t j = 0; parts[p] != NULL && parts[p][j] != NULL; j++) {
+                cr_assert_lt(k + 1, sizeof args / sizeof args[0], "case %zu: too many arguments",
+                             i);
+                args[k++] = parts[p][j];
+                const size_t used = strlen(line);
+                snprintf(line + used, sizeof line - used, " %s", parts[p][j]);
+            }
+        args[k] = NULL;
+        cli_result r = run_cli_env(env, args);
+        cr_assert_eq(r.status, 2, "case %zu (apportion%s): status %d (%s)", i, line, r.status,
+                     r.err);
+        cr_assert(strncmp(r.err, cases[i].msg, strlen(cases[i].msg)) == 0,
+                  "case %zu (apportion%s): stderr %s", i, line, r.err);
         char try_help[96];
-        snprintf(try_help, sizeof try_help, "Try 'apportion %s --help'.", cases[i].args[0]);
-        cr_assert_not_null(strstr(r.err, try_help), "case %zu: \"%s\" not found in: %s", i,
-                           try_help, r.err);
-        cr_assert_eq(r.out_len, 0, "case %zu: stdout %s", i, r.out);
+        snprintf(try_help, sizeof try_help, "Try 'apportion %s --help'.", args[0]);
+        cr_assert_not_null(strstr(r.err, try_help),
+                           "case %zu (apportion%s): \"%s\" not found in: %s", i, line, try_help,
+                           r.err);
+        cr_assert_eq(r.out_len, 0, "case %zu (apportion%s): stdout %s", i, line, r.out);
         free_result(&r);
     }
+}
+
+void assert_usage_errors(const char *const *env, const cli_usage_case *cases, size_t n) {
+    assert_usage_errors_after(env, NULL, cases, n);
 }
 
 char *read_output(const char *dir, const char *name, size_t *len) {

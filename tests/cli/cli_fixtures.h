@@ -173,8 +173,14 @@ typedef struct cli_usage_case {
 
 /* Runs each case (with `env` added, may be NULL) and fails unless it exits 2, its stderr
  * starts with the case's msg and holds "Try 'apportion COMMAND --help'." (COMMAND the case's
- * first argument), and its stdout is empty; each message names the case's index. */
+ * first argument), and its stdout is empty; each message names the case's index and its
+ * command line. */
 void assert_usage_errors(const char *const *env, const cli_usage_case *cases, size_t n);
+
+/* assert_usage_errors for cases that begin with the same words: `words` (the command and the
+ * options every case gives, NULL-terminated) stand before each case's own arguments. */
+void assert_usage_errors_after(const char *const *env, const char *const *words,
+                               const cli_usage_case *cases, size_t n);
 
 /* The bytes of DIR/NAME.f64, an output file of a run (read_all). */
 char *read_output(const char *dir, const char *name, size_t *len);

@@ -98,25 +98,22 @@ Test(cli, set_ratios_usage_errors_exit_2, .timeout = 60) {
         {ARGS("set-ratios", "sim:a=1"), "apportion: missing --workload"},
         {ARGS("set-ratios", "--workload", "bollinger"),
          "apportion: give at least one DEVICE=RATIO (or --clear)"},
-        {ARGS("set-ratios", "--workload", "bollinger", "sim:a"),
-         "apportion: item 'sim:a': expected ID=RATIO"},
-        {ARGS("set-ratios", "--workload", "bollinger", "=1"),
-         "apportion: item '=1': expected ID=RATIO"},
-        {ARGS("set-ratios", "--workload", "bollinger", "sim:a=-1"),
-         "apportion: '-1' for device sim:a is not a finite number >= 0"},
-        {ARGS("set-ratios", "--workload", "bollinger", "sim:a=nan"),
-         "apportion: 'nan' for device sim:a is not a finite number >= 0"},
-        {ARGS("set-ratios", "--workload", "bollinger", "sim:a=0", "sim:b=0"),
-         "apportion: every ratio is 0"},
-        {ARGS("set-ratios", "--workload", "bollinger", "--clear", "sim:a=1"),
-         "apportion: --clear takes no DEVICE=RATIO items"},
         {ARGS("set-ratios", "--workload", "", "sim:a=1"), "apportion: --workload: empty tag"},
-        {ARGS("set-ratios", "--workload", "bollinger", "sim:a=1,,sim:b=1"),
-         "apportion: 'sim:a=1,,sim:b=1': empty item"},
-        {ARGS("set-ratios", "--workload", "bollinger", "--json", "sim:a=1"),
-         "apportion: unknown option '--json'"},
     };
     assert_usage_errors(SIM_ENV, cases, sizeof cases / sizeof cases[0]);
+    /* The rest name the workload: their words follow "set-ratios --workload bollinger". */
+    const cli_usage_case after_workload[] = {
+        {ARGS("sim:a"), "apportion: item 'sim:a': expected ID=RATIO"},
+        {ARGS("=1"), "apportion: item '=1': expected ID=RATIO"},
+        {ARGS("sim:a=-1"), "apportion: '-1' for device sim:a is not a finite number >= 0"},
+        {ARGS("sim:a=nan"), "apportion: 'nan' for device sim:a is not a finite number >= 0"},
+        {ARGS("sim:a=0", "sim:b=0"), "apportion: every ratio is 0"},
+        {ARGS("--clear", "sim:a=1"), "apportion: --clear takes no DEVICE=RATIO items"},
+        {ARGS("sim:a=1,,sim:b=1"), "apportion: 'sim:a=1,,sim:b=1': empty item"},
+        {ARGS("--json", "sim:a=1"), "apportion: unknown option '--json'"},
+    };
+    assert_usage_errors_after(SIM_ENV, ARGS("set-ratios", "--workload", "bollinger"),
+                              after_workload, sizeof after_workload / sizeof after_workload[0]);
     /* A device this machine does not have is the library's verdict: a usage error too, with
      * the devices that exist. */
     cli_result r =
