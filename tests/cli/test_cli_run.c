@@ -253,7 +253,6 @@ Test(cli, outputs_are_identical_across_device_sets, .timeout = 60) {
 }
 
 Test(cli, bollinger_on_the_talib_series_matches_talib, .timeout = 60) {
-    make_work_dir();
     char path[256];
     const char *out = work_path("out");
     cli_result r =

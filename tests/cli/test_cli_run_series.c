@@ -336,15 +336,22 @@ Test(cli, malformed_series_input_is_refused_clearly, .timeout = 60) {
 /* ---- sweeps ------------------------------------------------------------------------------ */
 
 /* Runs `apportion run` on the generated input (2 x 500) into out with up to six extra
- * arguments; the run must succeed. Returns its JSON report. */
-static json_t *run_sweep(const char *kernel, const char *out, const char *a1, const char *a2,
-                         const char *a3, const char *a4, const char *a5, const char *a6) {
+ * arguments; the run must succeed, and its JSON report must count `sets` parameter sets and
+ * `pieces` pieces (0: not checked). */
+static void run_sweep(const char *kernel, const char *out, long long sets, long long pieces,
+                      const char *a1, const char *a2, const char *a3, const char *a4,
+                      const char *a5, const char *a6) {
     cli_result r =
         run_cli_ok(ARGS("run", "--kernel", kernel, "--devices", "cpu", "--rows", "2", "--cols",
                         "500", "--json", "--output", out, a1, a2, a3, a4, a5, a6));
     json_t *j = parse_json(&r);
     free_result(&r);
-    return j;
+    if (sets != 0)
+        cr_assert_eq(json_integer_value(get(j, "sets")), sets, "the sweep into %s: sets", out);
+    if (pieces != 0)
+        cr_assert_eq(json_integer_value(get(j, "pieces")), pieces, "the sweep into %s: pieces",
+                     out);
+    json_decref(j);
 }
 
 /* Asserts that set `set` of DIR/NAME.f64 (sets of n values) is the file ONE/NAME.f64. */
@@ -365,19 +372,15 @@ static void assert_set_is(const char *dir, const char *one, const char *name, si
 }
 
 Test(cli, sweep_list_matches_single_runs_bitwise, .timeout = 60) {
-    make_work_dir();
     char one[128];
     const char *dir = work_path("sweep");
-    json_t *j = run_sweep("bollinger", dir, "--param", "period=10,20,35", "--param", "nbdev_up=1.5",
-                          NULL, NULL);
-    cr_assert_eq(json_integer_value(get(j, "sets")), 3);
-    cr_assert_eq(json_integer_value(get(j, "pieces")), 1);
-    json_decref(j);
+    run_sweep("bollinger", dir, 3, 1, "--param", "period=10,20,35", "--param", "nbdev_up=1.5", NULL,
+              NULL);
     const char *periods[] = {"period=10", "period=20", "period=35"};
     for (size_t s = 0; s < 3; s++) {
         snprintf(one, sizeof one, "%s/one%zu", work, s);
-        json_decref(run_sweep("bollinger", one, "--param", periods[s], "--param", "nbdev_up=1.5",
-                              NULL, NULL));
+        run_sweep("bollinger", one, 0, 0, "--param", periods[s], "--param", "nbdev_up=1.5", NULL,
+                  NULL);
         const char *names[] = {"upper", "middle", "lower"};
         for (size_t i = 0; i < 3; i++)
             assert_set_is(dir, one, names[i], s, 2 * 500);
@@ -388,10 +391,10 @@ Test(cli, sweep_range_equals_the_list_and_writes_sets_csv, .timeout = 60) {
     make_work_dir();
     char file[256];
     const char *list = work_path("list"), *range = work_path("range");
-    json_decref(run_sweep("bollinger", list, "--param", "period=10,20,30", "--param",
-                          "nbdev_dn=0.5,2.25", NULL, NULL));
-    json_decref(run_sweep("bollinger", range, "--param", "period=10:30:10", "--param",
-                          "nbdev_dn=0.5,2.25", NULL, NULL));
+    run_sweep("bollinger", list, 0, 0, "--param", "period=10,20,30", "--param", "nbdev_dn=0.5,2.25",
+              NULL, NULL);
+    run_sweep("bollinger", range, 0, 0, "--param", "period=10:30:10", "--param",
+              "nbdev_dn=0.5,2.25", NULL, NULL);
     const char *names[] = {"upper", "middle", "lower", "sets"};
     for (size_t i = 0; i < 4; i++) {
         size_t n1 = 0, n2 = 0;
@@ -414,18 +417,15 @@ Test(cli, sweep_grid_varies_the_first_parameter_slowest, .timeout = 60) {
     make_work_dir();
     char one[128], fast[32], slow[32];
     const char *dir = work_path("grid");
-    json_t *j = run_sweep("macd", dir, "--param", "fast=4,6", "--param", "slow=20:40:10", "--param",
-                          "signal=5");
-    cr_assert_eq(json_integer_value(get(j, "sets")), 6);
-    json_decref(j);
+    run_sweep("macd", dir, 6, 0, "--param", "fast=4,6", "--param", "slow=20:40:10", "--param",
+              "signal=5");
     const int fasts[] = {4, 6}, slows[] = {20, 30, 40};
     for (size_t f = 0; f < 2; f++)
         for (size_t s = 0; s < 3; s++) {
             snprintf(one, sizeof one, "%s/one_%zu_%zu", work, f, s);
             snprintf(fast, sizeof fast, "fast=%d", fasts[f]);
             snprintf(slow, sizeof slow, "slow=%d", slows[s]);
-            json_decref(
-                run_sweep("macd", one, "--param", fast, "--param", slow, "--param", "signal=5"));
+            run_sweep("macd", one, 0, 0, "--param", fast, "--param", slow, "--param", "signal=5");
             assert_set_is(dir, one, "macd", f * 3 + s, 2 * 500);
             assert_set_is(dir, one, "hist", f * 3 + s, 2 * 500);
         }
@@ -476,15 +476,10 @@ static void assert_same_sweep_files(const char *whole, const char *pieces) {
 Test(cli, sweep_in_pieces_writes_the_same_files_as_one_piece, .timeout = 60) {
     make_work_dir();
     const char *whole = work_path("whole"), *pieces = work_path("pieces");
-    json_t *j = run_sweep("bollinger", whole, "--param", "period=5:25:5", NULL, NULL, NULL, NULL);
-    cr_assert_eq(json_integer_value(get(j, "pieces")), 1);
-    json_decref(j);
+    run_sweep("bollinger", whole, 0, 1, "--param", "period=5:25:5", NULL, NULL, NULL, NULL);
     /* One set's outputs are 3 x 2 x 500 doubles (24000 bytes): 50K holds two sets, so the
      * five sets run in three pieces, the last of one set. */
-    j = run_sweep("bollinger", pieces, "--param", "period=5:25:5", "--memory", "50K", NULL, NULL);
-    cr_assert_eq(json_integer_value(get(j, "sets")), 5);
-    cr_assert_eq(json_integer_value(get(j, "pieces")), 3);
-    json_decref(j);
+    run_sweep("bollinger", pieces, 5, 3, "--param", "period=5:25:5", "--memory", "50K", NULL, NULL);
     assert_same_sweep_files(whole, pieces);
     /* CSV puts the sets side by side: it needs them all at once, and says so. */
     run_cli_refused(ARGS("run", "--kernel", "bollinger", "--devices", "cpu", "--rows", "2",
