@@ -308,13 +308,11 @@ Test(catalog_anchored, the_mapping_cuts_each_tile_at_the_anchors_once, .timeout 
         for (size_t s = 0; s < 4; s++)
             for (size_t b = 0; b < 3; b++)
                 for (size_t l = 0; l < 4; l++) {
-                    apo__cuda_view v;
-                    memset(&v, 0, sizeof v);
-                    v.row0 = 3;
-                    v.rows = 2;
-                    v.tile = tiles_of[a];
-                    v.begin = begins[b];
-                    v.end = begins[b] + lengths[l];
+                    const apo__cuda_view v = {.row0 = 3,
+                                              .rows = 2,
+                                              .tile = tiles_of[a],
+                                              .begin = begins[b],
+                                              .end = begins[b] + lengths[l]};
                     const size_t A = spacings[s], n = lengths[l];
                     const size_t tiles = apo__chunk_tiles(&v), slots = apo__anchor_slots(v.tile, A);
                     unsigned char *seen = calloc(v.rows * n, 1);

@@ -211,12 +211,10 @@ Test(catalog_pointwise, the_walk_takes_every_position_of_the_view_once, .timeout
         for (size_t b = 0; b < 3; b++)
             for (size_t l = 0; l < 4; l++)
                 for (size_t g = 0; g < 5; g++) {
-                    apo__cuda_view v;
-                    memset(&v, 0, sizeof v);
-                    v.row0 = 2;
-                    v.rows = rows_of[a];
-                    v.begin = begins[b];
-                    v.end = begins[b] + lengths[l];
+                    const apo__cuda_view v = {.row0 = 2,
+                                              .rows = rows_of[a],
+                                              .begin = begins[b],
+                                              .end = begins[b] + lengths[l]};
                     const size_t items = v.rows * lengths[l];
                     unsigned char *seen = calloc(items, 1);
                     cr_assert_not_null(seen);
