@@ -49,37 +49,13 @@ Test(cpu_isa, bollinger_every_path_gives_the_bits_of_the_scalar_tiles, .timeout 
     cr_assert_gt(paths_checked, 0);
 }
 
-typedef struct macd_params {
-    size_t fast, slow, signal;
-} macd_params;
-
-static void macd_scalar_tile(const double *x, size_t cols, size_t b, size_t e, const void *params,
-                             double *const out[3]) {
-    const macd_params *p = params;
-    apo__cpu_macd_tile(x, cols, b, e, p->fast, p->slow, p->signal, out[0], out[1], out[2]);
-}
-
-static void macd_tiles(const double *x, size_t rows, size_t cols, const apo__tile_span *spans,
-                       size_t count, const void *params, double *const out[3], apo__cpu_isa isa) {
-    const macd_params *p = params;
-    apo__cpu_macd_tiles(x, rows, cols, spans, count, p->fast, p->slow, p->signal, out[0], out[1],
-                        out[2], isa);
-}
-
-static void macd_describe(const void *params, char *buf, size_t size) {
-    const macd_params *p = params;
-    snprintf(buf, size, "%zu/%zu/%zu", p->fast, p->slow, p->signal);
-}
-
 static void check_macd(enum flavour f, size_t rows, size_t cols, size_t fast, size_t slow,
                        size_t signal, size_t len) {
     size_t every_variant[N_VARIANTS];
     for (size_t v = 0; v < N_VARIANTS; v++)
         every_variant[v] = v;
-    const macd_params p = {fast, slow, signal};
-    const path_kernel k = {"macd", macd_scalar_tile, macd_tiles, macd_describe, &p};
     paths_checked +=
-        check_paths(&k, f, rows, cols, len, 29 + fast + slow, every_variant, N_VARIANTS);
+        check_macd_paths(f, rows, cols, fast, slow, signal, len, every_variant, N_VARIANTS);
 }
 
 Test(cpu_isa, macd_every_path_gives_the_bits_of_the_scalar_tiles, .timeout = 300) {
