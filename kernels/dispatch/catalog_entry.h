@@ -16,6 +16,7 @@
 #include "candles_tiles.h"
 #include "catalog_paths.h"
 #include "cycles_tiles.h"
+#include "dm_lanes.h"
 #include "dmi_lanes.h"
 #include "oscillators_tiles.h"
 #include "rsi_lanes.h"
@@ -61,9 +62,15 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
             apo__dmi_round(io, tiles + k, n, APO_DMI_MINUS, NULL);
         } else if (n > 1 && id == APO_CAT_ADX) {
             apo__dmi_round(io, tiles + k, n, APO_DMI_ADX, NULL);
+        } else if (n > 1 && id == APO_CAT_DX) {
+            apo__dmi_round(io, tiles + k, n, APO_DMI_DX, NULL);
+        } else if (n > 1 && id == APO_CAT_PLUS_DM) {
+            apo__dm_round(io, tiles + k, n, APO_DMI_PLUS, NULL);
+        } else if (n > 1 && id == APO_CAT_MINUS_DM) {
+            apo__dm_round(io, tiles + k, n, APO_DMI_MINUS, NULL);
         } else if (n > 1 && adosc_rounds) {
             apo__adosc_round(io, tiles + k, n);
-        } else if (n == 1 && apo__catalog_wilder(id)) {
+        } else if (n == 1 && apo__catalog_laned(id)) {
             APO_CATALOG_PATH_NAME(apo__catalog_cut)(id, io, tiles[k].begin, tiles[k].end);
         } else {
             for (size_t j = k; j < k + n; j++)

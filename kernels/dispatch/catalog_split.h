@@ -1,7 +1,7 @@
 /*
  * catalog_split.h: a lone tile of a Wilder recurrence (rsi, cmo, atr, natr, plus_di,
- * minus_di, adx) cut into pieces that run as one round of lanes (catalog_lanes.h), for the
- * vector path whose catalog_entry.h includes it.
+ * minus_di, adx, dx, plus_dm, minus_dm: apo__catalog_laned) cut into pieces that run as one round
+ * of lanes (catalog_lanes.h), for the vector path whose catalog_entry.h includes it.
  *
  * Why: a row of fewer bars than two tiles (1e4 bars at timeperiod 50: one tile of 11230) is
  * one serial chain, a multiply, an add and a divide a bar, while the lanes idle. The cut is
@@ -28,6 +28,7 @@
 #include "catalog_dispatch.h"
 #include "catalog_lanes.h"
 #include "catalog_paths.h"
+#include "dm_lanes.h"
 #include "dmi_lanes.h"
 #include "lone_tile_cut.h"
 #include "rsi_lanes.h"
@@ -74,19 +75,28 @@ static void apo__catalog_cut_round(apo__cat_id id, const apo__cat_io *io,
     case APO_CAT_MINUS_DI:
         apo__dmi_round(io, pieces, count, APO_DMI_MINUS, edges);
         break;
+    case APO_CAT_DX:
+        apo__dmi_round(io, pieces, count, APO_DMI_DX, edges);
+        break;
+    case APO_CAT_PLUS_DM:
+        apo__dm_round(io, pieces, count, APO_DMI_PLUS, edges);
+        break;
+    case APO_CAT_MINUS_DM:
+        apo__dm_round(io, pieces, count, APO_DMI_MINUS, edges);
+        break;
     default:
         apo__dmi_round(io, pieces, count, APO_DMI_ADX, edges);
         break;
     }
 }
 
-/* The tile [begin, end) of a kernel apo__catalog_wilder() takes, cut where that pays
+/* The tile [begin, end) of a kernel apo__catalog_laned() takes, cut where that pays
  * (apo__cut_pieces); returns the pieces computed again serially, or (size_t)-1 when the tile
  * is not cut (and nothing was computed: the caller runs its scalar body). */
 static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin,
                                     size_t end) {
     const size_t pieces =
-        apo__catalog_wilder(id) ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES, 3) : 1;
+        apo__catalog_laned(id) ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES, 3) : 1;
     if (pieces < 2)
         return (size_t)-1;
     apo__tile_span spans[APO_CUT_MAX_PIECES];

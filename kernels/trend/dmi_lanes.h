@@ -1,9 +1,10 @@
 /*
- * dmi_lanes.h: PLUS_DI's, MINUS_DI's and ADX's tiles side by side, one per vector lane
+ * dmi_lanes.h: PLUS_DI's, MINUS_DI's, ADX's and DX's tiles side by side, one per vector lane
  * (catalog_lanes.h says how the bits stay each tile's). Each lane performs dmi_tile.h's
  * operations in its order: the true range is trange_tile.h's vector body, the
  * directional movements and the "defined" tests are selects on the same comparisons, and a
- * lane where DX is undefined keeps its ADX, as the scalar body skips it.
+ * lane where DX is undefined keeps its ADX, as the scalar body skips it (DX's lanes keep their
+ * last output, which the scalar body repeats).
  */
 #ifndef APO_KERNELS_DMI_LANES_H
 #define APO_KERNELS_DMI_LANES_H
@@ -24,7 +25,21 @@ static inline apo_tv apo__di_lanes_of(int has_output, apo_tv dm_sum, apo_tv tr_s
     return apo_tv_pick(di != di, nan, di);
 }
 
-/* A round of up to APO_TILE_LANES tiles; which: APO_DMI_PLUS, APO_DMI_MINUS or APO_DMI_ADX.
+/* DX from a step's sums (dmi_tile.h's operations lane for lane), and the lanes where it is
+ * undefined (no true range, or the DIs' sum 0), whose DX is a value never kept. */
+static inline apo_tv apo__dx_lanes_of(apo_tv sp, apo_tv sm, apo_tv str, apo_tm *undefined) {
+    const apo_tv zero = {0}, hundred = zero + 100.0;
+    const apo_tm sign = (apo_tm)(-zero); /* -0.0: the sign bit of each lane, for fabs */
+    const apo_tm no_range = str == zero;
+    const apo_tv plus = apo_tv_pick(no_range, zero, hundred * (sp / str));
+    const apo_tv minus = apo_tv_pick(no_range, zero, hundred * (sm / str));
+    const apo_tv sum = minus + plus;
+    *undefined = no_range | (sum == zero);
+    return hundred * ((apo_tv)((apo_tm)(minus - plus) & ~sign) / sum);
+}
+
+/* A round of up to APO_TILE_LANES tiles; which: APO_DMI_PLUS, APO_DMI_MINUS, APO_DMI_ADX or
+ * APO_DMI_DX.
  * edges: NULL, or one per tile for its run at its begin and end (catalog_lanes.h). */
 static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo__tile_span *tiles,
                                                size_t count, int which, apo__cat_edge *edges) {
@@ -33,8 +48,7 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
     const double *high = io->in[0], *low = io->in[1];
     const size_t p = (size_t)io->p[0];
     const apo_tv zero = {0}, pd = zero + (double)p, keep = zero + ((double)p - 1.0),
-                 hundred = zero + 100.0, nan = zero + (double)NAN;
-    const apo_tm sign = (apo_tm)(-zero); /* -0.0: the sign bit of each lane, for fabs */
+                 nan = zero + (double)NAN;
     apo_tv sp = zero, sm = zero, str = zero, adx = zero;
     size_t n[2] = {0, 0}; /* the bars and the DX seen, as apo__dmi_run counts them */
     size_t step = 0;
@@ -84,7 +98,7 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
         const apo_tv mdm = apo_tv_pick((down > zero) & (down > up), down, zero);
         n[0]++;
         APO__DMI_SUMS(which, n[0], p, pd, sp, sm, str, pdm, mdm, tr);
-        if (which != APO_DMI_ADX) {
+        if (which == APO_DMI_PLUS || which == APO_DMI_MINUS) {
             if (step > 0)
                 apo__cat_lanes_store(io->out[0], &ln, tiles, step - 1,
                                      apo__di_lanes_of(late_has_output, late_dm, late_tr));
@@ -93,17 +107,16 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
             late_tr = str;
             continue;
         }
-        /* ADX: its DX from both DIs, in this step (ADX's chain reads it). */
+        /* ADX and DX: DX from both DIs, in this step (ADX's chain reads it). */
         apo_tv y = nan;
         if (n[0] >= p) {
-            const apo_tm no_range = str == zero;
-            const apo_tv plus = apo_tv_pick(no_range, zero, hundred * (sp / str));
-            const apo_tv minus = apo_tv_pick(no_range, zero, hundred * (sm / str));
-            const apo_tv sum = minus + plus;
-            const apo_tm undefined = no_range | (sum == zero);
-            const apo_tv dx = hundred * ((apo_tv)((apo_tm)(minus - plus) & ~sign) / sum);
-            n[1]++;
-            if (n[1] <= p) {
+            apo_tm undefined;
+            const apo_tv dx = apo__dx_lanes_of(sp, sm, str, &undefined);
+            if (which == APO_DMI_DX) {
+                /* An undefined DX repeats the last output (0 before any), kept in adx. */
+                adx = apo_tv_pick(undefined, adx, dx);
+                y = adx;
+            } else if (++n[1] <= p) {
                 adx = apo_tv_pick(undefined, adx, adx + dx);
                 if (n[1] == p) {
                     adx = adx / pd;
@@ -118,7 +131,7 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
         apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
     }
     /* The DIs' last step's output (that of the step before a gap, or the round's last). */
-    if (which != APO_DMI_ADX && step > 0)
+    if ((which == APO_DMI_PLUS || which == APO_DMI_MINUS) && step > 0)
         apo__cat_lanes_store(io->out[0], &ln, tiles, step - 1,
                              apo__di_lanes_of(late_has_output, late_dm, late_tr));
     apo__cat_lanes_stop(&ln, step, n, 2);
