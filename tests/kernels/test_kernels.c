@@ -103,12 +103,71 @@ static double three_outputs_error(const double *const got[3], const double *cons
                 fmax(fabs(got[1][t] - want[1][t]), fabs(got[2][t] - want[2][t])));
 }
 
+/* A kernel's three outputs (got; the first filled with NaN before the kernel runs, so that a
+ * bar it leaves unwritten shows) beside its reference's (want), n bars each, and the names of
+ * the outputs: what the accuracy checks of bollinger and macd share. */
+typedef struct three_outputs {
+    double *got[3], *want[3];
+    const char *const *names;
+} three_outputs;
+
+static three_outputs three_outputs_alloc(size_t n, const char *const names[3]) {
+    three_outputs o = {.names = names};
+    for (int k = 0; k < 3; k++) {
+        o.got[k] = alloc_doubles(n);
+        o.want[k] = alloc_doubles(n);
+    }
+    fill_nan(o.got[0], n);
+    return o;
+}
+
+static void three_outputs_free(three_outputs *o) {
+    for (int k = 0; k < 3; k++) {
+        free(o->got[k]);
+        free(o->want[k]);
+    }
+}
+
+/* Every bar of o (three_outputs_error): its error over scale[t] (1 where scale is NULL or
+ * scale[t] is not above 0) at most tol. Returns the largest such error; `what` names the case
+ * in messages. */
+static double assert_three_outputs_within(const three_outputs *o, size_t n, const double *scale,
+                                          double tol, const char *what) {
+    const double *const got[3] = {o->got[0], o->got[1], o->got[2]};
+    const double *const want[3] = {o->want[0], o->want[1], o->want[2]};
+    double worst = 0.0;
+    for (size_t t = 0; t < n; ++t) {
+        const double d = three_outputs_error(got, want, o->names, t);
+        if (isnan(d)) {
+            continue;
+        }
+        const double e = d / (scale != NULL && scale[t] > 0.0 ? scale[t] : 1.0);
+        worst = fmax(worst, e);
+        cr_assert(e <= tol, "%s t %zu: error %.3g > %.3g (%s %.17g/%.17g, %s %.17g/%.17g)", what, t,
+                  e, tol, o->names[0], got[0][t], want[0][t], o->names[1], got[1][t], want[1][t]);
+    }
+    return worst;
+}
+
+/* TA-Lib's published values of a kernel's three outputs on its 252 closes
+ * (read_talib_close): NaN at bar first - 1, and `want` within 0.01 at bar first. */
+static void assert_talib_bar(const three_outputs *o, size_t first, const double want[3]) {
+    for (int k = 0; k < 3; k++) {
+        const double v = o->got[k][first];
+        cr_assert(isnan(o->got[k][first - 1]), "%s[%zu] must be NaN", o->names[k], first - 1);
+        cr_assert(fabs(v - want[k]) <= 0.01, "%s[%zu] = %.6f, TA-Lib %.4f", o->names[k], first, v,
+                  want[k]);
+    }
+}
+
 /* ---- Bollinger ---------------------------------------------------------------------- */
 
 /* Worst errors seen across the accuracy cases, reported once at the end of each case. */
 typedef struct boll_errs {
     double sd, band;
 } boll_errs;
+
+static const char *const bollinger_names[3] = {"upper", "middle", "lower"};
 
 /*
  * Checks the tiled kernel against the long-double reference on x: bands within 1e-13
@@ -117,30 +176,20 @@ typedef struct boll_errs {
  * rounding).
  */
 static void check_bollinger(const double *x, size_t n, size_t period, boll_errs *errs) {
-    double *u = alloc_doubles(n), *m = alloc_doubles(n), *l = alloc_doubles(n);
-    double *ru = alloc_doubles(n), *rm = alloc_doubles(n), *rl = alloc_doubles(n);
-    double *rsd = alloc_doubles(n);
-    fill_nan(u, n);
+    three_outputs o = three_outputs_alloc(n, bollinger_names);
+    double *const u = o.got[0], *const m = o.got[1], *const l = o.got[2];
+    double *rsd = alloc_doubles(n), *scale = alloc_doubles(n);
     run_bollinger(x, n, period, 2.0, 2.0, 0, u, m, l);
-    apo__ref_bollinger(x, n, period, 2.0, 2.0, ru, rm, rl);
+    apo__ref_bollinger(x, n, period, 2.0, 2.0, o.want[0], o.want[1], o.want[2]);
     apo__ref_bollinger_sd(x, n, period, rsd);
-    const double *const got[3] = {u, m, l}, *const want[3] = {ru, rm, rl};
-    const char *const names[3] = {"upper", "middle", "lower"};
-    for (size_t t = 0; t < n; ++t) {
-        const double d = three_outputs_error(got, want, names, t);
-        if (isnan(d)) {
-            continue;
-        }
-        /* Relative to the scale of the terms, |middle| + 2 sd: a band near zero (middle close
-         * to 2 sd) is ill-conditioned and no formula gets it to 1e-13 of itself. On the
-         * random walks here the scale is within a few percent of |band|. */
-        const double scale = fabs(rm[t]) + 2.0 * rsd[t];
-        const double e = d / (scale > 0.0 ? scale : 1.0);
-        errs->band = fmax(errs->band, e);
-        cr_assert(e <= 1e-13,
-                  "n %zu period %zu t %zu: band error %.3g (u %.17g/%.17g m %.17g/%.17g)", n,
-                  period, t, e, u[t], ru[t], m[t], rm[t]);
-    }
+    /* Relative to the scale of the terms, |middle| + 2 sd: a band near zero (middle close to
+     * 2 sd) is ill-conditioned and no formula gets it to 1e-13 of itself. On the random walks
+     * here the scale is within a few percent of |band|. */
+    for (size_t t = 0; t < n; ++t)
+        scale[t] = fabs(o.want[1][t]) + 2.0 * rsd[t];
+    char what[64];
+    snprintf(what, sizeof what, "n %zu period %zu: band", n, period);
+    errs->band = fmax(errs->band, assert_three_outputs_within(&o, n, scale, 1e-13, what));
 
     const double big = 1048576.0;
     run_bollinger(x, n, period, big, big, 0, u, m, l);
@@ -154,21 +203,20 @@ static void check_bollinger(const double *x, size_t n, size_t period, boll_errs 
         cr_assert(e <= 1e-10, "n %zu period %zu t %zu: sd %.17g, want %.17g (rel %.3g)", n, period,
                   t, sd, rsd[t], e);
     }
-    free(u), free(m), free(l), free(ru), free(rm), free(rl), free(rsd);
+    three_outputs_free(&o);
+    free(rsd), free(scale);
 }
 
 Test(kernels, bollinger_talib_regression, .timeout = 60) {
     size_t n;
     double *x = read_talib_close(&n);
-    double *u = alloc_doubles(n), *m = alloc_doubles(n), *l = alloc_doubles(n);
-    run_bollinger(x, n, 20, 2.0, 2.0, 0, u, m, l);
-    cr_assert(isnan(u[18]) && isnan(m[18]) && isnan(l[18]), "index 18 must be NaN");
-    cr_assert(fabs(u[19] - 98.0734) <= 0.01, "upper[19] = %.6f", u[19]);
-    cr_assert(fabs(m[19] - 92.8910) <= 0.01, "middle[19] = %.6f", m[19]);
-    cr_assert(fabs(l[19] - 87.7086) <= 0.01, "lower[19] = %.6f", l[19]);
+    three_outputs o = three_outputs_alloc(n, bollinger_names);
+    run_bollinger(x, n, 20, 2.0, 2.0, 0, o.got[0], o.got[1], o.got[2]);
+    assert_talib_bar(&o, 19, (const double[3]){98.0734, 92.8910, 87.7086});
     boll_errs errs = {0, 0};
     check_bollinger(x, n, 20, &errs);
-    free(x), free(u), free(m), free(l);
+    three_outputs_free(&o);
+    free(x);
 }
 
 Test(kernels, bollinger_matches_two_pass_reference, .timeout = 60) {
@@ -354,46 +402,34 @@ typedef struct macd_params {
     size_t fast, slow, signal;
 } macd_params;
 
+static const char *const macd_names[3] = {"macd", "signal", "hist"};
+
 static double check_macd(const double *x, size_t n, macd_params mp) {
-    double *a = alloc_doubles(n), *b = alloc_doubles(n), *c = alloc_doubles(n);
-    double *ra = alloc_doubles(n), *rb = alloc_doubles(n), *rc = alloc_doubles(n);
-    fill_nan(a, n);
-    run_macd(x, n, mp.fast, mp.slow, mp.signal, 0, a, b, c);
-    apo__ref_macd(x, n, mp.fast, mp.slow, mp.signal, ra, rb, rc);
+    three_outputs o = three_outputs_alloc(n, macd_names);
+    run_macd(x, n, mp.fast, mp.slow, mp.signal, 0, o.got[0], o.got[1], o.got[2]);
+    apo__ref_macd(x, n, mp.fast, mp.slow, mp.signal, o.want[0], o.want[1], o.want[2]);
     double scale = 0.0;
     for (size_t t = 0; t < n; ++t) {
         if (isfinite(x[t])) {
             scale = fmax(scale, fabs(x[t]));
         }
     }
-    const double tol = 1e-11 * scale;
-    double worst = 0.0;
-    const double *const got[3] = {a, b, c}, *const want[3] = {ra, rb, rc};
-    const char *const names[3] = {"macd", "signal", "hist"};
-    for (size_t t = 0; t < n; ++t) {
-        const double e = three_outputs_error(got, want, names, t);
-        if (isnan(e)) {
-            continue;
-        }
-        worst = fmax(worst, e);
-        cr_assert(e <= tol, "%zu/%zu/%zu n %zu t %zu: error %.3g > %.3g", mp.fast, mp.slow,
-                  mp.signal, n, t, e, tol);
-    }
-    free(a), free(b), free(c), free(ra), free(rb), free(rc);
+    char what[64];
+    snprintf(what, sizeof what, "%zu/%zu/%zu n %zu", mp.fast, mp.slow, mp.signal, n);
+    const double worst = assert_three_outputs_within(&o, n, NULL, 1e-11 * scale, what);
+    three_outputs_free(&o);
     return scale > 0.0 ? worst / scale : 0.0;
 }
 
 Test(kernels, macd_talib_regression, .timeout = 60) {
     size_t n;
     double *x = read_talib_close(&n);
-    double *a = alloc_doubles(n), *b = alloc_doubles(n), *c = alloc_doubles(n);
-    run_macd(x, n, 12, 26, 9, 0, a, b, c);
-    cr_assert(isnan(a[32]) && isnan(b[32]) && isnan(c[32]), "index 32 must be NaN");
-    cr_assert(fabs(a[33] - -1.9738) <= 0.01, "macd[33] = %.6f", a[33]);
-    cr_assert(fabs(b[33] - -2.7071) <= 0.01, "signal[33] = %.6f", b[33]);
-    cr_assert(fabs(c[33] - 0.7333) <= 0.01, "hist[33] = %.6f", c[33]);
+    three_outputs o = three_outputs_alloc(n, macd_names);
+    run_macd(x, n, 12, 26, 9, 0, o.got[0], o.got[1], o.got[2]);
+    assert_talib_bar(&o, 33, (const double[3]){-1.9738, -2.7071, 0.7333});
     check_macd(x, n, (macd_params){12, 26, 9});
-    free(x), free(a), free(b), free(c);
+    three_outputs_free(&o);
+    free(x);
 }
 
 Test(kernels, macd_warmup_and_tile_length, .timeout = 60) {
