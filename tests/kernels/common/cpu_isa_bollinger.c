@@ -9,32 +9,13 @@
 
 #include "cpu_isa_bollinger.h"
 #include "kernels.h"
-
-/* The kernels of three outputs that check_paths runs, bollinger and macd: which one, and its
- * parameters. One description, so that one scalar tile, one call of the tiles on a path and
- * one description for messages serve both. */
-typedef enum { PATHS_BOLLINGER, PATHS_MACD } paths_kernel;
-
-typedef struct path_kernel {
-    paths_kernel kernel;
-    size_t n[3];   /* bollinger: period; macd: fast, slow, signal */
-    double up, dn; /* bollinger's deviations */
-} path_kernel;
-
-/* k's scalar single tile over [b, e) of one row x of cols samples. */
-static void scalar_tile(const path_kernel *k, const double *x, size_t cols, size_t b, size_t e,
-                        double *const out[3]) {
-    if (k->kernel == PATHS_BOLLINGER)
-        apo__cpu_bollinger_tile(x, cols, b, e, k->n[0], k->up, k->dn, out[0], out[1], out[2]);
-    else
-        apo__cpu_macd_tile(x, cols, b, e, k->n[0], k->n[1], k->n[2], out[0], out[1], out[2]);
-}
+#include "three_output_kernels.h"
 
 /* k's tiles `spans` on path isa. */
-static void path_tiles(const path_kernel *k, const double *x, size_t rows, size_t cols,
+static void path_tiles(const three_kernel *k, const double *x, size_t rows, size_t cols,
                        const apo__tile_span *spans, size_t count, double *const out[3],
                        apo__cpu_isa isa) {
-    if (k->kernel == PATHS_BOLLINGER)
+    if (k->kernel == THREE_BOLLINGER)
         apo__cpu_bollinger_tiles(x, rows, cols, spans, count, k->n[0], k->up, k->dn, out[0], out[1],
                                  out[2], isa);
     else
@@ -46,7 +27,7 @@ static void path_tiles(const path_kernel *k, const double *x, size_t rows, size_
  * machine supports and each of the given variants, against its scalar single tiles: asserts
  * every output's bits (the messages name the kernel, its parameters, the input, the path and
  * the variant) and returns how many path and variant combinations it compared. */
-static size_t check_paths(const path_kernel *k, enum flavour f, size_t rows, size_t cols,
+static size_t check_paths(const three_kernel *k, enum flavour f, size_t rows, size_t cols,
                           size_t len, uint64_t seed, const size_t *variants, size_t n_variants) {
     size_t checked = 0;
     const size_t n = rows * cols;
@@ -58,14 +39,10 @@ static size_t check_paths(const path_kernel *k, enum flavour f, size_t rows, siz
         for (size_t b = 0; b < cols; b += len) {
             double *const row_want[3] = {want[0] + r * cols, want[1] + r * cols,
                                          want[2] + r * cols};
-            scalar_tile(k, x + r * cols, cols, b, b + len < cols ? b + len : cols, row_want);
+            three_kernel_tile(k, x + r * cols, cols, b, b + len < cols ? b + len : cols, row_want);
         }
-    const char *name = k->kernel == PATHS_BOLLINGER ? "bollinger" : "macd";
-    char what[96];
-    if (k->kernel == PATHS_BOLLINGER)
-        snprintf(what, sizeof what, "period %zu nbdev %g/%g", k->n[0], k->up, k->dn);
-    else
-        snprintf(what, sizeof what, "%zu/%zu/%zu", k->n[0], k->n[1], k->n[2]);
+    char what[64];
+    three_kernel_text(k, what, sizeof what);
     apo__tile_span spans[512];
     for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
         if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
@@ -85,9 +62,9 @@ static size_t check_paths(const path_kernel *k, enum flavour f, size_t rows, siz
             for (int o = 0; o < 3; o++) {
                 const size_t i = first_difference(want[o], got[o], n);
                 cr_assert_eq(i, n,
-                             "%s %s %zux%zu %s tiles of %zu, path %s, order %d: output %d, "
+                             "%s %s %zux%zu tiles of %zu, path %s, order %d: output %d, "
                              "element %zu: %a, scalar tiles give %a",
-                             name, flavour_names[f], rows, cols, what, len,
+                             what, flavour_names[f], rows, cols, len,
                              apo__cpu_isa_name((apo__cpu_isa)isa), order, o, i,
                              i < n ? got[o][i] : 0.0, i < n ? want[o][i] : 0.0);
                 free(got[o]);
@@ -103,12 +80,12 @@ static size_t check_paths(const path_kernel *k, enum flavour f, size_t rows, siz
 
 size_t check_bollinger_paths(enum flavour f, size_t rows, size_t cols, size_t period, double up,
                              double dn, size_t len, const size_t *variants, size_t n_variants) {
-    const path_kernel k = {PATHS_BOLLINGER, {period, 0, 0}, up, dn};
+    const three_kernel k = {THREE_BOLLINGER, {period, 0, 0}, up, dn};
     return check_paths(&k, f, rows, cols, len, 17 + period, variants, n_variants);
 }
 
 size_t check_macd_paths(enum flavour f, size_t rows, size_t cols, size_t fast, size_t slow,
                         size_t signal, size_t len, const size_t *variants, size_t n_variants) {
-    const path_kernel k = {PATHS_MACD, {fast, slow, signal}, 0, 0};
+    const three_kernel k = {THREE_MACD, {fast, slow, signal}, 0, 0};
     return check_paths(&k, f, rows, cols, len, 29 + fast + slow, variants, n_variants);
 }

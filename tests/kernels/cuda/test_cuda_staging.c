@@ -25,6 +25,7 @@
 #include "kernels.h"
 #include "reference.h"
 #include "staged_emulation.h"
+#include "three_output_kernels.h"
 
 /* A NaN with a payload no kernel makes. */
 static double poison(void) {
@@ -152,46 +153,24 @@ static void check_every_view(const double *x, double *const ref[3], size_t rows,
     }
 }
 
-/* The kernels of three outputs, bollinger and macd: which one, and its parameters. One
- * description, so that one emulation, one CPU tile and one case serve both. */
-typedef enum { THREE_BOLLINGER, THREE_MACD } three_kernel;
-
-typedef struct three_outputs {
-    three_kernel kernel;
-    size_t n[3];   /* bollinger: period; macd: fast, slow, signal */
-    double up, dn; /* bollinger's deviations */
-} three_outputs;
-
+/* k's emulation on view v (three_output_kernels.h describes k). */
 static int emulate_three(const apo__cuda_view *v, const void *params) {
-    const three_outputs *k = params;
+    const three_kernel *k = params;
     if (k->kernel == THREE_BOLLINGER)
         return apo__emulate_bollinger(v, k->n[0], k->up, k->dn);
     return apo__emulate_macd(v, k->n[0], k->n[1], k->n[2]);
 }
 
-/* k's CPU tile over [b, e) of one row x of cols samples. */
-static void cpu_three_tile(const three_outputs *k, const double *x, size_t cols, size_t b, size_t e,
-                           double *const out[3]) {
-    if (k->kernel == THREE_BOLLINGER)
-        apo__cpu_bollinger_tile(x, cols, b, e, k->n[0], k->up, k->dn, out[0], out[1], out[2]);
-    else
-        apo__cpu_macd_tile(x, cols, b, e, k->n[0], k->n[1], k->n[2], out[0], out[1], out[2]);
-}
-
 /* The CPU's outputs of k over every row of a seeded input of `kind` (rows x cols, tiles of
  * `tile`), then every chunk view of it through k's emulation against them
  * (check_every_view), each run the variant `expect`; the label names k and the input. */
-static void three_outputs_case(const three_outputs *k, size_t rows, size_t cols, size_t tile,
+static void three_outputs_case(const three_kernel *k, size_t rows, size_t cols, size_t tile,
                                input_kind kind, int expect) {
     const int boll = k->kernel == THREE_BOLLINGER;
     const size_t halo = boll ? k->n[0] - 1 : apo__macd_warmup(k->n[0], k->n[1], k->n[2]);
-    char label[96];
-    if (boll)
-        snprintf(label, sizeof label, "bollinger(%zu, %g, %g) %zux%zu input %d", k->n[0], k->up,
-                 k->dn, rows, cols, (int)kind);
-    else
-        snprintf(label, sizeof label, "macd(%zu, %zu, %zu) %zux%zu input %d", k->n[0], k->n[1],
-                 k->n[2], rows, cols, (int)kind);
+    char text[64], label[96];
+    three_kernel_text(k, text, sizeof text);
+    snprintf(label, sizeof label, "%s %zux%zu input %d", text, rows, cols, (int)kind);
     double *x = make_input(rows, cols, kind, boll ? 100 + k->n[0] : 200 + k->n[1]);
     double *ref[3];
     for (int o = 0; o < 3; o++)
@@ -201,7 +180,7 @@ static void three_outputs_case(const three_outputs *k, size_t rows, size_t cols,
             const size_t e = b + tile < cols ? b + tile : cols;
             const size_t off = r * cols;
             double *const row_out[3] = {ref[0] + off, ref[1] + off, ref[2] + off};
-            cpu_three_tile(k, x + off, cols, b, e, row_out);
+            three_kernel_tile(k, x + off, cols, b, e, row_out);
         }
     check_every_view(x, ref, rows, cols, tile, halo, emulate_three, k, expect, label);
     for (int o = 0; o < 3; o++)
@@ -213,7 +192,7 @@ static void three_outputs_case(const three_outputs *k, size_t rows, size_t cols,
 
 static void bollinger_case(size_t rows, size_t cols, size_t period, size_t tile, double up,
                            double dn, input_kind kind, int expect) {
-    const three_outputs k = {THREE_BOLLINGER, {period, 0, 0}, up, dn};
+    const three_kernel k = {THREE_BOLLINGER, {period, 0, 0}, up, dn};
     three_outputs_case(&k, rows, cols, tile, kind, expect);
 }
 
@@ -257,7 +236,7 @@ Test(cuda_staging, bollinger_staged_keeps_the_bits_of_huge_magnitudes_and_nbdev_
 
 static void macd_case(size_t rows, size_t cols, size_t fast, size_t slow, size_t signal,
                       size_t tile, input_kind kind) {
-    const three_outputs k = {THREE_MACD, {fast, slow, signal}, 0, 0};
+    const three_kernel k = {THREE_MACD, {fast, slow, signal}, 0, 0};
     three_outputs_case(&k, rows, cols, tile, kind, APO_EMULATED_STAGED);
 }
 
