@@ -31,6 +31,14 @@
 #include "candles_fixtures.h"
 #include "catalog_halo.h"
 
+/* The fixture every case reads (TA-Lib's outputs on its bars), loaded by the case's .init and
+ * freed by its .fini; each Criterion case runs in its own process, so a case that damages
+ * the bars damages its own copy. */
+static candle_fixture f;
+
+static void load_fixture(void) { candle_fixture_load(&f); }
+static void free_fixture(void) { candle_fixture_free(&f); }
+
 static double *doubles(size_t n) {
     double *p = malloc((n > 0 ? n : 1) * sizeof *p);
     cr_assert_not_null(p);
@@ -54,9 +62,8 @@ static size_t differences(const candle_pattern *k, const double *out, const int 
     return wrong;
 }
 
-Test(candles, every_pattern_gives_talibs_value_at_every_bar, .timeout = 120) {
-    candle_fixture f;
-    candle_fixture_load(&f);
+Test(candles, every_pattern_gives_talibs_value_at_every_bar, .timeout = 120, .init = load_fixture,
+     .fini = free_fixture) {
     double *out = doubles(f.n);
     size_t failed = 0;
     for (size_t ki = 0; ki < N_CANDLE_PATTERNS; ki++) {
@@ -76,14 +83,12 @@ Test(candles, every_pattern_gives_talibs_value_at_every_bar, .timeout = 120) {
     }
     cr_assert_eq(failed, 0, "%zu patterns differ from TA-Lib (stderr names the bars)", failed);
     free(out);
-    candle_fixture_free(&f);
 }
 
 /* The gap rule: a NaN or an infinity in any of the four prices makes NaN every output whose
  * lookback + 1 bars hold it, and changes no other output. */
-Test(candles, gaps_make_nan_exactly_the_windows_that_hold_them, .timeout = 120) {
-    candle_fixture f;
-    candle_fixture_load(&f);
+Test(candles, gaps_make_nan_exactly_the_windows_that_hold_them, .timeout = 120,
+     .init = load_fixture, .fini = free_fixture) {
     const size_t n = f.n;
     struct {
         size_t col, at;
@@ -111,14 +116,12 @@ Test(candles, gaps_make_nan_exactly_the_windows_that_hold_them, .timeout = 120) 
     cr_assert_eq(failed, 0, "%zu patterns break the gap rule (stderr names the bars)", failed);
     free(gap);
     free(out);
-    candle_fixture_free(&f);
 }
 
 /* Any cut of the series gives the grid's bits: one call over the whole series (the tiles
  * joined), the grid's tiles, and pieces of 1 to 300 bars resumed as a stream resumes them. */
-Test(candles, tiles_joins_and_stream_pieces_give_the_same_bits, .timeout = 120) {
-    candle_fixture f;
-    candle_fixture_load(&f);
+Test(candles, tiles_joins_and_stream_pieces_give_the_same_bits, .timeout = 120,
+     .init = load_fixture, .fini = free_fixture) {
     const size_t n = f.n;
     f.bars[1][6000] = NAN; /* a gap, so the windows after it restart in every cut */
     double *grid = doubles(n), *joined = doubles(n), *pieces = doubles(n);
@@ -148,19 +151,16 @@ Test(candles, tiles_joins_and_stream_pieces_give_the_same_bits, .timeout = 120) 
     free(grid);
     free(joined);
     free(pieces);
-    candle_fixture_free(&f);
 }
 
 /* A tile reads nothing before its lookback (catalog_halo.h): the first tile past it, with every
  * other bar poisoned, gives the same bits. */
-Test(candles, a_tile_reads_only_its_halo, .timeout = 120) {
-    candle_fixture f;
-    candle_fixture_load(&f);
+Test(candles, a_tile_reads_only_its_halo, .timeout = 120, .init = load_fixture,
+     .fini = free_fixture) {
     for (size_t ki = 0; ki < N_CANDLE_PATTERNS; ki++) {
         const candle_pattern *k = &candle_patterns[ki];
         const double p[APO_CAT_MAX_PAR] = {k->penetration};
         const double *in[4] = {f.bars[0], f.bars[1], f.bars[2], f.bars[3]};
         check_tile_reads_only_its_halo(k->id, p, in, 4, f.n, k->name);
     }
-    candle_fixture_free(&f);
 }
