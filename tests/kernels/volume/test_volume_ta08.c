@@ -23,6 +23,13 @@ static void run_whole(apo__cat_id id, const series *s, const double *p, double *
     apo__cpu_catalog_tile(id, &io, 0, s->n);
 }
 
+/* run_whole into a new array of s->n doubles (the caller frees it). */
+static double *run_whole_alloc(apo__cat_id id, const series *s, const double *p) {
+    double *out = alloc_doubles(s->n);
+    run_whole(id, s, p, out);
+    return out;
+}
+
 /* Volumes 0 over [quiet_from, quiet_to) after fractional volumes: marketfi is 0 on the quiet
  * bars, cmf 0 on the windows inside the stretch (the slid volume sum back to exactly 0), rvol
  * NaN where its baseline is all quiet, vwma NaN on the windows inside the stretch (no weight);
@@ -46,8 +53,7 @@ Test(volume_ta08, windows_without_trades) {
         for (size_t t = 0; t < n; t++)
             s.col[3][t] = t >= quiet_from && t < quiet_to ? 0.0 : s.col[3][t] + 0.1;
         const double p3[3] = {(double)p, 0, 0};
-        double *out = alloc_doubles(n);
-        run_whole(cases[c].id, &s, p3, out);
+        double *out = run_whole_alloc(cases[c].id, &s, p3);
         for (size_t t = cases[c].first; t < cases[c].last; t++) {
             if (isnan(cases[c].want))
                 cr_assert(isnan(out[t]), "case %zu t %zu: %g", c, t, out[t]);
@@ -63,14 +69,12 @@ Test(volume_ta08, windows_without_trades) {
 
 /* At period 1 efi is the force itself, (close - close before) * volume, exactly. */
 Test(volume_ta08, efi_at_period_one_is_the_force) {
-    const size_t n = 300;
     series s;
-    series_make(&s, 5, n, CV, 100.0, 0.5, 0);
+    series_make(&s, 5, 300, CV, 100.0, 0.5, 0);
     const double p[3] = {1, 0, 0};
-    double *out = alloc_doubles(n);
-    run_whole(APO_CAT_EFI, &s, p, out);
+    double *out = run_whole_alloc(APO_CAT_EFI, &s, p);
     cr_assert(isnan(out[0]));
-    for (size_t t = 1; t < n; t++)
+    for (size_t t = 1; t < s.n; t++)
         cr_assert_eq(out[t], (s.in[0][t] - s.in[0][t - 1]) * s.in[1][t], "t %zu", t);
     free(out);
     series_free(&s);
@@ -79,20 +83,17 @@ Test(volume_ta08, efi_at_period_one_is_the_force) {
 /* pvo is ppo's body on the volume: the same bits at every matype the catalog has, on a
  * series with gaps, the periods in either order. */
 Test(volume_ta08, pvo_is_ppo_of_the_volume) {
-    const size_t n = 3000;
     series s;
-    series_make(&s, 9, n, V, 100.0, 0.5, 1);
-    double *a = alloc_doubles(n), *b = alloc_doubles(n);
+    series_make(&s, 9, 3000, V, 100.0, 0.5, 1);
     for (int matype = 0; matype <= 8; matype++) {
         if (matype == 7)
             continue;
         const double p[3] = {matype % 2 ? 26 : 5, matype % 2 ? 12 : 40, matype};
-        run_whole(APO_CAT_PVO, &s, p, a);
-        run_whole(APO_CAT_PPO, &s, p, b);
-        cr_assert(memcmp(a, b, n * sizeof(double)) == 0, "matype %d", matype);
+        double *a = run_whole_alloc(APO_CAT_PVO, &s, p), *b = run_whole_alloc(APO_CAT_PPO, &s, p);
+        cr_assert(memcmp(a, b, s.n * sizeof(double)) == 0, "matype %d", matype);
+        free(a);
+        free(b);
     }
-    free(a);
-    free(b);
     series_free(&s);
 }
 
