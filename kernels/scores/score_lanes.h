@@ -11,6 +11,13 @@
  *     (double)prev * move and cost * (double)change are the scalar fold's products of the
  *     same values; the rules' integer arithmetic on comparisons becomes selections of those
  *     constants with the same outcomes, and comparisons are C's (ordered, but !=);
+ *   - a set's side (apo__rule_position) is in the constants its rule selects: the long
+ *     position is 1, or +0 on a short-only set, the short one -1, or +0 on a long-only set
+ *     (apo__score_lanes_sets' up and down), so each lane takes the position its side
+ *     allows, flat for the others, with no instruction more than a rule of both sides (the
+ *     signal rule's sign is taken twice, of both sides for its test and of the set's) and
+ *     none on the chain from one bar's position to the next; lanes of a round may have
+ *     different sides;
  *   - the sums, peak and drawdown take the scalar fold's operations in its order, bar after
  *     bar; a lane whose set has not started keeps its state (a select of the old value);
  *   - the counts are doubles, exact below 2^53, turned back into integers at the end.
@@ -39,10 +46,19 @@ typedef struct apo__score_lanes {
     apo_vd pos, started, total, shift, dev_sum, dev_sq, peak, drawdown, bars, trades, exposed;
 } apo__score_lanes;
 
-/* Each set's own values, one lane per set. */
+/* Each set's own values, one lane per set. `up` and `down` are the positions its rule takes
+ * for long and short: 1 and -1 on both sides, +0 for the side the set does not trade
+ * (apo__score_lanes_side). */
 typedef struct apo__score_lanes_sets {
-    apo_vd nbdev_up, nbdev_dn, lower, upper, middle, cost;
+    apo_vd nbdev_up, nbdev_dn, lower, upper, middle, cost, up, down;
 } apo__score_lanes_sets;
+
+/* The long and short positions a set of side `side` takes (apo__rule_position): 1 and -1, or
+ * +0 where the side does not allow it, the value a product by `keep` 0 gives there. */
+static inline void apo__score_lanes_side(int side, double *up, double *down) {
+    *up = side == APO_SIDE_SHORT ? 0.0 : 1.0;
+    *down = side == APO_SIDE_LONG ? 0.0 : -1.0;
+}
 
 /* The constants a bar uses. */
 typedef struct apo__score_lanes_k {
@@ -65,6 +81,10 @@ static inline void apo__score_lanes_set_lane(apo__score_lanes_sets *set, size_t 
     set->upper = apo_vd_with_lane(set->upper, l, p->upper);
     set->middle = apo_vd_with_lane(set->middle, l, p->middle);
     set->cost = apo_vd_with_lane(set->cost, l, p->cost);
+    double up, down;
+    apo__score_lanes_side(p->side, &up, &down);
+    set->up = apo_vd_with_lane(set->up, l, up);
+    set->down = apo_vd_with_lane(set->down, l, down);
 }
 
 /* Fold f's state into lane l of `s` (apo__score_lane_store takes it back out). */
@@ -127,30 +147,33 @@ static inline apo_vd apo__score_lanes_min(apo_vd a, apo_vd b) {
 #endif
 }
 
-/* apo__rule_zone: +1 below `lower`, else -1 above `upper`, else 0. */
-static inline apo_vd apo__score_lanes_zone(const apo__score_lanes_k *k, apo_vd v, apo_vd lower,
-                                           apo_vd upper) {
-    return apo_vd_select(apo_vd_lt(v, lower), k->one,
-                         apo__score_lanes_if(apo_vd_gt(v, upper), k->minus_one));
+/* apo__rule_zone on a side: `up` (+1, or +0 short-only) below `lower`, else `down` (-1, or +0
+ * long-only) above `upper`, else 0. Below wins, as in the scalar rule, before the side makes
+ * it flat: the scalar rule's 1 kept by the side's product, or 0. */
+static inline apo_vd apo__score_lanes_zone(apo_vd v, apo_vd lower, apo_vd upper, apo_vd up,
+                                           apo_vd down) {
+    return apo_vd_select(apo_vd_lt(v, lower), up, apo__score_lanes_if(apo_vd_gt(v, upper), down));
 }
 
-/* apo__rule_sign: the sign of a - b, 0 when either is NaN. The two tests exclude each other,
- * so the sum is 1 + 0, 0 + -1 or 0 + 0 (+0). */
-static inline apo_vd apo__score_lanes_sign(const apo__score_lanes_k *k, apo_vd a, apo_vd b) {
-    return apo__score_lanes_if(apo_vd_gt(a, b), k->one) +
-           apo__score_lanes_if(apo_vd_lt(a, b), k->minus_one);
+/* apo__rule_sign on a side: `up` where a > b, `down` where a < b, 0 when either is NaN. The two
+ * tests exclude each other, so the sum is up + 0, 0 + down or 0 + 0 (+0; +0 + +0 where the
+ * side makes the sign flat). */
+static inline apo_vd apo__score_lanes_sign(apo_vd a, apo_vd b, apo_vd up, apo_vd down) {
+    return apo__score_lanes_if(apo_vd_gt(a, b), up) + apo__score_lanes_if(apo_vd_lt(a, b), down);
 }
 
-/* apo__rule_revert_step: from flat the zone; long, 1 while v is below the middle; short, -1
- * while v is above it; else 0. What each side would become does not depend on prev, so only
- * two comparisons of prev and two selections wait on the previous bar's position: the bars'
- * chain, and fewer instructions a bar than the held sides' sum
- * (docs/perf-log/2026-11-26-score-rival.md). Each outcome is the same constant, +0 included. */
+/* apo__rule_revert_step on a side (apo__rule_position): from flat the zone; long, `up` while v
+ * is below the middle; short, `down` while v is above it; else 0. What each side would become
+ * does not depend on prev, so only two comparisons of prev and two selections wait on the
+ * previous bar's position: the bars' chain, and fewer instructions a bar than the held sides'
+ * sum (docs/perf-log/2026-11-26-score-rival.md). Each outcome is the same constant, +0
+ * included, and the side's flat is taken off that chain, in the constants. */
 static inline apo_vd apo__score_lanes_revert(const apo__score_lanes_k *k, apo_vd prev, apo_vd v,
-                                             apo_vd lower, apo_vd middle, apo_vd upper) {
-    const apo_vd stay_long = apo__score_lanes_if(apo_vd_lt(v, middle), k->one);
-    const apo_vd stay_short = apo__score_lanes_if(apo_vd_gt(v, middle), k->minus_one);
-    const apo_vd from_flat = apo__score_lanes_zone(k, v, lower, upper);
+                                             apo_vd lower, apo_vd middle, apo_vd upper, apo_vd up,
+                                             apo_vd down) {
+    const apo_vd stay_long = apo__score_lanes_if(apo_vd_lt(v, middle), up);
+    const apo_vd stay_short = apo__score_lanes_if(apo_vd_gt(v, middle), down);
+    const apo_vd from_flat = apo__score_lanes_zone(v, lower, upper, up, down);
     return apo_vd_select(apo_vd_gt(prev, k->zero), stay_long,
                          apo_vd_select(apo_vd_lt(prev, k->zero), stay_short, from_flat));
 }
@@ -237,31 +260,37 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_position(const int kind, c
     if (!clean && !isfinite(tile->close[i]))
         return prev;
     const apo_vd c = apo__score_lanes_load1(&tile->close[i]);
+    const apo_vd up = set->up, down = set->down;
     switch (kind) {
     case APO_RULE_BANDS_REVERT: {
         if (clean)
-            return apo__score_lanes_revert(k, prev, c, o[2], o[1], o[0]);
+            return apo__score_lanes_revert(k, prev, c, o[2], o[1], o[0], up, down);
         const apo_vm bands = apo_vm_and(
             apo_vm_and(apo__score_lanes_not_nan(k, o[0]), apo__score_lanes_not_nan(k, o[1])),
             apo__score_lanes_not_nan(k, o[2]));
-        return apo__score_lanes_if(bands, apo__score_lanes_revert(k, prev, c, o[2], o[1], o[0]));
+        return apo__score_lanes_if(bands,
+                                   apo__score_lanes_revert(k, prev, c, o[2], o[1], o[0], up, down));
     }
     case APO_RULE_BANDS_ZONE:
-        return apo__score_lanes_zone(k, c, o[2], o[0]);
+        return apo__score_lanes_zone(c, o[2], o[0], up, down);
     case APO_RULE_MACD_CROSS:
-        return apo__score_lanes_sign(k, o[2], k->zero);
+        return apo__score_lanes_sign(o[2], k->zero, up, down);
     case APO_RULE_ZONE:
-        return apo__score_lanes_zone(k, oa, set->lower, set->upper);
+        return apo__score_lanes_zone(oa, set->lower, set->upper, up, down);
     case APO_RULE_REVERT:
-        return apo__score_lanes_revert(k, prev, oa, set->lower, set->middle, set->upper);
+        return apo__score_lanes_revert(k, prev, oa, set->lower, set->middle, set->upper, up, down);
     case APO_RULE_CROSS:
-        return apo__score_lanes_sign(k, oa, ob);
+        return apo__score_lanes_sign(oa, ob, up, down);
     case APO_RULE_SIGNAL: {
-        const apo_vd s = apo__score_lanes_sign(k, oa, k->zero);
-        return apo_vd_select(apo_vd_eq(s, k->zero), prev, s);
+        /* An event is the sign of both sides (an event of the side a set does not trade
+         * leaves it flat, as apo__rule_signal_step's position then the side's product); no
+         * event keeps prev, which is already on the set's side. */
+        const apo_vd s = apo__score_lanes_sign(oa, k->zero, k->one, k->minus_one);
+        return apo_vd_select(apo_vd_eq(s, k->zero), prev,
+                             apo__score_lanes_sign(oa, k->zero, up, down));
     }
     default: /* APO_RULE_PRICE_CROSS */
-        return apo__score_lanes_sign(k, c, oa);
+        return apo__score_lanes_sign(c, oa, up, down);
     }
 }
 

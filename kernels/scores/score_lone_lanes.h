@@ -90,17 +90,18 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_stateless(const int kind, c
                                                                size_t i) {
     apo_vd o[3], oa, ob;
     apo__score_lone_load(kind, widths, tile, set, k, i, o, &oa, &ob);
+    const apo_vd up = set->up, down = set->down; /* the set's side (score_lanes.h) */
     switch (kind) {
     case APO_RULE_BANDS_ZONE:
-        return apo__score_lanes_zone(k, apo_vd_loadu(tile->close + i), o[2], o[0]);
+        return apo__score_lanes_zone(apo_vd_loadu(tile->close + i), o[2], o[0], up, down);
     case APO_RULE_MACD_CROSS:
-        return apo__score_lanes_sign(k, o[2], k->zero);
+        return apo__score_lanes_sign(o[2], k->zero, up, down);
     case APO_RULE_ZONE:
-        return apo__score_lanes_zone(k, oa, set->lower, set->upper);
+        return apo__score_lanes_zone(oa, set->lower, set->upper, up, down);
     case APO_RULE_CROSS:
-        return apo__score_lanes_sign(k, oa, ob);
+        return apo__score_lanes_sign(oa, ob, up, down);
     default: /* APO_RULE_PRICE_CROSS */
-        return apo__score_lanes_sign(k, apo_vd_loadu(tile->close + i), oa);
+        return apo__score_lanes_sign(apo_vd_loadu(tile->close + i), oa, up, down);
     }
 }
 
@@ -118,7 +119,8 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_stateless(const int kind, c
  * from flat the zone, from long 1 while v is below the middle, from short -1 while above;
  * bands_revert's all 0 while a band is NaN; the signal rule's an event's side from any
  * position and, without one, the position kept; any rule's the identity at a close that is
- * not finite.
+ * not finite. A set's side is in the constants its rule selects (score_lanes.h): a position
+ * the side does not allow is 0 in every transition, as apo__rule_position makes it.
  */
 static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_state_codes(const int kind,
                                                                  const apo__score_lanes_sets *set,
@@ -127,9 +129,11 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_state_codes(const int kind,
                                                                  apo_vd c) {
     const apo_vd four = apo_vd_splat(4.0), sixteen = apo_vd_splat(16.0);
     if (kind == APO_RULE_SIGNAL) {
-        /* An event's side from any position; no event keeps the position. */
-        const apo_vd s = apo__score_lanes_sign(k, oa, k->zero);
-        const apo_vm none = apo_vd_eq(s, k->zero);
+        /* An event's side from any position (flat for the side the set does not trade); no
+         * event, of either side, keeps the position. */
+        const apo_vm none =
+            apo_vd_eq(apo__score_lanes_sign(oa, k->zero, k->one, k->minus_one), k->zero);
+        const apo_vd s = apo__score_lanes_sign(oa, k->zero, set->up, set->down);
         const apo_vd code = (apo_vd_select(none, k->minus_one, s) + k->one) + four * (s + k->one) +
                             sixteen * (apo_vd_select(none, k->one, s) + k->one);
         return apo_vd_select(apo__score_lanes_finite(k, c), code,
@@ -138,9 +142,9 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_state_codes(const int kind,
     apo_vd v = oa, lower = set->lower, middle = set->middle, upper = set->upper;
     if (kind == APO_RULE_BANDS_REVERT)
         v = c, lower = o[2], middle = o[1], upper = o[0];
-    apo_vd from_flat = apo__score_lanes_zone(k, v, lower, upper);
-    apo_vd from_long = apo__score_lanes_if(apo_vd_lt(v, middle), k->one);
-    apo_vd from_short = apo__score_lanes_if(apo_vd_gt(v, middle), k->minus_one);
+    apo_vd from_flat = apo__score_lanes_zone(v, lower, upper, set->up, set->down);
+    apo_vd from_long = apo__score_lanes_if(apo_vd_lt(v, middle), set->up);
+    apo_vd from_short = apo__score_lanes_if(apo_vd_gt(v, middle), set->down);
     if (kind == APO_RULE_BANDS_REVERT) {
         const apo_vm bands = apo_vm_and(
             apo_vm_and(apo__score_lanes_not_nan(k, o[0]), apo__score_lanes_not_nan(k, o[1])),
@@ -226,14 +230,20 @@ static APO_SCORE_LANES_INLINE void apo__score_lone_tile(const int kind, const in
                                                         const apo__score_set *one,
                                                         apo__score_fold *fold) {
     const apo__score_lanes_k k = apo__score_lanes_constants();
-    const apo__score_lanes_sets set = {apo_vd_splat(one->nbdev_up), apo_vd_splat(one->nbdev_dn),
-                                       apo_vd_splat(one->lower),    apo_vd_splat(one->upper),
-                                       apo_vd_splat(one->middle),   apo_vd_splat(one->cost)};
-    /* The set's rule as the scalar fold takes it; middle is the set's, already (lower +
-     * upper) / 2. The lanes fold rules of both sides only (a side's sets fold scalar:
-     * runtime/catalog/scored_kernels.c). */
+    double up, down;
+    apo__score_lanes_side(one->side, &up, &down);
+    const apo__score_lanes_sets set = {apo_vd_splat(one->nbdev_up),
+                                       apo_vd_splat(one->nbdev_dn),
+                                       apo_vd_splat(one->lower),
+                                       apo_vd_splat(one->upper),
+                                       apo_vd_splat(one->middle),
+                                       apo_vd_splat(one->cost),
+                                       apo_vd_splat(up),
+                                       apo_vd_splat(down)};
+    /* The set's rule as the scalar fold takes it, on the set's side; middle is the set's,
+     * already (lower + upper) / 2. */
     const int a = widths && tile->a >= 3 ? 0 : tile->a, b = widths && tile->b >= 3 ? 0 : tile->b;
-    const apo__rule rule = {kind, a, b, one->lower, one->upper, one->middle, APO_SIDE_BOTH};
+    const apo__rule rule = {kind, a, b, one->lower, one->upper, one->middle, one->side};
     /* A local copy: the sums stay in registers, where stores through `fold` could alias the
      * returns. */
     apo__score_fold f = *fold;

@@ -41,11 +41,14 @@ typedef struct apo__score_sets_tile {
 } apo__score_sets_tile;
 
 /* What a set of the pass has of its own: its band widths (for a `widths` pass), its rule's
- * thresholds (apo__rule's lower, upper, middle) and its cost. */
+ * thresholds (apo__rule's lower, upper, middle), its cost and its rule's side (apo__rule's
+ * side: APO_SIDE_BOTH, LONG or SHORT). Sets of one pass, and so lanes of one round, may have
+ * different sides: the side only changes which positions a set's rule may take. */
 typedef struct apo__score_set {
     double nbdev_up, nbdev_dn;
     double lower, upper, middle;
     double cost;
+    int side;
 } apo__score_set;
 
 /* Folds the tile's bars into folds[0 .. n_sets) on vector path `isa` (AUTO: the best this

@@ -192,8 +192,8 @@ static apo__score_sets_tile lane_tile_of(const row_fold *rf, size_t b0, size_t b
                                   rf->rules[0].b};
 }
 
-/* Folds bars [b0, b1) of the current tile into the sets' folds f (and more): a user's rule, a
- * view or a side by the scalar body bar after bar, else every set in the lanes of a vector,
+/* Folds bars [b0, b1) of the current tile into the sets' folds f (and more): a user's rule or
+ * a view by the scalar body bar after bar, else every set, of any side, in the lanes of a vector,
  * each lane a set's fold with the bits of apo__score_bar_move (score_sets.h), the close's
  * changes taken once per tile for all (a lone set takes its bars in the lanes instead,
  * kernels/scores/score_lone_lanes.h). Every fold keeps its whole state in f and more, so a
@@ -412,12 +412,12 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
     apo__rule rules[APO_GRID_SHARE_MAX];
     double cost[APO_GRID_SHARE_MAX];
     apo__score_set lane_sets[APO_GRID_SHARE_MAX];
-    /* The lanes fold the eight of either side (score_sets.h); a view's more, or a side, is
-     * folded by the scalar body, set after set (more_bar). */
-    int more_fold = sc->view != APO_SCORE_VIEW_SUM;
+    /* The lanes fold the eight of the plain view on every side, sets of different sides in
+     * one round (score_sets.h); a view's more is folded by the scalar body, set after set
+     * (more_bar). */
+    const int more_fold = sc->view != APO_SCORE_VIEW_SUM;
     for (size_t j = 0; j < n_sets; j++) {
         rules[j] = apo__scoring_rule(sc, sets[j].params);
-        more_fold |= rules[j].side != APO_SIDE_BOTH;
         cost[j] = sets[j].params[fold_params];
         lane_sets[j] = apo__score_pass_set(pass, sets[j].params, &rules[j], cost[j]);
     }
@@ -428,8 +428,8 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
             apo__score_more_init(&more[c * n_sets + j]);
         }
     }
-    /* Chains that share the sets' positions: the lanes' rules (a user's rule, a view and a
-     * side fold set after set by the scalar body, each chain on its own). */
+    /* Chains that share the sets' positions: the lanes' rules, every side (a user's rule and
+     * a view fold set after set by the scalar body, each chain on its own). */
     const int ride_chains = rr.n_chains > 1 && sc->user_fn == NULL && !more_fold;
     double *move = scratch + pass->n_out * cap;
     unsigned char *finite = (unsigned char *)(move + cap);
