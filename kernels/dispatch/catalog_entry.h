@@ -62,6 +62,8 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
             apo__dmi_round(io, tiles + k, n, APO_DMI_MINUS, NULL);
         } else if (n > 1 && id == APO_CAT_ADX) {
             apo__dmi_round(io, tiles + k, n, APO_DMI_ADX, NULL);
+        } else if (n > 1 && id == APO_CAT_ADXR) {
+            apo__adxr_round(io, tiles + k, n);
         } else if (n > 1 && id == APO_CAT_DX) {
             apo__dmi_round(io, tiles + k, n, APO_DMI_DX, NULL);
         } else if (n > 1 && id == APO_CAT_PLUS_DM) {

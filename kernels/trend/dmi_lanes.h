@@ -1,6 +1,6 @@
 /*
- * dmi_lanes.h: PLUS_DI's, MINUS_DI's, ADX's and DX's tiles side by side, one per vector lane
- * (catalog_lanes.h says how the bits stay each tile's). Each lane performs dmi_tile.h's
+ * dmi_lanes.h: PLUS_DI's, MINUS_DI's, ADX's, DX's and ADXR's tiles side by side, one per vector
+ * lane (catalog_lanes.h says how the bits stay each tile's). Each lane performs dmi_tile.h's
  * operations in its order: the true range is trange_tile.h's vector body, the
  * directional movements and the "defined" tests are selects on the same comparisons, and a
  * lane where DX is undefined keeps its ADX, as the scalar body skips it (DX's lanes keep their
@@ -38,11 +38,30 @@ static inline apo_tv apo__dx_lanes_of(apo_tv sp, apo_tv sm, apo_tv str, apo_tm *
     return hundred * ((apo_tv)((apo_tm)(minus - plus) & ~sign) / sum);
 }
 
-/* A round of up to APO_TILE_LANES tiles; which: APO_DMI_PLUS, APO_DMI_MINUS, APO_DMI_ADX or
- * APO_DMI_DX.
- * edges: NULL, or one per tile for its run at its begin and end (catalog_lanes.h). */
-static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo__tile_span *tiles,
-                                               size_t count, int which, apo__cat_edge *edges) {
+/* ADXR's scalar rest of lane k's tile after `step` steps of lanes: the leading recurrence as
+ * the lanes left it, and its last p - 1 outputs from the lanes' ring (ring[s % (p - 1)] lane
+ * k: its output at step s) put where apo__adxr_ring_run looks for them. */
+static inline void apo__adxr_lane_rest(const apo__cat_io *io, const apo__tile_span *tile,
+                                       const apo__cat_run *r, const apo_tv *ring, size_t k,
+                                       size_t step) {
+    const size_t lag = (size_t)io->p[0] - 1, first = r->t - step;
+    if (r->t >= tile->end)
+        return;
+    apo__dmi_state lead = {r->n[0], r->n[1], r->v[0], r->v[1], r->v[2], r->v[3]};
+    double past[APO_ADXR_RING];
+    for (size_t i = 0; i < lag; i++)
+        past[i] = NAN;
+    for (size_t s = step > lag ? step - lag : 0; s < step; s++)
+        past[(first + s) % lag] = ring[s % lag][k];
+    apo__adxr_ring_run(io, tile->begin, tile->end, r->t, &lead, past);
+}
+
+/* A round of up to APO_TILE_LANES tiles; which: APO_DMI_PLUS, APO_DMI_MINUS, APO_DMI_ADX,
+ * APO_DMI_DX or APO_DMI_ADXR (ring: room for p - 1 vectors, else NULL). edges: NULL, or one
+ * per tile for its run at its begin and end (catalog_lanes.h). */
+static APO_CAT_SPECIALISED void apo__dmi_lanes(const apo__cat_io *io, const apo__tile_span *tiles,
+                                               size_t count, int which, apo__cat_edge *edges,
+                                               apo_tv *ring) {
     apo__cat_lanes ln;
     apo__cat_lanes_start(&ln, io, tiles, count);
     const double *high = io->in[0], *low = io->in[1];
@@ -52,6 +71,13 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
     apo_tv sp = zero, sm = zero, str = zero, adx = zero;
     size_t n[2] = {0, 0}; /* the bars and the DX seen, as apo__dmi_run counts them */
     size_t step = 0;
+    /* ADXR: ring[at] holds the ADX of lag steps back, NaN before the lanes' first step (the
+     * scalar tile's lagging recurrence has no output there). */
+    const size_t lag = p - 1;
+    size_t at = 0;
+    if (which == APO_DMI_ADXR)
+        for (size_t i = 0; i < lag; i++)
+            ring[i] = nan;
     /* Each bar is gathered once, at its own step, and kept for the next one's moves and true
      * range: three gathers a step where five (the previous bar's high, low and close again)
      * were a third of its time. A lane whose tile has ended re-reads its last bar, so its
@@ -128,6 +154,13 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
             }
             y = apo_tv_pick(y != y, nan, y);
         }
+        if (which == APO_DMI_ADXR) {
+            const apo_tv before = ring[at];
+            ring[at] = y;
+            at = at + 1 == lag ? 0 : at + 1;
+            y = (before + y) / (zero + 2.0);
+            y = apo_tv_pick(y != y, nan, y);
+        }
         apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
     }
     /* The DIs' last step's output (that of the step before a gap, or the round's last). */
@@ -140,10 +173,34 @@ static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo_
         ln.run[k].v[1] = sm[k];
         ln.run[k].v[2] = str[k];
         ln.run[k].v[3] = adx[k];
-        apo__dmi_run(io, tiles[k].begin, tiles[k].end, which, &ln.run[k]);
+        if (which == APO_DMI_ADXR)
+            apo__adxr_lane_rest(io, &tiles[k], &ln.run[k], ring, k, step);
+        else
+            apo__dmi_run(io, tiles[k].begin, tiles[k].end, which, &ln.run[k]);
         if (edges != NULL)
             apo__cat_lanes_tail(&ln, k, edges);
     }
+}
+
+/* A round of plus_di's, minus_di's, adx's or dx's tiles (which: APO_DMI_PLUS, APO_DMI_MINUS,
+ * APO_DMI_ADX or APO_DMI_DX); edges as apo__dmi_lanes's. */
+static APO_CAT_SPECIALISED void apo__dmi_round(const apo__cat_io *io, const apo__tile_span *tiles,
+                                               size_t count, int which, apo__cat_edge *edges) {
+    apo__dmi_lanes(io, tiles, count, which, edges, NULL);
+}
+
+/* A round of ADXR's tiles: ADX's lanes, and the ADX of p - 1 steps back kept in a ring on the
+ * stack (up to 32 KiB on avx512), as the CPU's scalar tile keeps it (dmi_tile.h,
+ * APO_ADXR_RING); a longer lag runs the scalar tiles, two recurrences each. */
+static inline void apo__adxr_round(const apo__cat_io *io, const apo__tile_span *tiles,
+                                   size_t count) {
+    if ((size_t)io->p[0] - 1 > APO_ADXR_RING) {
+        for (size_t k = 0; k < count; k++)
+            apo__adxr_tile(io, tiles[k].begin, tiles[k].end);
+        return;
+    }
+    apo_tv ring[APO_ADXR_RING];
+    apo__dmi_lanes(io, tiles, count, APO_DMI_ADXR, NULL, ring);
 }
 
 #endif /* APO_TILE_LANES */

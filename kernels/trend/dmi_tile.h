@@ -30,7 +30,7 @@
 #include "trange_tile.h"
 
 /* Which output a DMI body writes. */
-enum { APO_DMI_PLUS, APO_DMI_MINUS, APO_DMI_ADX, APO_DMI_DX };
+enum { APO_DMI_PLUS, APO_DMI_MINUS, APO_DMI_ADX, APO_DMI_DX, APO_DMI_ADXR };
 
 /* v where keep is 1, else +0.0. */
 static inline APO_HD double apo__keep_if(double v, int keep) {
@@ -156,12 +156,41 @@ APO_CAT_RUN_ENTRIES(adx, apo__cat_run_start_changes(io, begin, r),
 APO_CAT_RUN_ENTRIES(dx, apo__cat_run_start_changes(io, begin, r),
                     apo__dmi_run(io, begin, end, APO_DMI_DX, r))
 
+#ifdef APO_TILE_LANES
+/* On the CPU, the lagging recurrence is not run: it starts at the leading one's origin with
+ * the same empty state and steps the same bars, so its ADX at t - (p - 1) is the leading one's
+ * there to the bit, which a ring of the leading one's last p - 1 outputs on the stack keeps,
+ * for one recurrence's work where the GPU does two. The most p - 1 it holds (4 KiB; a
+ * longer lag runs both recurrences, as the GPU does): */
+#define APO_ADXR_RING 512
+
+/* ADXR from position t to end, writing from `begin` on: `lead` is the leading recurrence
+ * before t, ring[u % (p - 1)] its output at u for each of the p - 1 positions u before t
+ * (NaN at u <= w0, where the scalar tile's lagging recurrence has none). */
+static inline void apo__adxr_ring_run(const apo__cat_io *io, size_t begin, size_t end, size_t t,
+                                      apo__dmi_state *lead, double *ring) {
+    const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0], lag = p - 1;
+    size_t at = t % lag;
+    for (; t < end; t++) {
+        const double now = apo__dmi_step(high, low, close, t, p, APO_DMI_ADX, lead);
+        const double before = ring[at];
+        ring[at] = now;
+        at = at + 1 == lag ? 0 : at + 1;
+        if (t >= begin)
+            out[t] = apo__canonical_nan((before + now) / 2.0);
+    }
+}
+#endif
+
 /* ADXR(timeperiod) = (ADX[t - (p - 1)] + ADX[t]) / 2 (TA-Lib's), NaN where either is. Two ADX
  * recurrences run from the tile's one warm-up origin, the second p - 1 bars behind the first:
  * its ADX at t - (p - 1) is the first's there, so no past ADX is kept (a GPU thread has no
- * room for p of them), for twice ADX's work. The halo is ADX's plus p - 1, so the lagging
- * recurrence has forgotten its seeds by `begin - (p - 1)` as ADX's tile has by `begin`. Its
- * stream re-runs the tile (NONE): the two recurrences' state does not fit apo__cat_run. */
+ * room for p of them), for twice ADX's work; the CPU keeps them (APO_ADXR_RING above). The
+ * halo is ADX's plus p - 1, so the lagging recurrence has forgotten its seeds by
+ * `begin - (p - 1)` as ADX's tile has by `begin`. Its stream re-runs the tile (NONE): the two
+ * recurrences' state does not fit apo__cat_run. */
 static inline APO_HD void apo__adxr_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     double *out = io->out[0];
@@ -170,6 +199,15 @@ static inline APO_HD void apo__adxr_tile(const apo__cat_io *io, size_t begin, si
     apo__dmi_state lead = {0, 0, 0.0, 0.0, 0.0, 0.0}, behind = lead;
     if (begin == w0)
         out[begin] = NAN;
+#ifdef APO_TILE_LANES
+    if (lag <= APO_ADXR_RING) {
+        double ring[APO_ADXR_RING];
+        for (size_t i = 0; i < lag; i++)
+            ring[i] = NAN;
+        apo__adxr_ring_run(io, begin, end, w0 + 1, &lead, ring);
+        return;
+    }
+#endif
     for (size_t t = w0 + 1; t < end; t++) {
         const double now = apo__dmi_step(high, low, close, t, p, APO_DMI_ADX, &lead);
         double before = NAN;
