@@ -151,6 +151,18 @@ double *walk(size_t rows, size_t cols, uint64_t seed) {
     return x;
 }
 
+void walk_case_open(walk_case *w, size_t rows, size_t cols, uint64_t seed) {
+    open_runtimes(&w->cpu, &w->gpu, NULL, 0);
+    w->rows = rows;
+    w->cols = cols;
+    w->x = walk(rows, cols, seed);
+}
+
+void walk_case_close(walk_case *w) {
+    free(w->x);
+    close_runtimes(w->cpu, w->gpu);
+}
+
 /* ---- a call's outputs --------------------------------------------------------------------- */
 
 double *poisoned_output(apo_runtime *rt, const apo_workload *w, size_t o, size_t *len) {

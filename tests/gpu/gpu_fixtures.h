@@ -59,6 +59,17 @@ extern const size_t n_gpu_cases;
 /* rows seeded random walks of cols samples (seeds seed, seed + 1, ...), row after row. */
 double *walk(size_t rows, size_t cols, uint64_t seed);
 
+/* A case on one input of its own: the runtimes of open_runtimes(&cpu, &gpu, NULL, 0) and rows
+ * seeded walks of cols samples (walk()), which the case may damage before its runs; closed
+ * with both runtimes and the input. */
+typedef struct walk_case {
+    apo_runtime *cpu, *gpu;
+    size_t rows, cols;
+    double *x;
+} walk_case;
+void walk_case_open(walk_case *w, size_t rows, size_t cols, uint64_t seed);
+void walk_case_close(walk_case *w);
+
 /* ---- a call's outputs --------------------------------------------------------------------- */
 
 /* Output o of w, allocated as apo_output_shape() on rt sizes it and filled with a poison no

@@ -272,34 +272,31 @@ Test(gpu, scored_sweeps_give_the_cpu_scores_with_a_gpu_share, .timeout = 900) {
  * exact constant windows of the CPU kernels (tested in test_kernels.c) hold on the GPU
  * because the bits are the same. */
 Test(gpu, nonfinite_and_constant_inputs_give_the_cpu_bits, .timeout = 300) {
-    apo_runtime *cpu, *gpu;
-    open_runtimes(&cpu, &gpu, NULL, 0);
-    const size_t rows = 2, cols = 3 * 16384 + 11;
-    double *x = walk(rows, cols, 555);
-    x[17] = NAN;
-    x[4096] = INFINITY;
-    x[4100] = -INFINITY;
-    x[9000] = NAN;
+    walk_case w;
+    walk_case_open(&w, 2, 3 * 16384 + 11, 555);
+    w.x[17] = NAN;
+    w.x[4096] = INFINITY;
+    w.x[4100] = -INFINITY;
+    w.x[9000] = NAN;
     for (size_t t = 20000; t < 20500; t++)
-        x[t] = 0.1;
-    x[cols + 5] = -INFINITY;
-    for (size_t t = cols + 30000; t < cols + 30100; t++)
-        x[t] = 123.25;
+        w.x[t] = 0.1;
+    w.x[w.cols + 5] = -INFINITY;
+    for (size_t t = w.cols + 30000; t < w.cols + 30100; t++)
+        w.x[t] = 123.25;
     const char *kernels[] = {"bollinger", "macd", "returns_stats", "bootstrap"};
     for (size_t k = 0; k < 4; k++) {
-        gcase c = {kernels[k], rows, cols, NULL, 0};
+        gcase c = {kernels[k], w.rows, w.cols, NULL, 0};
         if (strcmp(kernels[k], "bootstrap") == 0) {
             c.param = "replicates";
             c.value = 16;
         }
         chk_job ref, got;
-        jobs_init(&ref, &got, cpu, &c, x);
+        jobs_init(&ref, &got, w.cpu, &c, w.x);
         const run_how how = {.split = APO_SPLIT_TIME};
-        assert_run(gpu, &ref, &got, &how, NULL, "non-finite input");
+        assert_run(w.gpu, &ref, &got, &how, NULL, "non-finite input");
         jobs_free(&ref, &got);
     }
-    free(x);
-    close_runtimes(cpu, gpu);
+    walk_case_close(&w);
 }
 
 /* ---- accuracy against the long-double references ---------------------------------------- */

@@ -254,17 +254,16 @@ static void host_and_resident_runs(apo_runtime *gpu, const chk_job *ref, chk_job
 Test(gpu, a_series_of_1e8_samples_gives_the_cpu_bits, .timeout = 900) {
     const size_t n = 100000000;
     skip_unless_host_has(7 * 8.0 * (double)n, "1e8 samples of bollinger");
-    apo_runtime *cpu, *gpu;
-    open_runtimes(&cpu, &gpu, NULL, 0);
+    walk_case w;
+    walk_case_open(&w, 1, n, 1e8);
     apo_runtime *mixed = runtime_on("cuda,cpu", 0);
-    double *x = walk(1, n, 1e8);
     const char *kernels[] = {"bollinger", "returns_stats"};
     for (size_t k = 0; k < 2; k++) {
         const gcase c = {kernels[k], 1, n, NULL, 0};
         chk_job ref, got;
-        jobs_init(&ref, &got, cpu, &c, x);
+        jobs_init(&ref, &got, w.cpu, &c, w.x);
         const double out_bytes = k == 0 ? 3 * 8.0 * (double)n : 0.0;
-        host_and_resident_runs(gpu, &ref, &got, 8.0 * (double)n + out_bytes, kernels[k]);
+        host_and_resident_runs(w.gpu, &ref, &got, 8.0 * (double)n + out_bytes, kernels[k]);
         /* The GPU beside the cpu, with an uneven split. */
         double ratios[APO_MAX_DEVICES];
         const size_t nd = ratios_by_kind(mixed, 0.7, 0.3, ratios);
@@ -272,9 +271,8 @@ Test(gpu, a_series_of_1e8_samples_gives_the_cpu_bits, .timeout = 900) {
         assert_run(mixed, &ref, &got, &uneven, NULL, "cuda,cpu 0.7/0.3");
         jobs_free(&ref, &got);
     }
-    free(x);
     apo_runtime_destroy(mixed);
-    close_runtimes(cpu, gpu);
+    walk_case_close(&w);
 }
 
 /* A batch of rows whose element offsets pass 2^31: 520 rows of 4.2 million samples
@@ -375,18 +373,16 @@ Test(gpu, device_resident_calls_of_several_chunks_give_the_cpu_bits, .timeout = 
  * makes 0 * inf, returns_stats merges infinite partials, macd's EMAs overflow. The NaNs that
  * arithmetic makes must have the CPU's bits (kernels/common/apo_hd.h canonicalises them). */
 Test(gpu, huge_magnitudes_and_nbdev_0_give_the_cpu_bits, .timeout = 300) {
-    apo_runtime *cpu, *gpu;
-    open_runtimes(&cpu, &gpu, NULL, 0);
-    const size_t rows = 3, cols = 3 * 8192 + 5;
-    double *x = walk(rows, cols, 777);
-    for (size_t t = 0; t < cols; t++) {
-        x[t] = (t % 2 == 0 ? 1e300 : -1e300) * (1.0 + (double)(t % 7) * 1e-3);
-        x[cols + t] = (t % 2 == 0 ? 1.5e308 : 1.6e308);
+    walk_case w;
+    walk_case_open(&w, 3, 3 * 8192 + 5, 777);
+    for (size_t t = 0; t < w.cols; t++) {
+        w.x[t] = (t % 2 == 0 ? 1e300 : -1e300) * (1.0 + (double)(t % 7) * 1e-3);
+        w.x[w.cols + t] = (t % 2 == 0 ? 1.5e308 : 1.6e308);
     }
     /* Row 2: a walk with two returns of 1.5e308 in its first returns_stats tile (their sum,
      * and so the tile's mean, overflow to +inf) and two of -1.5e308 in its second (-inf):
      * the merge of the two is inf - inf. */
-    double *row2 = x + 2 * cols;
+    double *row2 = w.x + 2 * w.cols;
     row2[9] = row2[11] = row2[8192 + 9] = row2[8192 + 11] = 1.0;
     row2[10] = row2[12] = 1.5e308;
     row2[8192 + 10] = row2[8192 + 12] = -1.5e308;
@@ -403,7 +399,7 @@ Test(gpu, huge_magnitudes_and_nbdev_0_give_the_cpu_bits, .timeout = 300) {
                 {"bootstrap", boot, 1}};
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         chk_job ref, got;
-        jobs_init_params(&ref, &got, cpu, runs[i].kernel, rows, cols, x, runs[i].params,
+        jobs_init_params(&ref, &got, w.cpu, runs[i].kernel, w.rows, w.cols, w.x, runs[i].params,
                          runs[i].n_params);
         if (i == 0) {
             /* The case is about NaNs made by arithmetic: there must be some. */
@@ -414,11 +410,10 @@ Test(gpu, huge_magnitudes_and_nbdev_0_give_the_cpu_bits, .timeout = 300) {
         }
         char what[64];
         snprintf(what, sizeof what, "huge magnitudes, %s", runs[i].kernel);
-        host_and_resident_runs(gpu, &ref, &got, 4 * 8.0 * (double)(rows * cols), what);
+        host_and_resident_runs(w.gpu, &ref, &got, 4 * 8.0 * (double)(w.rows * w.cols), what);
         jobs_free(&ref, &got);
     }
-    free(x);
-    close_runtimes(cpu, gpu);
+    walk_case_close(&w);
 }
 
 /* Two GPUs or more: host arrays split between them, and device arrays with the inputs on one
