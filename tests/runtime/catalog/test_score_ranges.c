@@ -24,6 +24,13 @@
 
 #define COLS 20000 /* four and more of bollinger's tiles, more than one of macd's */
 
+/* The cpu runtime of each case that makes calls, made by its .init and destroyed by its
+ * .fini (each Criterion case runs in its own process). */
+static apo_runtime *rt;
+
+static void on_cpu(void) { rt = test_runtime("cpu"); }
+static void destroy_runtime(void) { apo_runtime_destroy(rt); }
+
 /* A random walk around 100 with gaps: a one-bar NaN and a run longer than the warm-ups. */
 static double *walk(size_t rows, size_t cols, uint64_t seed) {
     double *x = score_walk_with_gap(rows, cols, seed, 9000, 50, 80);
@@ -145,8 +152,8 @@ static void check_sets(apo_runtime *rt, const char *kernel, const char *rule, co
     free(x);
 }
 
-Test(score_ranges, each_range_scores_bitwise_as_the_range_alone, .timeout = 120) {
-    apo_runtime *rt = test_runtime("cpu");
+Test(score_ranges, each_range_scores_bitwise_as_the_range_alone, .timeout = 120, .init = on_cpu,
+     .fini = destroy_runtime) {
     /* Five sets of one pass (a round of lanes and more), and a lone set. */
     const char *bb[] = {"nbdev_up", "cost"};
     const double bb_sets[] = {1.5, 0, 2, 0, 2, 0.001, 2.5, 0.0005, 1, 0.002};
@@ -158,22 +165,20 @@ Test(score_ranges, each_range_scores_bitwise_as_the_range_alone, .timeout = 120)
     const char *rs[] = {"lower", "upper"};
     const double rs_sets[] = {30, 70, 25, 60};
     check_sets(rt, "rsi", "rsi_revert", rs, 2, rs_sets, 2, 54);
-    apo_runtime_destroy(rt);
 }
 
-Test(score_ranges, views_and_sides_score_each_range_as_alone, .timeout = 120) {
-    apo_runtime *rt = test_runtime("cpu");
+Test(score_ranges, views_and_sides_score_each_range_as_alone, .timeout = 120, .init = on_cpu,
+     .fini = destroy_runtime) {
     const char *names[] = {"side", "cost"};
     const double sets[] = {1, 0.001, -1, 0, 0, 0.0005};
     check_sets(rt, "bollinger", "bands_revert/more", names, 2, sets, 3, 55);
     check_sets(rt, "bollinger", "bands_revert/log", names, 2, sets, 3, 56);
     check_sets(rt, "macd", "macd_cross", names, 2, sets, 2, 57);
-    apo_runtime_destroy(rt);
 }
 
 /* The positions of macd_cross read from the docs: the sign of the histogram. */
-Test(score_ranges, ranges_match_the_long_double_definition, .timeout = 60) {
-    apo_runtime *rt = test_runtime("cpu");
+Test(score_ranges, ranges_match_the_long_double_definition, .timeout = 60, .init = on_cpu,
+     .fini = destroy_runtime) {
     const apo_param cost = {"cost", 0.0005};
     ranged_series s;
     ranged_series_run(rt, "macd", "macd_cross", &cost, 58, &s);
@@ -206,11 +211,10 @@ Test(score_ranges, ranges_match_the_long_double_definition, .timeout = 60) {
     cr_assert_eq(s.got[APO_SCORE_BARS * N_RANGES + 3], 0.0, "one bar scores none");
     free(pos);
     ranged_series_free(&s);
-    apo_runtime_destroy(rt);
 }
 
-Test(score_ranges, the_whole_series_as_a_range_gives_the_plain_bits, .timeout = 60) {
-    apo_runtime *rt = test_runtime("cpu");
+Test(score_ranges, the_whole_series_as_a_range_gives_the_plain_bits, .timeout = 60, .init = on_cpu,
+     .fini = destroy_runtime) {
     double *x = walk(2, COLS, 59);
     const apo_range whole = {0, COLS};
     apo_workload w = test_workload("bollinger", 2, COLS, NULL, 0, NULL, 0);
@@ -224,11 +228,10 @@ Test(score_ranges, the_whole_series_as_a_range_gives_the_plain_bits, .timeout = 
     free(plain);
     free(ranged);
     free(x);
-    apo_runtime_destroy(rt);
 }
 
-Test(score_ranges, same_bits_on_any_devices_and_ragged_rows_cut_their_ranges, .timeout = 120) {
-    apo_runtime *one = test_runtime("cpu");
+Test(score_ranges, same_bits_on_any_devices_and_ragged_rows_cut_their_ranges, .timeout = 120,
+     .init = on_cpu, .fini = destroy_runtime) {
     apo_runtime *many = test_runtime("cpu,sim:a:rate=2e8,sim:b:rate=1e8");
     const size_t rows = 3;
     double *x = walk(rows, COLS, 60);
@@ -242,7 +245,7 @@ Test(score_ranges, same_bits_on_any_devices_and_ragged_rows_cut_their_ranges, .t
     w.sweep = &sweep;
     w.row_lengths = lengths;
     size_t n1, n2;
-    double *a = run_ranged(one, &w, x, &n1);
+    double *a = run_ranged(rt, &w, x, &n1);
     const double ratios[3] = {1, 2, 3};
     w.ratios = ratios;
     w.n_ratios = 3;
@@ -254,7 +257,7 @@ Test(score_ranges, same_bits_on_any_devices_and_ragged_rows_cut_their_ranges, .t
         for (size_t r = 1; r < rows; r++) {
             apo_param p = {"nbdev_up", widths[s]};
             double *out[3];
-            score_indicator(one, "bollinger", x + r * COLS, 1, lengths[r], &p, 1, out);
+            score_indicator(rt, "bollinger", x + r * COLS, 1, lengths[r], &p, 1, out);
             for (size_t i = 0; i < N_RANGES; i++) {
                 const size_t end = ranges[i].end < lengths[r] ? ranges[i].end : lengths[r];
                 const double *g = a + (s * rows + r) * N_RANGES + i;
@@ -275,7 +278,6 @@ Test(score_ranges, same_bits_on_any_devices_and_ragged_rows_cut_their_ranges, .t
     free(a);
     free(b);
     free(x);
-    apo_runtime_destroy(one);
     apo_runtime_destroy(many);
 }
 
@@ -285,8 +287,8 @@ static int my_zone(const double *in, const double *out, int prev, void *user) {
     return (in[0] < out[2]) - (in[0] > out[0] && !(in[0] < out[2]));
 }
 
-Test(score_ranges, a_user_rule_scores_each_range_as_alone, .timeout = 120) {
-    apo_runtime *rt = test_runtime("cpu");
+Test(score_ranges, a_user_rule_scores_each_range_as_alone, .timeout = 120, .init = on_cpu,
+     .fini = destroy_runtime) {
     test_register_rule(rt, "my_zone", "bollinger", my_zone, NULL);
     const apo_param cost = {"cost", 0.001};
     ranged_series s;
@@ -300,13 +302,12 @@ Test(score_ranges, a_user_rule_scores_each_range_as_alone, .timeout = 120) {
             cr_assert(same_bits(&s.got[k * N_RANGES + r], &want[k]), "range %zu score %d", r, k);
     }
     ranged_series_free(&s);
-    apo_runtime_destroy(rt);
 }
 
 /* A sweep run in pieces of sets (first_set, n_sets_run), as the CLI and Python run large
  * ones: each piece's block of rows x ranges is the whole call's. */
-Test(score_ranges, a_ranged_sweep_in_pieces_gives_the_whole_bits, .timeout = 120) {
-    apo_runtime *rt = test_runtime("cpu");
+Test(score_ranges, a_ranged_sweep_in_pieces_gives_the_whole_bits, .timeout = 120, .init = on_cpu,
+     .fini = destroy_runtime) {
     double *x = walk(2, COLS, 62);
     const double widths[] = {1, 1.5, 2, 2.5, 3};
     apo_sweep_param grid[1] = {{"nbdev_up", widths, 5}};
@@ -333,7 +334,6 @@ Test(score_ranges, a_ranged_sweep_in_pieces_gives_the_whole_bits, .timeout = 120
     }
     free(whole);
     free(x);
-    apo_runtime_destroy(rt);
 }
 
 /* A refused call writes nothing: its outputs keep their poison. */
@@ -358,8 +358,8 @@ static void refused(apo_runtime *rt, const char *score, const apo_range *r, size
         cr_assert_eq(mem[i], -12345.0, "nothing written");
 }
 
-Test(score_ranges, bad_ranges_are_refused_and_write_nothing, .timeout = 60) {
-    apo_runtime *rt = test_runtime("cpu");
+Test(score_ranges, bad_ranges_are_refused_and_write_nothing, .timeout = 60, .init = on_cpu,
+     .fini = destroy_runtime) {
     const apo_range past[] = {{0, 10}, {90, 101}};
     const apo_range empty[] = {{5, 5}};
     const apo_range unsorted[] = {{10, 20}, {5, 30}};
@@ -375,7 +375,6 @@ Test(score_ranges, bad_ranges_are_refused_and_write_nothing, .timeout = 60) {
     refused(rt, "price_cross", past, APO_MAX_SCORE_RANGES + 1, APO_ERR_INVALID_ARGUMENT,
             "1 to 1024");
     refused(rt, NULL, past, 1, APO_ERR_INVALID_ARGUMENT, "for scored calls");
-    apo_runtime_destroy(rt);
 }
 
 /* Each window's ranges as the docs define them, found by index in the sorted list. */
