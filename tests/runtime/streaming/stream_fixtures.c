@@ -96,7 +96,7 @@ size_t stream_tile_of(const apo_stream *s) {
     cr_assert_eq(apo_stream_save(s, buf, len, &len), APO_OK, "%s", apo_last_error());
     uint64_t tile = 0;
     for (int i = 7; i >= 0; i--)
-        tile = tile << 8 | buf[136 + i];
+        tile = tile << 8 | buf[OFF_TILE + i];
     free(buf);
     return (size_t)tile;
 }

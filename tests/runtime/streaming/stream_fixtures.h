@@ -39,6 +39,16 @@ void stream_register_plus_position(apo_runtime *rt);
 #define STREAM_GAPS 1
 #define STREAM_FLAT 2
 
+/* Offsets of the fields of a saved state's header (docs/streaming.md, "The state"), for the
+ * tests that read or edit a state as a reader of the format would. */
+#define OFF_FORMAT 8
+#define OFF_VERSION 12
+#define OFF_PARAMS 64
+#define OFF_TILE 136
+#define OFF_TOTAL 168
+#define OFF_CARRY 176
+#define OFF_REVISE 184
+
 /* Fills the inputs (seeded by data_seed; the gaps and flat stretch `gaps` asks for) and runs
  * the batch call on rt. Returns the batch call's status (the case is still freed by
  * stream_case_free). */

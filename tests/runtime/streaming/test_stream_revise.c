@@ -354,11 +354,6 @@ Test(stream_revise, every_kernel_resumes_from_a_window, .timeout = 600) {
     for_every_kernel(check_resume);
 }
 
-/* Header offsets of docs/streaming.md, "The state". */
-#define OFF_FORMAT 8
-#define OFF_TOTAL 168
-#define OFF_REVISE 184
-
 Test(stream_revise, a_version_2_state_loads_as_one_that_keeps_none, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     stream_case c;

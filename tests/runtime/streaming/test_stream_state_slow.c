@@ -17,13 +17,6 @@
 #include "stream_fixtures.h"
 #include "test_tmpdir.h"
 
-/* Offsets of the header's fields (docs/streaming.md, "The state"). */
-#define OFF_FORMAT 8
-#define OFF_VERSION 12
-#define OFF_PARAMS 64
-#define OFF_TILE 136
-#define OFF_CARRY 176
-
 /* After a deliberate edit, the checksum made right again, so that the check after it is
  * the one that must refuse. */
 static void reseal(unsigned char *buf, size_t len) {
