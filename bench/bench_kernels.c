@@ -93,6 +93,7 @@ typedef struct options {
     int walk_forward;   /* only the walk-forward section (scores_walk_forward.c) */
     size_t scores_rows; /* its series */
     size_t scores_bars; /* and their bars */
+    int scores_side;    /* the side of their rules (-1, 0, 1) */
     int gpu_catalog;    /* only the GPU catalog section */
     int gpu_sizes_given;
     double gpu_seconds;    /* its time limit (0: none) */
@@ -168,6 +169,9 @@ static const bench_option option_rows[] = {
          "calls on one cpu thread; --reps sets its rounds (default 7)"),
     OPT("--scores-rows", "N", SIZE, 1, 1e6, scores_rows, "its random walks (default 4)"),
     OPT("--scores-bars", "N", SIZE, 1, 1e9, scores_bars, "their bars (default 100000)"),
+    OPT("--scores-side", "N", INT, -1, 1, scores_side,
+        "the side of their rules: 1 long-only, -1 short-only,\n"
+        "0 both (default 0)"),
     FLAG("--gpu-catalog", gpu_catalog,
          "only the GPU catalog section: a device-resident row for every\n"
          "kernel of the library's list (--kernels: names, or catalog)\n"
@@ -759,8 +763,8 @@ static int run_sections(bench_run *b, const options *o) {
     if (o->walk_forward) {
         b->jscores = bench_walk_forward(o->scores_bars, o->reps, &b->total_wrong, &failed);
     } else if (o->scores) {
-        b->jscores =
-            bench_scores(o->scores_rows, o->scores_bars, o->reps, &b->total_wrong, &failed);
+        b->jscores = bench_scores(o->scores_rows, o->scores_bars, o->scores_side, o->reps,
+                                  &b->total_wrong, &failed);
     } else if (o->gpu_catalog) {
         run_gpu_catalog(b, o);
     } else {

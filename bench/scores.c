@@ -56,6 +56,14 @@ static const score_case score_cases[] = {
      "nbdev_up",
      {1.0, 2.0, 3.0},
      3},
+    /* Sets of three sides in one pass, and one round of lanes (docs/scores.md, "Sides"): the
+     * case ignores --scores-side. */
+    {"bollinger bands_revert, 3 sides (1 pass)",
+     "bollinger",
+     "bands_revert",
+     "side",
+     {-1.0, 0.0, 1.0},
+     3},
 };
 #define N_SCORE_CASES (sizeof score_cases / sizeof score_cases[0])
 
@@ -63,23 +71,27 @@ static const score_case score_cases[] = {
 #define SCORES_COST 0.0005
 
 /* Runs set `set` of the case alone (set SIZE_MAX: the whole sweep) into scores[k][row]
- * (k < APO_N_SCORES, rows of every set run). Returns the status of the call. */
-static apo_status run_case(apo_runtime *rt, const score_case *c, size_t set, const double *x,
-                           size_t rows, size_t cols, double *const *scores) {
+ * (k < APO_N_SCORES, rows of every set run), its rule on side `side` unless the case sweeps
+ * the side. Returns the status of the call. */
+static apo_status run_case(apo_runtime *rt, const score_case *c, size_t set, int side,
+                           const double *x, size_t rows, size_t cols, double *const *scores) {
     const double *in[1] = {x};
-    apo_param params[2] = {{"cost", SCORES_COST}, {c->swept, 0.0}};
+    const int sweeps_side = c->swept != NULL && strcmp(c->swept, "side") == 0;
+    apo_param params[3] = {{"cost", SCORES_COST}, {"side", (double)side}, {c->swept, 0.0}};
     apo_sweep_param grid[1] = {{c->swept, c->values, c->n_sets}};
     apo_sweep sweep = APO_SWEEP_INIT;
     apo_workload w = bench_workload(c->kernel, rows, cols, in, 1);
     w.score = c->rule;
     w.params = params;
-    w.n_params = 1;
+    w.n_params = sweeps_side ? 1 : 2;
+    if (sweeps_side) /* the swept value goes where the side would */
+        params[1] = params[2];
     w.outputs = scores;
     w.n_outputs = APO_N_SCORES;
     w.learn = APO_SWITCH_OFF;
     if (c->swept != NULL && set != SIZE_MAX) {
-        params[1].value = c->values[set];
-        w.n_params = 2;
+        params[w.n_params].value = c->values[set];
+        w.n_params++;
     } else if (c->swept != NULL) {
         sweep.grid = grid;
         sweep.n_grid = 1;
@@ -90,13 +102,13 @@ static apo_status run_case(apo_runtime *rt, const score_case *c, size_t set, con
 
 /* Scores of the whole case, then of each set alone: the values not bitwise equal. -1 when a
  * call failed. */
-static long check_case(apo_runtime *rt, const score_case *c, const double *x, size_t rows,
+static long check_case(apo_runtime *rt, const score_case *c, int side, const double *x, size_t rows,
                        size_t cols, double *const *all, double *const *alone) {
-    if (bench_check(run_case(rt, c, SIZE_MAX, x, rows, cols, all), c->label))
+    if (bench_check(run_case(rt, c, SIZE_MAX, side, x, rows, cols, all), c->label))
         return -1;
     long wrong = 0;
     for (size_t s = 0; s < c->n_sets && c->swept != NULL; s++) {
-        if (bench_check(run_case(rt, c, s, x, rows, cols, alone), c->label))
+        if (bench_check(run_case(rt, c, s, side, x, rows, cols, alone), c->label))
             return -1;
         for (size_t k = 0; k < APO_N_SCORES; k++)
             for (size_t r = 0; r < rows; r++)
@@ -105,7 +117,7 @@ static long check_case(apo_runtime *rt, const score_case *c, const double *x, si
     return wrong;
 }
 
-json_t *bench_scores(size_t rows, size_t cols, int reps, long *wrong, int *failed) {
+json_t *bench_scores(size_t rows, size_t cols, int side, int reps, long *wrong, int *failed) {
     if (reps <= 0)
         reps = 7;
     json_t *out = json_array();
@@ -130,15 +142,15 @@ json_t *bench_scores(size_t rows, size_t cols, int reps, long *wrong, int *faile
 
     char load[64];
     bench_load_average(load, sizeof load);
-    printf("\n# scored sweeps: %zu random walks x %zu bars, cost %g, devices cpu:threads=1, "
-           "load average %s\n",
-           rows, cols, SCORES_COST, load);
+    printf("\n# scored sweeps: %zu random walks x %zu bars, cost %g, side %d, devices "
+           "cpu:threads=1, load average %s\n",
+           rows, cols, SCORES_COST, side, load);
     printf("# correctness: each sweep's scores bitwise against its sets called alone\n");
     printf("# timing: process CPU time of one apo_distribute_workload() call per case and "
            "round, %d rounds interleaved\n",
            reps);
     for (size_t c = 0; c < N_SCORE_CASES; c++) {
-        const long w = check_case(rt, &score_cases[c], x, rows, cols, all, alone);
+        const long w = check_case(rt, &score_cases[c], side, x, rows, cols, all, alone);
         if (w < 0) {
             *failed = 1;
             goto done;
@@ -148,7 +160,7 @@ json_t *bench_scores(size_t rows, size_t cols, int reps, long *wrong, int *faile
     for (int r = 0; r < reps; r++)
         for (size_t c = 0; c < N_SCORE_CASES; c++) {
             const double t0 = bench_process_cpu();
-            if (bench_check(run_case(rt, &score_cases[c], SIZE_MAX, x, rows, cols, all),
+            if (bench_check(run_case(rt, &score_cases[c], SIZE_MAX, side, x, rows, cols, all),
                             score_cases[c].label)) {
                 *failed = 1;
                 goto done;
@@ -166,6 +178,7 @@ json_t *bench_scores(size_t rows, size_t cols, int reps, long *wrong, int *faile
         json_t *j = json_object();
         json_object_set_new(j, "case", json_string(sc->label));
         json_object_set_new(j, "sets", json_integer((json_int_t)sc->n_sets));
+        json_object_set_new(j, "side", json_integer(side));
         json_object_set_new(j, "best_ns_per_set_bar", json_real(best));
         json_object_set_new(j, "median_ns_per_set_bar", json_real(median));
         json_array_append_new(out, j);
