@@ -255,9 +255,15 @@ static size_t check_case(const scored_case *c, double *const *bars, size_t cols,
     return wrong;
 }
 
-Test(scored_simt, every_built_in_rule_gives_the_cpu_scores_through_the_launcher, .timeout = 600) {
-    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 7, 0, 0, 0};
+/* The SIMT layer as the launcher's cases run it: threads free, copies in a random order drawn
+ * from `seed`. */
+static void simt_free_random(uint64_t seed) {
+    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, seed, 0, 0, 0};
     simt_set_options(&o);
+}
+
+Test(scored_simt, every_built_in_rule_gives_the_cpu_scores_through_the_launcher, .timeout = 600) {
+    simt_free_random(7);
     for (size_t i = 0; i < N_CASES; i++) {
         const scored_case *c = &cases[i];
         /* Two tiles and a part, so that the windows of the later tiles start at their halos. */
@@ -295,14 +301,39 @@ static scored_case group_member(const scored_case *base, size_t j, double *cost)
     return c;
 }
 
-/* Scores the group of n sets (sets[j] resolved from members[j], at costs[j]) over ROWS rows of
- * `bars` in one call of the launcher: apo__cuda_scored, or apo__cuda_scored_mixed with
- * `starts`. Returns how many scores differ from each set's reference alone; *differs says
- * whether sets 0 and `other` got different totals (a launch that scored every set as the first
- * would compare equal otherwise). */
-static size_t check_group(const scored_case *base, const scored_case *members, const double *costs,
-                          const apo__scored_cuda_set *sets, size_t n, const unsigned char *starts,
-                          double *const *bars, size_t cols, size_t other, int *differs) {
+/* The most sets a case's group holds (GROUP_SETS, MIXED_SETS below). */
+#define MOST_SETS 24
+_Static_assert(GROUP_SETS <= MOST_SETS, "a group of GROUP_SETS fits");
+
+/* The sets of one call of the launcher: each member's case, its cost and its set resolved at
+ * that cost, and, for a mixed group, where each run of sets that share a pass starts. */
+typedef struct group {
+    size_t n;
+    scored_case members[MOST_SETS];
+    double costs[MOST_SETS];
+    apo__scored_cuda_set sets[MOST_SETS];
+    unsigned char starts[MOST_SETS];
+} group;
+
+/* Adds `member` (made by the caller with its cost) to g, its set at that cost; `starts` marks
+ * the first set of a run. */
+static void group_add(group *g, scored_case member, double cost, int starts) {
+    cr_assert_lt(g->n, MOST_SETS);
+    const size_t j = g->n++;
+    g->members[j] = member;
+    g->costs[j] = cost;
+    g->sets[j] = set_of(&g->members[j]);
+    g->sets[j].cost = cost;
+    g->starts[j] = (unsigned char)starts;
+}
+
+/* Scores the group g over ROWS rows of `bars` in one call of the launcher: apo__cuda_scored,
+ * or apo__cuda_scored_mixed with g's starts when `mixed`. Returns how many scores differ from
+ * each set's reference alone; *differs says whether sets 0 and `other` got different totals
+ * (a launch that scored every set as the first would compare equal otherwise). */
+static size_t check_group(const scored_case *base, const group *g, int mixed, double *const *bars,
+                          size_t cols, size_t other, int *differs) {
+    const size_t n = g->n;
     const double *in[APO_CAT_MAX_IN] = {0};
     inputs_of(base, bars, in);
     apo__scored_cuda_rows chunk;
@@ -319,14 +350,14 @@ static size_t check_group(const scored_case *base, const scored_case *members, c
     chunk.cols = cols;
     chunk.rows = ROWS;
     chunk.set_stride = ROWS;
-    const int rc = starts != NULL ? apo__cuda_scored_mixed(sets, n, starts, &chunk, NULL)
-                                  : apo__cuda_scored(sets, n, &chunk, NULL);
+    const int rc = mixed ? apo__cuda_scored_mixed(g->sets, n, g->starts, &chunk, NULL)
+                         : apo__cuda_scored(g->sets, n, &chunk, NULL);
     cr_assert_eq(rc, 0, "%s: launch failed (%d): %s", base->name, rc, simt_last_failure());
     size_t wrong = 0;
     for (size_t j = 0; j < n; j++)
         for (size_t r = 0; r < ROWS; r++) {
             double want[APO_SCORE_IX_COUNT];
-            reference_scores(&members[j], bars, cols, r, costs[j], want);
+            reference_scores(&g->members[j], bars, cols, r, g->costs[j], want);
             for (int k = 0; k < APO_SCORE_IX_COUNT; k++)
                 if (!simt_same_bits(got[k][j * ROWS + r], want[k]) && wrong++ == 0)
                     fprintf(stderr, "%s set %zu row %zu score %d: %.17g, cpu %.17g\n", base->name,
@@ -339,49 +370,53 @@ static size_t check_group(const scored_case *base, const scored_case *members, c
     return wrong;
 }
 
-/* Member j of a group: its case (made by the caller with its cost) and its set at that cost. */
-static void put_member(scored_case member, double cost, size_t j, scored_case *members,
-                       double *costs, apo__scored_cuda_set *sets) {
-    members[j] = member;
-    costs[j] = cost;
-    sets[j] = set_of(&members[j]);
-    sets[j].cost = cost;
+/* check_group over two tiles and a part of the longest of the members' tiles (so that the
+ * windows of the later tiles start at their halos), expecting no score to differ and sets 0
+ * and `other` to differ in their totals; what names the group's sets ("sets", "mixed sets")
+ * and firsts what 0 and other begin. */
+static void expect_group(const scored_case *base, const group *g, int mixed, size_t other,
+                         const char *what, const char *firsts) {
+    size_t longest = 0;
+    for (size_t j = 0; j < g->n; j++) {
+        const size_t t = tile_of(&g->members[j]);
+        longest = t > longest ? t : longest;
+    }
+    const size_t cols = 2 * longest + 311;
+    double *bars[SIMT_BARS_INPUTS];
+    make_bars(cols, bars);
+    int differs = 0;
+    const size_t wrong = check_group(base, g, mixed, bars, cols, other, &differs);
+    cr_expect_eq(wrong, 0, "%s: %zu scores of %zu %s differ", base->name, wrong, g->n, what);
+    cr_expect(differs, "%s: the first two %s have the same totals", base->name, firsts);
+    free_bars(bars);
 }
 
-/* check_group, expecting no score to differ and sets 0 and `other` to differ in their totals;
- * what names the group's sets ("sets", "mixed sets") and firsts what 0 and other begin. */
-static void expect_group(const scored_case *base, const scored_case *members, const double *costs,
-                         const apo__scored_cuda_set *sets, size_t n, const unsigned char *starts,
-                         double *const *bars, size_t cols, size_t other, const char *what,
-                         const char *firsts) {
-    int differs = 0;
-    const size_t wrong =
-        check_group(base, members, costs, sets, n, starts, bars, cols, other, &differs);
-    cr_expect_eq(wrong, 0, "%s: %zu scores of %zu %s differ", base->name, wrong, n, what);
-    cr_expect(differs, "%s: the first two %s have the same totals", base->name, firsts);
+/* The group that make() builds from each of the n base cases (indices into cases[]),
+ * checked by expect_group. */
+static void expect_groups(const size_t *bases, size_t n, void (*make)(const scored_case *, group *),
+                          int mixed, size_t other, const char *what, const char *firsts) {
+    for (size_t b = 0; b < n; b++) {
+        const scored_case *base = &cases[bases[b]];
+        group g = {0};
+        make(base, &g);
+        expect_group(base, &g, mixed, other, what, firsts);
+    }
+}
+
+/* GROUP_SETS sets of one pass from `base` (group_member). */
+static void one_pass_group(const scored_case *base, group *g) {
+    for (size_t j = 0; j < GROUP_SETS; j++) {
+        double cost;
+        const scored_case member = group_member(base, j, &cost);
+        group_add(g, member, cost, 0);
+    }
 }
 
 Test(scored_simt, sets_sharing_a_pass_give_each_its_own_scores, .timeout = 600) {
-    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 11, 0, 0, 0};
-    simt_set_options(&o);
+    simt_free_random(11);
     /* bands_revert, bands_zone, macd_cross (costs alone), rsi_zone, cci_zone */
     const size_t bases[] = {0, 3, 4, 6, 14};
-    for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
-        const scored_case *base = &cases[bases[b]];
-        const size_t cols = 2 * tile_of(base) + 311;
-        double *bars[SIMT_BARS_INPUTS];
-        make_bars(cols, bars);
-        apo__scored_cuda_set sets[GROUP_SETS];
-        scored_case members[GROUP_SETS];
-        double costs[GROUP_SETS];
-        for (size_t j = 0; j < GROUP_SETS; j++) {
-            double cost;
-            const scored_case member = group_member(base, j, &cost);
-            put_member(member, cost, j, members, costs, sets);
-        }
-        expect_group(base, members, costs, sets, GROUP_SETS, NULL, bars, cols, 1, "sets", "sets");
-        free_bars(bars);
-    }
+    expect_groups(bases, sizeof bases / sizeof bases[0], one_pass_group, 0, 1, "sets", "sets");
 }
 
 /* A GPU's group of a sweep's consecutive sets whose passes differ (periods) goes to
@@ -391,6 +426,7 @@ Test(scored_simt, sets_sharing_a_pass_give_each_its_own_scores, .timeout = 600) 
  * its scores into another set's block differs. */
 static const size_t mixed_runs[] = {10, 1, 3, 6};
 #define MIXED_SETS 20
+_Static_assert(MIXED_SETS <= MOST_SETS, "a group of MIXED_SETS fits");
 
 /* Set j of run `run` of a mixed group from `base`: the period moved by the run, the widths
  * or thresholds and the cost by j. */
@@ -403,36 +439,23 @@ static scored_case mixed_member(const scored_case *base, size_t run, size_t j, d
     return c;
 }
 
+/* The runs of mixed_runs from `base` (mixed_member), each run's first set marked. */
+static void mixed_group(const scored_case *base, group *g) {
+    for (size_t run = 0; run < sizeof mixed_runs / sizeof mixed_runs[0]; run++)
+        for (size_t i = 0; i < mixed_runs[run]; i++) {
+            double cost;
+            const scored_case member = mixed_member(base, run, g->n, &cost);
+            group_add(g, member, cost, i == 0);
+        }
+    cr_assert_eq(g->n, MIXED_SETS);
+}
+
 Test(scored_simt, sets_of_several_passes_give_each_its_own_scores_in_one_launch, .timeout = 600) {
-    const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 13, 0, 0, 0};
-    simt_set_options(&o);
+    simt_free_random(13);
     /* bands_revert, macd_cross, rsi_zone, cci_zone, mfi_zone */
     const size_t bases[] = {0, 4, 6, 14, 16};
-    for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
-        const scored_case *base = &cases[bases[b]];
-        apo__scored_cuda_set sets[MIXED_SETS];
-        scored_case members[MIXED_SETS];
-        double costs[MIXED_SETS];
-        unsigned char starts[MIXED_SETS];
-        size_t j = 0, longest = 0;
-        for (size_t run = 0; run < sizeof mixed_runs / sizeof mixed_runs[0]; run++)
-            for (size_t i = 0; i < mixed_runs[run]; i++, j++) {
-                double cost;
-                const scored_case member = mixed_member(base, run, j, &cost);
-                put_member(member, cost, j, members, costs, sets);
-                starts[j] = i == 0;
-                const size_t t = tile_of(&members[j]);
-                longest = t > longest ? t : longest;
-            }
-        cr_assert_eq(j, MIXED_SETS);
-        const size_t cols = 2 * longest + 311;
-        double *bars[SIMT_BARS_INPUTS];
-        make_bars(cols, bars);
-        /* Sets 0 and 10: the first two runs (other periods). */
-        expect_group(base, members, costs, sets, MIXED_SETS, starts, bars, cols, 10, "mixed sets",
-                     "runs");
-        free_bars(bars);
-    }
+    /* Sets 0 and 10: the first two runs (other periods). */
+    expect_groups(bases, sizeof bases / sizeof bases[0], mixed_group, 1, 10, "mixed sets", "runs");
 }
 
 /* The launcher refuses a mixed group whose runs are of different kernels: their tile bodies
