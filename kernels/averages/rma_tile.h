@@ -13,21 +13,27 @@
  *
  * Gaps (rsi's and atr's rule): a non-finite sample gives NaN and the average skips it; the
  * seed is the mean of the first p finite samples. Stream: NONE (a piece re-runs its tile).
+ *
+ * On the CPU a row's tiles run side by side in vector lanes (apo__rma_round, as atr's: the
+ * chain's division is at its latency a bar in one tile, and the tiles are independent).
  */
 #ifndef APO_KERNELS_RMA_TILE_H
 #define APO_KERNELS_RMA_TILE_H
 
 #include "catalog.h"
+#include "catalog_lanes.h"
 
-static inline APO_HD void apo__rma_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The definition's loop from r->t to end, writing from `begin` on (apo__cat_run: n[0] the
+ * finite samples seen, v[0] their seed sum, v[1] the average). */
+static inline APO_HD void apo__rma_run(const apo__cat_io *io, size_t begin, size_t end,
+                                       apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const double pd = (double)p, keep = pd - 1.0;
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
-    size_t seen = 0;
-    double sum = 0.0, a = 0.0;
-    for (size_t t = w0; t < end; t++) {
+    size_t seen = r->n[0];
+    double sum = r->v[0], a = r->v[1];
+    for (size_t t = r->t; t < end; t++) {
         double y = NAN;
         if (isfinite(x[t])) {
             if (seen < p) {
@@ -44,6 +50,64 @@ static inline APO_HD void apo__rma_tile(const apo__cat_io *io, size_t begin, siz
         if (t >= begin)
             out[t] = apo__canonical_nan(y);
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = seen;
+    r->v[0] = sum;
+    r->v[1] = a;
 }
+
+static inline APO_HD void apo__rma_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__cat_run r;
+    apo__cat_run_from(&r, begin > io->h ? begin - io->h : 0);
+    apo__rma_run(io, begin, end, &r);
+}
+
+#ifdef APO_TILE_LANES
+/* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h
+ * says how the bits stay each tile's): each lane performs apo__rma_run's operations in its
+ * order. Until a lane meets a gap every lane has seen as many samples, so the seed's test is
+ * one for all; the round stops before the first gap and each tile's scalar run goes on from
+ * its lane. edges: NULL, or one per tile for its run at its begin and end (a lone tile's
+ * cut, catalog_split.h). */
+static inline void apo__rma_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t count,
+                                  apo__cat_edge *edges) {
+    apo__cat_lanes ln;
+    apo__cat_lanes_start_at(&ln, io, tiles, count, 0);
+    const double *x = io->in[0];
+    const size_t p = (size_t)io->p[0];
+    const double pd_one = (double)p;
+    const apo_tv zero = {0}, pd = zero + pd_one, keep = zero + (pd_one - 1.0),
+                 nan = zero + (double)NAN;
+    apo_tv sum = zero, a = zero;
+    size_t seen = 0, step = 0;
+    for (; step < ln.steps; step++) {
+        if (edges != NULL && step == ln.edge_step)
+            apo__cat_lanes_edges(&ln, tiles, step, &seen, 1, (const apo_tv[]){sum, a}, 2, edges);
+        const apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
+        if (!apo__cat_lanes_all_finite(v))
+            break;
+        apo_tv y = nan;
+        if (seen < p) {
+            sum = sum + v;
+            if (++seen == p) {
+                a = sum / pd;
+                y = a;
+            }
+        } else {
+            a = (a * keep + v) / pd;
+            y = a;
+        }
+        apo__cat_lanes_store(io->out[0], &ln, tiles, step, apo_tv_pick(y != y, nan, y));
+    }
+    apo__cat_lanes_stop(&ln, step, &seen, 1);
+    for (size_t k = 0; k < count; k++) {
+        ln.run[k].v[0] = sum[k];
+        ln.run[k].v[1] = a[k];
+        apo__rma_run(io, tiles[k].begin, tiles[k].end, &ln.run[k]);
+        if (edges != NULL)
+            apo__cat_lanes_tail(&ln, k, edges);
+    }
+}
+#endif
 
 #endif /* APO_KERNELS_RMA_TILE_H */

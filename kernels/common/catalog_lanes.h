@@ -1,7 +1,8 @@
 /*
  * catalog_lanes.h: the frame of a round of catalog tiles computed side by side, one tile per
  * vector lane (tile_vec.h), for the recurrences over bar-to-bar changes whose tiles start
- * with apo__cat_run_start_changes (rsi, cmo, atr, natr, plus_di, minus_di, adx).
+ * with apo__cat_run_start_changes (rsi, cmo, atr, natr, plus_di, minus_di, adx, dx, adxr,
+ * plus_dm, minus_dm), and rma's over the samples themselves.
  *
  * Why: a recurrence's chain (a multiply, an add and a divide per bar) is serial within a
  * tile, so one tile runs at the latency of that chain and leaves the divider mostly idle.
@@ -75,15 +76,21 @@ static inline size_t apo__cat_lanes_next_edge(const apo__cat_lanes *ln, const ap
 }
 
 /* Starts the round's tiles (count of them, 1 <= count <= APO_TILE_LANES), as their scalar
- * bodies would (apo__cat_run_start_changes). Every tile of a round of several has a position
- * to run (only a row's first tile starts at its own begin, and it is full length). */
-static inline void apo__cat_lanes_start(apo__cat_lanes *ln, const apo__cat_io *io,
-                                        const apo__tile_span *tiles, size_t count) {
+ * bodies would: changes 1, over bar-to-bar changes (apo__cat_run_start_changes); 0, over the
+ * samples from the warm-up origin itself (rma_tile.h). Every tile of a round of several has
+ * a position to run (only a row's first tile starts at its own begin, and it is full
+ * length). */
+static inline void apo__cat_lanes_start_at(apo__cat_lanes *ln, const apo__cat_io *io,
+                                           const apo__tile_span *tiles, size_t count, int changes) {
     ln->count = count;
     size_t longest = 0, second = 0;
     for (size_t k = 0; k < APO_TILE_LANES; k++) {
         if (k < count) {
-            apo__cat_run_start_changes(io, tiles[k].begin, &ln->run[k]);
+            const size_t begin = tiles[k].begin;
+            if (changes)
+                apo__cat_run_start_changes(io, begin, &ln->run[k]);
+            else
+                apo__cat_run_from(&ln->run[k], begin > io->h ? begin - io->h : 0);
             const size_t t = ln->run[k].t, end = tiles[k].end;
             const size_t have = end > t ? end - t : 0;
             if (have > longest) {
@@ -100,6 +107,12 @@ static inline void apo__cat_lanes_start(apo__cat_lanes *ln, const apo__cat_io *i
     }
     ln->steps = count > 1 ? second : longest;
     ln->edge_step = apo__cat_lanes_next_edge(ln, tiles, 0, 1);
+}
+
+/* Starts a round of tiles over bar-to-bar changes (apo__cat_lanes_start_at). */
+static inline void apo__cat_lanes_start(apo__cat_lanes *ln, const apo__cat_io *io,
+                                        const apo__tile_span *tiles, size_t count) {
+    apo__cat_lanes_start_at(ln, io, tiles, count, 1);
 }
 
 /* Records, at step `step` (ln->edge_step), the run of each lane at its tile's begin or end

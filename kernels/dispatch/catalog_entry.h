@@ -50,9 +50,17 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
         apo__adosc_pairs(io, tiles, count);
         return;
     }
+    /* dx's, the DMs' and rma's tiles are sixteen halos long, not the WILDER trait's five warm-ups
+     * (catalog_paths.h, apo__catalog_laned): a row of 1e4 bars is one long tile and a short
+     * one, whose round would leave most of the long one to its serial rest. A round short of
+     * lanes is cut tile by tile instead (each where that pays, else its scalar body). */
+    const int cut_short_rounds = apo__catalog_laned(id) && !apo__catalog_wilder(id);
     for (size_t k = 0; k < count;) {
         const size_t n = count - k < APO_TILE_LANES ? count - k : APO_TILE_LANES;
-        if (n > 1 && (id == APO_CAT_RSI || id == APO_CAT_CMO)) {
+        if (cut_short_rounds && n < APO_TILE_LANES) {
+            for (size_t j = k; j < k + n; j++)
+                APO_CATALOG_PATH_NAME(apo__catalog_cut)(id, io, tiles[j].begin, tiles[j].end);
+        } else if (n > 1 && (id == APO_CAT_RSI || id == APO_CAT_CMO)) {
             apo__wilder_osc_round(io, tiles + k, n, id == APO_CAT_CMO, NULL);
         } else if (n > 1 && (id == APO_CAT_ATR || id == APO_CAT_NATR)) {
             apo__atr_round(io, tiles + k, n, id == APO_CAT_NATR, NULL);
@@ -70,6 +78,8 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
             apo__dm_round(io, tiles + k, n, APO_DMI_PLUS, NULL);
         } else if (n > 1 && id == APO_CAT_MINUS_DM) {
             apo__dm_round(io, tiles + k, n, APO_DMI_MINUS, NULL);
+        } else if (n > 1 && id == APO_CAT_RMA) {
+            apo__rma_round(io, tiles + k, n, NULL);
         } else if (n > 1 && adosc_rounds) {
             apo__adosc_round(io, tiles + k, n);
         } else if (n == 1 && apo__catalog_laned(id)) {

@@ -1,7 +1,7 @@
 /*
  * catalog_split.h: a lone tile of a Wilder recurrence (rsi, cmo, atr, natr, plus_di,
- * minus_di, adx, dx, plus_dm, minus_dm: apo__catalog_laned) cut into pieces that run as one round
- * of lanes (catalog_lanes.h), for the vector path whose catalog_entry.h includes it.
+ * minus_di, adx, dx, plus_dm, minus_dm, rma: apo__catalog_laned) cut into pieces that run as one
+ * round of lanes (catalog_lanes.h), for the vector path whose catalog_entry.h includes it.
  *
  * Why: a row of fewer bars than two tiles (1e4 bars at timeperiod 50: one tile of 11230) is
  * one serial chain, a multiply, an add and a divide a bar, while the lanes idle. The cut is
@@ -31,18 +31,20 @@
 #include "dm_lanes.h"
 #include "dmi_lanes.h"
 #include "lone_tile_cut.h"
+#include "rma_tile.h"
 #include "rsi_lanes.h"
 
 /* Whether two runs of kernel id continue alike: the same position and values to the bit, and
  * counts alike once capped at p + 1. A count is only compared with p and p + 1 (the seeds'
  * <, == and <= tests, catalog.h); plus_di's, minus_di's and adx's grow with every bar, so the
- * whole tile's and a piece's differ by the bars before the piece's warm-up. atr's and natr's
- * seed sum (v[0]) is read only while seeding (APO__ATR_STEP): once both runs are seeded it
- * is the sum of different bars and is not compared. */
+ * whole tile's and a piece's differ by the bars before the piece's warm-up. atr's, natr's and
+ * rma's seed sum (v[0]) is read only while seeding (APO__ATR_STEP, apo__rma_run): once both
+ * runs are seeded it is the sum of different bars and is not compared. */
 static inline int apo__cat_runs_alike(apo__cat_id id, const apo__cat_run *a, const apo__cat_run *b,
                                       size_t p) {
     const int seeded = a->n[0] >= p && b->n[0] >= p;
-    const size_t from = (id == APO_CAT_ATR || id == APO_CAT_NATR) && seeded ? 1 : 0;
+    const size_t from =
+        (id == APO_CAT_ATR || id == APO_CAT_NATR || id == APO_CAT_RMA) && seeded ? 1 : 0;
     if (a->t != b->t || memcmp(a->v + from, b->v + from, sizeof a->v - from * sizeof a->v[0]) != 0)
         return 0;
     for (int c = 0; c < 4; c++) {
@@ -84,6 +86,9 @@ static void apo__catalog_cut_round(apo__cat_id id, const apo__cat_io *io,
     case APO_CAT_MINUS_DM:
         apo__dm_round(io, pieces, count, APO_DMI_MINUS, edges);
         break;
+    case APO_CAT_RMA:
+        apo__rma_round(io, pieces, count, edges);
+        break;
     default:
         apo__dmi_round(io, pieces, count, APO_DMI_ADX, edges);
         break;
@@ -114,7 +119,11 @@ static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_
             run = edges[j].tail;
             continue;
         }
-        apo__catalog_run_to(id, io, spans[j].begin, spans[j].end, &run);
+        /* rma's stream re-runs its tiles (NONE), so its run goes on by its tile's loop. */
+        if (id == APO_CAT_RMA)
+            apo__rma_run(io, spans[j].begin, spans[j].end, &run);
+        else
+            apo__catalog_run_to(id, io, spans[j].begin, spans[j].end, &run);
         redone++;
     }
     return redone;

@@ -1,6 +1,6 @@
 /*
  * test_catalog_cut.c: a lone tile of a Wilder recurrence (rsi, cmo, atr, natr, plus_di,
- * minus_di, adx, dx, plus_dm, minus_dm) cut into pieces that run side by side in vector lanes
+ * minus_di, adx, dx, plus_dm, minus_dm, rma) cut into pieces that run side by side in vector lanes
  * (apo__cpu_catalog_cut_tile, kernels/dispatch/catalog_split.h) gives, on every vector path
  * this CPU supports, bitwise the outputs of the same tile computed serially by the scalar
  * body (apo__cpu_catalog_tile, whose accuracy against independent references
@@ -29,7 +29,7 @@
 
 static const apo__cat_id kernels[] = {APO_CAT_RSI,     APO_CAT_CMO,      APO_CAT_ATR, APO_CAT_NATR,
                                       APO_CAT_PLUS_DI, APO_CAT_MINUS_DI, APO_CAT_ADX, APO_CAT_DX,
-                                      APO_CAT_PLUS_DM, APO_CAT_MINUS_DM};
+                                      APO_CAT_PLUS_DM, APO_CAT_MINUS_DM, APO_CAT_RMA};
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
 
 /* The bars of a close row: high and low spread about it (a spread that varies, 0 at some

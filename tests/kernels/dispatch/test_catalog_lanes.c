@@ -1,7 +1,7 @@
 /*
  * test_catalog_lanes.c: the catalog recurrences whose tiles of a row run side by side in
  * vector lanes (kernels/common/catalog_lanes.h: rsi, cmo, atr, natr, plus_di, minus_di, adx,
- * dx, plus_dm, minus_dm, and adxr with its ring of ADX;
+ * dx, plus_dm, minus_dm, rma, and adxr with its ring of ADX;
  * kernels/volume/adosc_lanes.h: adosc, whose rounds take a short row's tiles from its first)
  * give every tile, on every vector path this CPU supports, bitwise the outputs of that tile
  * computed alone by the scalar body (apo__cpu_catalog_tile, whose accuracy against the
@@ -24,9 +24,9 @@
 #include "catalog_reference.h"
 #include "cpu_isa.h"
 
-static const apo__cat_id kernels[] = {APO_CAT_RSI,     APO_CAT_CMO,      APO_CAT_ATR, APO_CAT_NATR,
-                                      APO_CAT_PLUS_DI, APO_CAT_MINUS_DI, APO_CAT_ADX, APO_CAT_DX,
-                                      APO_CAT_PLUS_DM, APO_CAT_MINUS_DM, APO_CAT_ADXR};
+static const apo__cat_id kernels[] = {APO_CAT_RSI,     APO_CAT_CMO,      APO_CAT_ATR,  APO_CAT_NATR,
+                                      APO_CAT_PLUS_DI, APO_CAT_MINUS_DI, APO_CAT_ADX,  APO_CAT_DX,
+                                      APO_CAT_PLUS_DM, APO_CAT_MINUS_DM, APO_CAT_ADXR, APO_CAT_RMA};
 
 enum { HIGH, LOW, CLOSE, VOLUME, N_COLUMNS };
 
