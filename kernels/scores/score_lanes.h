@@ -46,6 +46,12 @@ typedef struct apo__score_lanes {
     apo_vd pos, started, total, shift, dev_sum, dev_sq, peak, drawdown, bars, trades, exposed;
 } apo__score_lanes;
 
+/* The compounded equity of the `/compound` and `/log` views in lanes (apo__score_more's
+ * equity, epeak, dd_num and dd_den), beside the plain fold's state. */
+typedef struct apo__score_lanes_more {
+    apo_vd equity, epeak, dd_num, dd_den;
+} apo__score_lanes_more;
+
 /* Each set's own values, one lane per set. `up` and `down` are the positions its rule takes
  * for long and short: 1 and -1 on both sides, +0 for the side the set does not trade
  * (apo__score_lanes_side). */
@@ -85,6 +91,15 @@ static inline void apo__score_lanes_set_lane(apo__score_lanes_sets *set, size_t 
     apo__score_lanes_side(p->side, &up, &down);
     set->up = apo_vd_with_lane(set->up, l, up);
     set->down = apo_vd_with_lane(set->down, l, down);
+}
+
+/* The compounded equity of m into lane l of `c` (apo__score_fold_round takes it back out). */
+static inline void apo__score_lanes_more_lane(apo__score_lanes_more *c, size_t l,
+                                              const apo__score_more *m) {
+    c->equity = apo_vd_with_lane(c->equity, l, m->equity);
+    c->epeak = apo_vd_with_lane(c->epeak, l, m->epeak);
+    c->dd_num = apo_vd_with_lane(c->dd_num, l, m->dd_num);
+    c->dd_den = apo_vd_with_lane(c->dd_den, l, m->dd_den);
 }
 
 /* Fold f's state into lane l of `s` (apo__score_lane_store takes it back out). */
@@ -294,6 +309,28 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_position(const int kind, c
     }
 }
 
+/* apo__score_more_compound lane by lane: the same products, comparison and selections, the
+ * peak as x86's max takes it (the scalar selection's bits, apo__score_lanes_max). */
+static inline void apo__score_lanes_compound(apo__score_lanes_more *c, apo_vd one, apo_vd r) {
+    c->equity = c->equity * (one + r);
+    c->epeak = apo__score_lanes_max(c->equity, c->epeak);
+    const apo_vd fall = c->epeak - c->equity;
+    const apo_vm deeper = apo_vd_gt(fall * c->dd_den, c->dd_num * c->epeak);
+    c->dd_num = apo_vd_select(deeper, fall, c->dd_num);
+    c->dd_den = apo_vd_select(deeper, c->epeak, c->dd_den);
+}
+
+/* apo__score_lanes_compound in the lanes where `on` is set; the others keep their state. */
+static inline void apo__score_lanes_compound_on(apo__score_lanes_more *c, apo_vm on, apo_vd one,
+                                                apo_vd r) {
+    apo__score_lanes_more next = *c;
+    apo__score_lanes_compound(&next, one, r);
+    c->equity = apo_vd_select(on, next.equity, c->equity);
+    c->epeak = apo_vd_select(on, next.epeak, c->epeak);
+    c->dd_num = apo_vd_select(on, next.dd_num, c->dd_num);
+    c->dd_den = apo_vd_select(on, next.dd_den, c->dd_den);
+}
+
 /* Bar i of a set whose lanes have all started: its position after the bar, and on a scored
  * bar its return, stored in *ret, with the bar's trade and exposure added to *trades and
  * *exposed; `clean` as apo__score_lanes_position takes it. */
@@ -315,12 +352,12 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_step(
 
 /* Bar i while some set has not started (apo__score_bar_pos, lane by lane): a lane scores the
  * bar if its set has started and both closes are finite, else keeps its state; then a set
- * starts after a bar whose outputs are all finite. */
-static APO_SCORE_LANES_INLINE void apo__score_lanes_warm_bar(const int kind, const int widths,
-                                                             const apo__score_sets_tile *tile,
-                                                             const apo__score_lanes_sets *set,
-                                                             const apo__score_lanes_k *k,
-                                                             apo__score_lanes *s, size_t i) {
+ * starts after a bar whose outputs are all finite. `c` (NULL: the plain view) takes the
+ * scored bar's return into the compounded equity (apo__score_bar_more). */
+static APO_SCORE_LANES_INLINE void
+apo__score_lanes_warm_bar_more(const int kind, const int widths, const apo__score_sets_tile *tile,
+                               const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
+                               apo__score_lanes *s, apo__score_lanes_more *c, size_t i) {
     apo_vd o[3];
     const apo_vd pos = apo__score_lanes_position(kind, widths, 0, tile, set, k, s->pos, i, o);
     const apo_vm on = apo_vd_gt(s->started, k->zero);
@@ -342,6 +379,8 @@ static APO_SCORE_LANES_INLINE void apo__score_lanes_warm_bar(const int kind, con
             on, apo_vd_select(apo_vd_gt(fall, s->drawdown), fall, s->drawdown), s->drawdown);
         s->trades = apo_vd_select(on, s->trades + traded, s->trades);
         s->exposed = apo_vd_select(on, s->exposed + exposed, s->exposed);
+        if (c != NULL)
+            apo__score_lanes_compound_on(c, on, k->one, r);
     }
     apo_vm all_finite;
     if (widths) {
@@ -356,6 +395,15 @@ static APO_SCORE_LANES_INLINE void apo__score_lanes_warm_bar(const int kind, con
     }
     s->started = apo_vd_select(all_finite, k->one, s->started);
     s->pos = pos;
+}
+
+/* apo__score_lanes_warm_bar_more of the plain view. */
+static APO_SCORE_LANES_INLINE void apo__score_lanes_warm_bar(const int kind, const int widths,
+                                                             const apo__score_sets_tile *tile,
+                                                             const apo__score_lanes_sets *set,
+                                                             const apo__score_lanes_k *k,
+                                                             apo__score_lanes *s, size_t i) {
+    apo__score_lanes_warm_bar_more(kind, widths, tile, set, k, s, NULL, i);
 }
 
 /* The sums, peak and drawdown of apo__score_bar_pos over the returns of m scored bars, in
@@ -382,6 +430,35 @@ apo__score_lanes_sums(apo__score_lanes *s, const apo_vd *returns, size_t m) {
     }
     s->total = total, s->dev_sum = dev_sum, s->dev_sq = dev_sq;
     s->peak = peak, s->drawdown = drawdown;
+}
+
+/* apo__score_lanes_sums and the compounded equity of the `/compound` and `/log` views over the
+ * same returns, in one loop: each chain's operations in its order (apo__score_more_compound's
+ * for the equity), the state in registers. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void
+apo__score_lanes_sums_more(apo__score_lanes *s, apo__score_lanes_more *c, const apo_vd *returns,
+                           size_t m) {
+    apo_vd total = s->total, dev_sum = s->dev_sum, dev_sq = s->dev_sq;
+    apo_vd peak = s->peak, drawdown = s->drawdown;
+    apo__score_lanes_more e = *c;
+    const apo_vd shift = s->shift, one = apo_vd_splat(1.0);
+    for (size_t j = 0; j < m; j++) {
+        const apo_vd r = returns[j];
+        total = total + r;
+        const apo_vd dev = r - shift;
+        dev_sum = dev_sum + dev;
+        dev_sq = dev_sq + dev * dev;
+        peak = apo__score_lanes_max(total, peak);
+        const apo_vd fall = peak - total;
+        drawdown = apo__score_lanes_max(fall, drawdown);
+        apo__score_lanes_compound(&e, one, r);
+    }
+    s->total = total, s->dev_sum = dev_sum, s->dev_sq = dev_sq;
+    s->peak = peak, s->drawdown = drawdown;
+    *c = e;
 }
 
 /* Bars a chunk of the loop below holds: their returns fit in the L1 cache. */
@@ -455,7 +532,8 @@ static APO_SCORE_LANES_INLINE size_t apo__score_lanes_chunk(
 static APO_SCORE_LANES_INLINE void
 apo__score_lanes_hot(const int kind, const int widths, const int rounds,
                      const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
-                     const apo__score_lanes_k *k, apo__score_lanes *s, size_t i, size_t end) {
+                     const apo__score_lanes_k *k, apo__score_lanes *s, apo__score_lanes_more *c,
+                     size_t i, size_t end) {
     apo_vd pos[APO_SCORE_LANES_ROUNDS], trades[APO_SCORE_LANES_ROUNDS],
         exposed[APO_SCORE_LANES_ROUNDS];
     int fresh[APO_SCORE_LANES_ROUNDS];
@@ -483,7 +561,10 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds,
                     apo_vd_select(apo_vd_le(s[r].bars, k->zero), returns[r][0], s[r].shift);
                 fresh[r] = 0;
             }
-            apo__score_lanes_sums(&s[r], returns[r], m);
+            if (c != NULL)
+                apo__score_lanes_sums_more(&s[r], &c[r], returns[r], m);
+            else
+                apo__score_lanes_sums(&s[r], returns[r], m);
         }
         counted += m;
     }
@@ -502,22 +583,24 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds,
 static APO_SCORE_LANES_INLINE void
 apo__score_lanes_tile(const int kind, const int widths, const int rounds,
                       const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
-                      const apo__score_lanes_k *k, apo__score_lanes *s) {
+                      const apo__score_lanes_k *k, apo__score_lanes *s, apo__score_lanes_more *c) {
     size_t warm[APO_SCORE_LANES_ROUNDS];
     size_t joint = 0; /* the bar from which every round is hot */
     for (int r = 0; r < rounds; r++) {
         size_t i = 0;
         for (; i < tile->n && apo_vm_bits(apo_vd_gt(s[r].started, k->zero)) != APO_LANES_ALL; i++)
-            apo__score_lanes_warm_bar(kind, widths, tile, &set[r], k, &s[r], i);
+            apo__score_lanes_warm_bar_more(kind, widths, tile, &set[r], k, &s[r],
+                                           c != NULL ? &c[r] : NULL, i);
         warm[r] = i;
         joint = i > joint ? i : joint;
     }
     if (rounds > 1)
         for (int r = 0; r < rounds; r++)
             if (warm[r] < joint)
-                apo__score_lanes_hot(kind, widths, 1, tile, &set[r], k, &s[r], warm[r], joint);
+                apo__score_lanes_hot(kind, widths, 1, tile, &set[r], k, &s[r],
+                                     c != NULL ? &c[r] : NULL, warm[r], joint);
     if (joint < tile->n)
-        apo__score_lanes_hot(kind, widths, rounds, tile, set, k, s, joint, tile->n);
+        apo__score_lanes_hot(kind, widths, rounds, tile, set, k, s, c, joint, tile->n);
 }
 
 /* Lane l of `from` written back as one set's fold: the one place the lanes' fields map to
@@ -538,17 +621,21 @@ static inline void APO_LANES_NAME(apo__score_lane_store)(const apo__score_lanes 
 }
 
 /* Folds the tile into folds[0 .. n) (n <= APO_SCORE_LANES_ROUNDS * APO_LANES) with
- * sets[0 .. n), in rounds of APO_LANES side by side. Lanes past a round's sets fold a copy of
- * its first set, whose state is not stored. */
+ * sets[0 .. n), in rounds of APO_LANES side by side, and into each set's compounded equity
+ * where the sets have one (score_sets.h). Lanes past a round's sets fold a copy of its first
+ * set, whose state is not stored. */
 static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *tile,
                                                   const apo__score_set *sets, size_t n,
                                                   apo__score_fold *folds) {
     const apo__score_lanes_k k = apo__score_lanes_constants();
     apo__score_lanes_sets set[APO_SCORE_LANES_ROUNDS];
     apo__score_lanes s[APO_SCORE_LANES_ROUNDS];
+    apo__score_lanes_more c[APO_SCORE_LANES_ROUNDS];
     memset(set, 0, sizeof set);
     memset(s, 0, sizeof s);
+    memset(c, 0, sizeof c);
     const int rounds = n > APO_LANES ? 2 : 1;
+    const int compound = n > 0 && sets[0].compound != NULL; /* every set's, alike */
     for (int r = 0; r < rounds; r++) {
         const size_t first = (size_t)r * APO_LANES;
         const size_t in_round = n - first < APO_LANES ? n - first : APO_LANES;
@@ -558,21 +645,24 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
             const apo__score_fold *f = &folds[j];
             apo__score_lanes_set_lane(&set[r], l, p);
             apo__score_lanes_fold_lane(&s[r], l, f);
+            if (compound)
+                apo__score_lanes_more_lane(&c[r], l, p->compound);
         }
     }
+    apo__score_lanes_more *const more = compound ? c : NULL;
 
 /* A case of the switch below: the kind, whether the pass is bollinger's, and the rounds, as
  * constants. */
 #define APO_SCORE_LANES_CASE(kind)                                                                 \
     case kind:                                                                                     \
         if (tile->widths && rounds == 2)                                                           \
-            apo__score_lanes_tile(kind, 1, 2, tile, set, &k, s);                                   \
+            apo__score_lanes_tile(kind, 1, 2, tile, set, &k, s, more);                             \
         else if (tile->widths)                                                                     \
-            apo__score_lanes_tile(kind, 1, 1, tile, set, &k, s);                                   \
+            apo__score_lanes_tile(kind, 1, 1, tile, set, &k, s, more);                             \
         else if (rounds == 2)                                                                      \
-            apo__score_lanes_tile(kind, 0, 2, tile, set, &k, s);                                   \
+            apo__score_lanes_tile(kind, 0, 2, tile, set, &k, s, more);                             \
         else                                                                                       \
-            apo__score_lanes_tile(kind, 0, 1, tile, set, &k, s);                                   \
+            apo__score_lanes_tile(kind, 0, 1, tile, set, &k, s, more);                             \
         break
     switch (tile->kind) {
         APO_SCORE_LANES_CASE(APO_RULE_BANDS_REVERT);
@@ -590,6 +680,14 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
 
     for (size_t j = 0; j < n; j++) {
         APO_LANES_NAME(apo__score_lane_store)(&s[j / APO_LANES], j % APO_LANES, &folds[j]);
+        if (compound) {
+            apo__score_more *m = sets[j].compound;
+            const apo__score_lanes_more *from = &c[j / APO_LANES];
+            m->equity = apo_vd_lane(from->equity, j % APO_LANES);
+            m->epeak = apo_vd_lane(from->epeak, j % APO_LANES);
+            m->dd_num = apo_vd_lane(from->dd_num, j % APO_LANES);
+            m->dd_den = apo_vd_lane(from->dd_den, j % APO_LANES);
+        }
     }
 }
 

@@ -244,11 +244,18 @@ static APO_SCORE_LANES_INLINE void apo__score_lone_tile(const int kind, const in
      * already (lower + upper) / 2. */
     const int a = widths && tile->a >= 3 ? 0 : tile->a, b = widths && tile->b >= 3 ? 0 : tile->b;
     const apo__rule rule = {kind, a, b, one->lower, one->upper, one->middle, one->side};
-    /* A local copy: the sums stay in registers, where stores through `fold` could alias the
-     * returns. */
+    /* Local copies: the sums stay in registers, where stores through `fold` could alias the
+     * returns. The compounded equity of the `/compound` and `/log` views, where the set has
+     * one, is apo__score_more_compound's over the same returns (apo__score_bar_more). */
     apo__score_fold f = *fold;
+    apo__score_more more;
+    const int compound = one->compound != NULL;
+    apo__score_more_init(&more);
+    if (compound)
+        more = *one->compound;
     size_t i = 0;
     double o[APO_SCORE_LONE_MAX_OUT] = {0}; /* as in apo__score_lone_positions */
+    /* Until the set starts no bar scores (apo__score_bar_pos): nothing to compound. */
     for (; i < tile->n && !f.started; i++) {
         const size_t n_out = apo__score_lone_outputs(tile, one, i, o);
         apo__score_bar_move(&f, &rule, one->cost, tile->close[i], tile->finite[i], tile->move[i], o,
@@ -282,8 +289,14 @@ static APO_SCORE_LANES_INLINE void apo__score_lone_tile(const int kind, const in
             exposed = exposed + held;
         }
         m = apo__score_lone_returns_scalar(tile, one, i, j, n, pos, returns, m, &f);
-        for (size_t q = 0; q < m; q++)
-            apo__score_fold_return(&f, returns[q]);
+        if (compound)
+            for (size_t q = 0; q < m; q++) {
+                apo__score_fold_return(&f, returns[q]);
+                apo__score_more_compound(&more, returns[q]);
+            }
+        else
+            for (size_t q = 0; q < m; q++)
+                apo__score_fold_return(&f, returns[q]);
         f.pos = (int)pos[n];
         i = end;
     }
@@ -292,6 +305,8 @@ static APO_SCORE_LANES_INLINE void apo__score_lone_tile(const int kind, const in
         f.exposed += (int64_t)apo_vd_lane(exposed, l);
     }
     *fold = f;
+    if (compound)
+        *one->compound = more;
 }
 
 /* Folds the tile into `fold` with the lone set `one`: each kind and `widths` compile to loops

@@ -69,6 +69,20 @@ static inline APO_HD void apo__score_more_close(apo__score_more *m, int ends) {
     m->trade = ends ? 0.0 : t;
 }
 
+/* Adds a scored bar's return r to the compounded equity, its peak and its drawdown: all that
+ * the `/compound` and `/log` views read beside the plain fold (apo__score_more_finish), apart
+ * so that a fold of those views in vector lanes (score_lanes.h, score_lone_lanes.h) takes the
+ * same operations in the same order. */
+static inline APO_HD void apo__score_more_compound(apo__score_more *m, double r) {
+    m->equity *= 1.0 + r;
+    m->epeak = m->equity > m->epeak ? m->equity : m->epeak;
+    /* (epeak - equity) / epeak > dd_num / dd_den, both denominators above 0. */
+    const double fall = m->epeak - m->equity;
+    const int deeper = fall * m->dd_den > m->dd_num * m->epeak;
+    m->dd_num = deeper ? fall : m->dd_num;
+    m->dd_den = deeper ? m->epeak : m->dd_den;
+}
+
 /*
  * Adds a scored bar whose position was prev before it and is pos at it, with its return r
  * (apo__score_return's). A trade is a run of scored bars holding one side: it opens at the
@@ -80,13 +94,7 @@ static inline APO_HD void apo__score_more_close(apo__score_more *m, int ends) {
 static inline APO_HD void apo__score_more_return(apo__score_more *m, int prev, int pos, double r) {
     const double down = r < 0 ? r : 0.0;
     m->down_sq += down * down;
-    m->equity *= 1.0 + r;
-    m->epeak = m->equity > m->epeak ? m->equity : m->epeak;
-    /* (epeak - equity) / epeak > dd_num / dd_den, both denominators above 0. */
-    const double fall = m->epeak - m->equity;
-    const int deeper = fall * m->dd_den > m->dd_num * m->epeak;
-    m->dd_num = deeper ? fall : m->dd_num;
-    m->dd_den = deeper ? m->epeak : m->dd_den;
+    apo__score_more_compound(m, r);
     m->units += (double)((pos != prev) + (pos * prev < 0));
     apo__score_more_close(m, (m->held != prev) & (m->held != 0)); /* ended in a gap */
     m->trade += r;

@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "cpu_isa.h"
+#include "score_more.h"
 #include "score_tile.h"
 
 /* A tile of bars as every set of the pass sees it. Indices run from the tile's first bar. */
@@ -43,12 +44,19 @@ typedef struct apo__score_sets_tile {
 /* What a set of the pass has of its own: its band widths (for a `widths` pass), its rule's
  * thresholds (apo__rule's lower, upper, middle), its cost and its rule's side (apo__rule's
  * side: APO_SIDE_BOTH, LONG or SHORT). Sets of one pass, and so lanes of one round, may have
- * different sides: the side only changes which positions a set's rule may take. */
+ * different sides: the side only changes which positions a set's rule may take.
+ *
+ * `compound`: for the `/compound` and `/log` views, the set's more statistics (score_more.h),
+ * of which the fold keeps the compounded equity, its peak and its drawdown (what
+ * apo__score_more_compound adds) beside the plain fold, with the bits of apo__score_bar_more;
+ * their other fields are left as they are. NULL for the plain view; every set of a call
+ * alike. */
 typedef struct apo__score_set {
     double nbdev_up, nbdev_dn;
     double lower, upper, middle;
     double cost;
     int side;
+    apo__score_more *compound;
 } apo__score_set;
 
 /* Folds the tile's bars into folds[0 .. n_sets) on vector path `isa` (AUTO: the best this

@@ -65,7 +65,8 @@ static inline void apo__score_pass_outputs(const apo__score_pass *pass, const do
 
 /* What a set with indicator parameters `params`, rule `rule` and `cost` has of its own in a
  * fold of the pass's sets in vector lanes (score_sets.h): the band widths that
- * apo__score_pass_outputs applies to bollinger's pass, its thresholds, cost and side. */
+ * apo__score_pass_outputs applies to bollinger's pass, its thresholds, cost and side (no
+ * compounded equity: the caller points a view's sets at theirs). */
 static inline apo__score_set apo__score_pass_set(const apo__score_pass *pass, const double *params,
                                                  const apo__rule *rule, double cost) {
     const int widths = pass->kind == APO_SCORE_PASS_BOLLINGER_WIDTHS;
@@ -75,7 +76,8 @@ static inline apo__score_set apo__score_pass_set(const apo__score_pass *pass, co
                         rule->upper,
                         rule->middle,
                         cost,
-                        rule->side};
+                        rule->side,
+                        NULL};
     return s;
 }
 

@@ -168,8 +168,9 @@ typedef struct row_fold {
     const unsigned char *finite;
     const apo__rule *rules;
     const double *cost;
-    const apo__score_set *lane_sets;
+    apo__score_set *lane_sets; /* each points at its compounded equity (fold_bars) */
     int more_fold;
+    int compound; /* the `/compound` and `/log` views: the lanes fold the compounded equity */
     apo__cpu_isa isa;
 } row_fold;
 
@@ -193,8 +194,9 @@ static apo__score_sets_tile lane_tile_of(const row_fold *rf, size_t b0, size_t b
 }
 
 /* Folds bars [b0, b1) of the current tile into the sets' folds f (and more): a user's rule or
- * a view by the scalar body bar after bar, else every set, of any side, in the lanes of a vector,
- * each lane a set's fold with the bits of apo__score_bar_move (score_sets.h), the close's
+ * the `/more` view by the scalar body bar after bar, else every set, of any side, in the lanes
+ * of a vector (with the `/compound` and `/log` views' compounded equity in more), each lane a
+ * set's fold with the bits of apo__score_bar_move (score_sets.h), the close's
  * changes taken once per tile for all (a lone set takes its bars in the lanes instead,
  * kernels/scores/score_lone_lanes.h). Every fold keeps its whole state in f and more, so a
  * tile folded in pieces (at a range's end) gives the bits of the tile folded whole. */
@@ -218,6 +220,9 @@ static apo_status fold_bars(const row_fold *rf, size_t b0, size_t b1, apo__score
     }
     const double *lane_out[APO_MAX_IO];
     const apo__score_sets_tile lane_tile = lane_tile_of(rf, b0, b1, lane_out);
+    /* A view's sets fold their compounded equity into this chain's more statistics. */
+    for (size_t j = 0; j < rf->n_sets && rf->compound; j++)
+        rf->lane_sets[j].compound = &more[j];
     apo__cpu_score_fold_sets(&lane_tile, rf->lane_sets, rf->n_sets, f, rf->isa);
     return APO_OK;
 }
@@ -413,9 +418,11 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
     double cost[APO_GRID_SHARE_MAX];
     apo__score_set lane_sets[APO_GRID_SHARE_MAX];
     /* The lanes fold the eight of the plain view on every side, sets of different sides in
-     * one round (score_sets.h); a view's more is folded by the scalar body, set after set
+     * one round (score_sets.h), and the `/compound` and `/log` views' compounded equity beside
+     * them; the `/more` view's statistics are folded by the scalar body, set after set
      * (more_bar). */
-    const int more_fold = sc->view != APO_SCORE_VIEW_SUM;
+    const int more_fold = sc->view == APO_SCORE_VIEW_MORE;
+    const int compound = sc->view == APO_SCORE_VIEW_COMPOUND || sc->view == APO_SCORE_VIEW_LOG;
     for (size_t j = 0; j < n_sets; j++) {
         rules[j] = apo__scoring_rule(sc, sets[j].params);
         cost[j] = sets[j].params[fold_params];
@@ -428,9 +435,10 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
             apo__score_more_init(&more[c * n_sets + j]);
         }
     }
-    /* Chains that share the sets' positions: the lanes' rules, every side (a user's rule and
-     * a view fold set after set by the scalar body, each chain on its own). */
-    const int ride_chains = rr.n_chains > 1 && sc->user_fn == NULL && !more_fold;
+    /* Chains that share the sets' positions: the plain view's rules, every side (a user's rule
+     * and a view fold each chain on its own: the ride carries no compounded equity). */
+    const int ride_chains =
+        rr.n_chains > 1 && sc->user_fn == NULL && sc->view == APO_SCORE_VIEW_SUM;
     double *move = scratch + pass->n_out * cap;
     unsigned char *finite = (unsigned char *)(move + cap);
     row_fold rf = {.call = call,
@@ -448,6 +456,7 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
                    .cost = cost,
                    .lane_sets = lane_sets,
                    .more_fold = more_fold,
+                   .compound = compound,
                    .isa = isa};
     apo_status st = APO_OK;
     for (size_t g0 = 0; g0 < n && st == APO_OK; g0 += span) {

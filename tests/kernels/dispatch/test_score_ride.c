@@ -163,7 +163,8 @@ static void make_sets(apo__score_set sets[MAX_SETS]) {
                             0.3 - 0.01 * (double)j,
                             0.0,
                             0.0005 * (double)(j % 4),
-                            APO_SIDE_BOTH};
+                            APO_SIDE_BOTH,
+                            NULL};
         s.middle = (s.lower + s.upper) / 2;
         sets[j] = s;
     }

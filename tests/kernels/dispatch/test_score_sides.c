@@ -11,7 +11,9 @@
  * a while, a gap of every output after the sets have started, an oscillator and signal events;
  * the sets have costs of 0 and more, and sides that differ from lane to lane in every pattern
  * the counts make (a lone set, two, part of a round, a round, two rounds and more). Every kind
- * of rule, on bollinger's widths and on the indicator's own outputs.
+ * of rule, on bollinger's widths and on the indicator's own outputs. The same folds with the
+ * `/compound` and `/log` views' compounded equity beside them (its product, peak and drawdown
+ * pair: apo__score_set.compound) against the views' scalar body (apo__score_bar_more).
  */
 #include <criterion/criterion.h>
 
@@ -84,17 +86,37 @@ static void outputs_of(const bars *b, int kind, int widths, const double **o) {
     o[2] = kind == APO_RULE_MACD_CROSS ? b->osc : b->lower;
 }
 
-/* A set's fold over bars [t0, t1) by the scalar body, on its side. */
-static void scalar_fold(const bars *b, int kind, int widths, const double *const *o,
-                        const apo__score_set *set, size_t t0, size_t t1, apo__score_fold *f) {
+/* A set's fold over bars [t0, t1) by the scalar body, on its side; with `more`, the views'
+ * body (apo__score_bar_more) and its statistics. */
+static void scalar_fold_more(const bars *b, int kind, int widths, const double *const *o,
+                             const apo__score_set *set, size_t t0, size_t t1, apo__score_fold *f,
+                             apo__score_more *more) {
     apo__rule rule = apo__rule_make(kind, 0, 1, set->lower, set->upper);
     rule.side = set->side;
     for (size_t t = t0; t < t1; t++) {
         double v[3] = {o[0][t], o[1][t], o[2][t]};
         if (widths)
             apo__bollinger_pass_bands_compared(o[1][t], o[0][t], set->nbdev_up, set->nbdev_dn, v);
-        apo__score_bar_move(f, &rule, set->cost, b->close[t], b->finite[t], b->move[t], v, 3);
+        if (more == NULL) {
+            apo__score_bar_move(f, &rule, set->cost, b->close[t], b->finite[t], b->move[t], v, 3);
+            continue;
+        }
+        const int pos =
+            isfinite(b->close[t]) ? apo__rule_position(&rule, f->pos, b->close[t], v) : f->pos;
+        apo__score_bar_more(f, more, pos, set->cost, b->finite[t], b->move[t], v, 3);
     }
+}
+
+static void scalar_fold(const bars *b, int kind, int widths, const double *const *o,
+                        const apo__score_set *set, size_t t0, size_t t1, apo__score_fold *f) {
+    scalar_fold_more(b, kind, widths, o, set, t0, t1, f, NULL);
+}
+
+/* The compounded equity of two views' statistics, bit for bit (what the lanes fold of them). */
+static int same_compound(const apo__score_more *a, const apo__score_more *b) {
+    const double ga[4] = {a->equity, a->epeak, a->dd_num, a->dd_den};
+    const double gb[4] = {b->equity, b->epeak, b->dd_num, b->dd_den};
+    return memcmp(ga, gb, sizeof ga) == 0;
 }
 
 static void same_fold(const apo__score_fold *a, const apo__score_fold *b, int isa, int kind,
@@ -119,15 +141,23 @@ static apo__score_sets_tile tile_of(const bars *b, const double *const *o, int k
 }
 
 /* The sets on path `isa` (apo__cpu_score_fold_sets) in pieces of `cut` bars, each set checked
- * against its scalar fold at every piece's end; the folds at the last bar into got[]. */
-static void check_fold(const bars *b, int isa, int kind, int widths, const apo__score_set *sets,
-                       size_t n_sets, size_t cut, apo__score_fold *got) {
+ * against its scalar fold at every piece's end; the folds at the last bar into got[]. With
+ * `compound`, each set also folds its compounded equity (the `/compound` and `/log` views),
+ * checked against the views' scalar body. */
+static void check_fold(const bars *b, int isa, int kind, int widths, const apo__score_set *sets_in,
+                       size_t n_sets, size_t cut, int compound, apo__score_fold *got) {
     const double *o[3];
     outputs_of(b, kind, widths, o);
     apo__score_fold want[MAX_SETS];
+    apo__score_set sets[MAX_SETS];
+    apo__score_more got_more[MAX_SETS], want_more[MAX_SETS];
     for (size_t j = 0; j < n_sets; j++) {
         apo__score_fold_init(&got[j]);
         apo__score_fold_init(&want[j]);
+        apo__score_more_init(&got_more[j]);
+        apo__score_more_init(&want_more[j]);
+        sets[j] = sets_in[j];
+        sets[j].compound = compound ? &got_more[j] : NULL;
     }
     for (size_t t = 0; t < BARS; t += cut) {
         const size_t e = t + cut < BARS ? t + cut : BARS;
@@ -135,8 +165,16 @@ static void check_fold(const bars *b, int isa, int kind, int widths, const apo__
         const apo__score_sets_tile tile = tile_of(b, o, kind, widths, t, e, at);
         apo__cpu_score_fold_sets(&tile, sets, n_sets, got, (apo__cpu_isa)isa);
         for (size_t j = 0; j < n_sets; j++) {
-            scalar_fold(b, kind, widths, o, &sets[j], t, e, &want[j]);
+            scalar_fold_more(b, kind, widths, o, &sets[j], t, e, &want[j],
+                             compound ? &want_more[j] : NULL);
             same_fold(&got[j], &want[j], isa, kind, widths, n_sets, j, sets[j].side, e);
+            cr_assert(!compound || same_compound(&got_more[j], &want_more[j]),
+                      "path %s, kind %d, widths %d, %zu sets: set %zu (side %d) at bar %zu "
+                      "compounds otherwise (equity %.17g vs %.17g, drawdown %.17g / %.17g vs "
+                      "%.17g / %.17g)",
+                      apo__cpu_isa_name((apo__cpu_isa)isa), kind, widths, n_sets, j, sets[j].side,
+                      e, got_more[j].equity, want_more[j].equity, got_more[j].dd_num,
+                      got_more[j].dd_den, want_more[j].dd_num, want_more[j].dd_den);
         }
     }
 }
@@ -193,7 +231,8 @@ static void make_sets(apo__score_set sets[MAX_SETS]) {
                             0.3 - 0.01 * (double)j,
                             0.0,
                             0.0005 * (double)(j % 4),
-                            sides[j % 5]};
+                            sides[j % 5],
+                            NULL};
         s.middle = (s.lower + s.upper) / 2;
         sets[j] = s;
     }
@@ -225,7 +264,7 @@ Test(score_sides, sets_of_every_side_fold_in_the_lanes_as_the_scalar_fold_alone,
                         continue;
                     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
                         apo__score_fold got[MAX_SETS];
-                        check_fold(b, isa, kinds[q], widths, sets, counts[c], c % 2 ? 1024 : 333,
+                        check_fold(b, isa, kinds[q], widths, sets, counts[c], c % 2 ? 1024 : 333, 0,
                                    got);
                         long long scored = 0;
                         for (size_t j = 0; j < counts[c]; j++)
@@ -233,6 +272,40 @@ Test(score_sides, sets_of_every_side_fold_in_the_lanes_as_the_scalar_fold_alone,
                         cr_assert_gt(scored, 1000 * (long long)counts[c], "the sets score bars");
                     }
                 }
+        }
+        free(b);
+    }
+}
+
+/* The `/compound` and `/log` views' compounded equity (its product, peak and drawdown pair)
+ * folded in the lanes beside the plain fold, sets of every side, against the views' scalar
+ * body (apo__score_bar_more) of each set alone, bit for bit; the equity moves (costs, flips,
+ * long and short runs), and one walk ruins it (a return below -1 on a huge move). */
+Test(score_sides, the_compounded_equity_folds_in_the_lanes_as_the_views_scalar_body,
+     .timeout = 120) {
+    apo__score_set sets[MAX_SETS];
+    make_sets(sets);
+    static const size_t counts[] = {1, 2, 3, 5, 8, 9, 17};
+    static const uint64_t seeds[] = {7, 41};
+    for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
+        bars *b = make_bars(seeds[s]);
+        if (s == 1) { /* a close that leaps up then collapses: a short's return below -1 */
+            b->close[3100] = b->close[3099] * 3.5;
+            for (size_t t = 3100; t < 3102; t++)
+                b->finite[t] =
+                    (unsigned char)apo__score_move(b->close[t - 1], b->close[t], &b->move[t]);
+        }
+        for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+            if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                continue;
+            for (size_t q = 0; q < N_KINDS; q++)
+                for (int widths = 0; widths < 2; widths++)
+                    if (kind_takes(kinds[q], widths))
+                        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+                            apo__score_fold got[MAX_SETS];
+                            check_fold(b, isa, kinds[q], widths, sets, counts[c],
+                                       c % 2 ? 1024 : 333, 1, got);
+                        }
         }
         free(b);
     }

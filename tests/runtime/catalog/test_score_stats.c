@@ -204,16 +204,17 @@ Test(score_stats, every_view_and_side_matches_the_docs_and_the_outputs_in_memory
     apo_runtime_destroy(rt);
 }
 
-/* A sweep over side and cost shares one pass (the lanes for side 0, the scalar body for the
- * others) and gives each set the bits of its call alone, whole and split between devices;
- * side 0 gives the bits of the call that names no side. */
+/* A sweep over side and cost shares one pass (the lanes for every side, with the compounded
+ * equity of `/compound` and `/log`; the scalar body for `/more`) and gives each set the bits of
+ * its call alone, whole and split between devices; side 0 gives the bits of the call that
+ * names no side. */
 Test(score_stats, a_sweep_over_sides_keeps_each_sets_bits, .timeout = 300) {
     apo_runtime *rt = test_runtime("cpu,sim:a:rate=3e8,sim:b:rate=1e8");
     make_bars();
     const double sides[] = {-1, 0, 1}, costs[] = {0, 0.001};
     for (size_t i = 0; i < N_CASES; i++) {
         const rule_case *c = &cases[i];
-        for (int v = 0; v < N_VIEWS; v += 3) { /* the sum's lanes, and the view of more */
+        for (int v = 0; v < N_VIEWS; v++) {
             char score[64];
             snprintf(score, sizeof score, "%s%s", c->rule, views[v]);
             const apo_sweep_param grid[] = {{"side", sides, 3}, {"cost", costs, 2}};
