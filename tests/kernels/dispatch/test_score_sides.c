@@ -294,6 +294,19 @@ Test(score_sides, the_compounded_equity_folds_in_the_lanes_as_the_views_scalar_b
             for (size_t t = 3100; t < 3102; t++)
                 b->finite[t] =
                     (unsigned char)apo__score_move(b->close[t - 1], b->close[t], &b->move[t]);
+            int ruined = 0; /* some set is short there, under some rule */
+            for (size_t q = 0; q < N_KINDS; q++)
+                for (size_t j = 0; j < MAX_SETS; j++) {
+                    const double *o[3];
+                    outputs_of(b, kinds[q], 0, o);
+                    apo__score_fold f;
+                    apo__score_more m;
+                    apo__score_fold_init(&f);
+                    apo__score_more_init(&m);
+                    scalar_fold_more(b, kinds[q], 0, o, &sets[j], 0, BARS, &f, &m);
+                    ruined += m.equity <= 0;
+                }
+            cr_assert_gt(ruined, 0, "the leap ruins some set's equity");
         }
         for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
             if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
