@@ -51,9 +51,10 @@ bash scripts/deps.sh --fuzz
 
 build=${APO_BUILD_DIR:-build-fuzz}
 # The fuzz build is a folder of its own: clang (libFuzzer) instead of the project's gcc,
-# every object instrumented, no CUDA (the parsers do not touch a device).
+# every object instrumented, no CUDA (the parsers do not touch a device), and the CPU
+# kernels' sse2 path alone (meson_options.txt, vector_paths: no target runs a kernel's path).
 opts=(-Dwerror=$werror -Db_sanitize=address,undefined -Db_lundef=false
-    -Dbuildtype=debugoptimized -Dcuda=disabled -Dtests=disabled -Dfuzz=enabled)
+    -Dbuildtype=debugoptimized -Dcuda=disabled -Dtests=disabled -Dfuzz=enabled -Dvector_paths=sse2)
 if [ -f "$build/build.ninja" ]; then
     meson configure "$build" "${opts[@]}" >/dev/null
 else

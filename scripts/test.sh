@@ -68,7 +68,9 @@ bash scripts/deps.sh
 # APPORTION_USE_GPU=yes makes a gpu case fail rather than skip when no GPU comes up.
 if $simulated_gpus; then
     build=${APO_BUILD_DIR:-build-simgpu}
-    opts=(-Dwerror=$werror -Dsimulated_gpus=true -Dnccl=disabled -Dtests=enabled)
+    # The sse2 path alone (meson_options.txt, vector_paths): the backend, not the CPU kernels'
+    # vector paths, is what this build tests; the werror and ASan builds run every path.
+    opts=(-Dwerror=$werror -Dsimulated_gpus=true -Dnccl=disabled -Dtests=enabled -Dvector_paths=sse2)
     if [ -f "$build/build.ninja" ]; then
         meson configure "$build" "${opts[@]}" >/dev/null
     else
@@ -143,6 +145,11 @@ fi
 # runs only with a GPU (or on simulated GPUs, --simulated-gpus), and the kernels' device code
 # compiles for several minutes a build; the SIMT layer still runs every kernel source here.
 [ "$sanitize" != none ] && opts+=(-Dcuda=disabled)
+# TSan looks at the threads around the kernels, the same on every vector path, and leaves
+# tests/kernels/ out (tests/README.md, "The CI's clean-clone time"): its build compiles the
+# sse2 path alone (meson_options.txt, vector_paths), not the per-path files that are the
+# tree's costliest compiles. The plain and ASan builds compile and run every path.
+[ "$sanitize" = thread ] && opts+=(-Dvector_paths=sse2)
 # Without a GPU to run them, the kernels' device code is compiled to check that it compiles
 # (warnings are errors under --werror), not to be run: one architecture does that, sm_90 and
 # its PTX, the same device code the default list compiles a second time for sm_80 (nvcc's
