@@ -37,6 +37,22 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tile)(apo__cat_id id, const apo__cat_io 
     }
 }
 
+/* A lone adxr tile at its row's start, [0, end): adx's lone tile over it (cut into pieces in
+ * the lanes where that pays, each checked bit for bit: catalog_split.h) writes ADX there, and
+ * ADXR is taken from it in place, from the tile's end back. Both start at bar 0 with empty
+ * state, so adx's outputs are adxr's leading recurrence's (canonical where NaN, which only
+ * meets a NaN sum), and the lagging one's output is the leading one's p - 1 bars back
+ * (dmi_tile.h), NaN at bar 0 and before: the tile's bits. adx's halo is adxr's less p - 1. */
+static void APO_CATALOG_PATH_NAME(apo__adxr_from_adx)(const apo__cat_io *io, size_t end) {
+    const size_t lag = (size_t)io->p[0] - 1;
+    apo__cat_io adx = *io;
+    adx.h = io->h - lag;
+    APO_CATALOG_PATH_NAME(apo__catalog_cut)(APO_CAT_ADX, &adx, 0, end);
+    double *out = io->out[0];
+    for (size_t t = end; t-- > 0;)
+        out[t] = apo__canonical_nan(((t >= lag ? out[t - lag] : (double)NAN) + out[t]) / 2.0);
+}
+
 /* Consecutive tiles of one row: the recurrences with a round of lanes (catalog_lanes.h) take
  * them APO_TILE_LANES at a time (a lone one cut into pieces in the lanes where that pays,
  * catalog_cut_entry.h), adosc a short row's in a round (adosc_lanes.h) and a longer
@@ -82,6 +98,9 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
             apo__rma_round(io, tiles + k, n, NULL);
         } else if (n > 1 && adosc_rounds) {
             apo__adosc_round(io, tiles + k, n);
+        } else if (n == 1 && id == APO_CAT_ADXR && tiles[k].begin == 0 &&
+                   io->h >= (size_t)io->p[0] - 1) {
+            APO_CATALOG_PATH_NAME(apo__adxr_from_adx)(io, tiles[k].end);
         } else if (n == 1 && apo__catalog_laned(id)) {
             APO_CATALOG_PATH_NAME(apo__catalog_cut)(id, io, tiles[k].begin, tiles[k].end);
         } else {
