@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "options.h"
 
 const char bench_prog[] = "apo-bench-busy";
 
@@ -72,19 +73,28 @@ static double call_ms(side *s, const double *x, size_t n, int *offered) {
     return ms;
 }
 
+typedef struct options {
+    double rounds, calls, size;
+} options;
+
+#define OPT(...) BENCH_OPTION(options, __VA_ARGS__)
+
+static const bench_option option_rows[] = {
+    OPT("--rounds", "N", DOUBLE, 1, 1e9, rounds, "rounds, each a line (default 10)"),
+    OPT("--calls", "N", DOUBLE, 1, 1e9, calls, "pairs of calls per round (default 21)"),
+    OPT("--size", "N", DOUBLE, 1, 1e9, size, "bars of the series (default 1e6)"),
+};
+
+#undef OPT
+
+static const bench_option_table option_table = {"[--rounds N] [--calls N] [--size N]", option_rows,
+                                                sizeof option_rows / sizeof option_rows[0], 16};
+
 int main(int argc, char **argv) {
-    double rounds = 10, calls = 21, size = 1e6;
-    for (int i = 1; i < argc; i++) {
-        double *to = strcmp(argv[i], "--rounds") == 0  ? &rounds
-                     : strcmp(argv[i], "--calls") == 0 ? &calls
-                     : strcmp(argv[i], "--size") == 0  ? &size
-                                                       : NULL;
-        if (to == NULL || i + 1 >= argc || bench_parse_count(argv[i + 1], 1, 1e9, to) != 0) {
-            fprintf(stderr, "usage: %s [--rounds N] [--calls N] [--size N]\n", bench_prog);
-            return 2;
-        }
-        i++;
-    }
+    options opt = {.rounds = 10, .calls = 21, .size = 1e6};
+    if (bench_options_parse(&option_table, argc, argv, &opt) != 0)
+        return 2;
+    double rounds = opt.rounds, calls = opt.calls, size = opt.size;
     size_t n = (size_t)size;
     double *x = malloc(n * sizeof *x);
     double *ms_default = malloc((size_t)calls * sizeof(double));
