@@ -23,6 +23,7 @@
 
 #include "apportion_cuda.h"
 #include "bench.h"
+#include "options.h"
 
 const char bench_prog[] = "apo-bench-host";
 
@@ -184,28 +185,36 @@ static void gpu_section(json_t *root, size_t samples, int runs) {
     registered_bollinger(root, gpu, samples, runs);
 }
 
+typedef struct options {
+    int runs;
+    size_t bytes, samples;
+    const char *json;
+} options;
+
+#define OPT(...) BENCH_OPTION(options, __VA_ARGS__)
+
+static const bench_option option_rows[] = {
+    OPT("--runs", "1..64", INT, 1, 64, runs,
+        "runs of each figure, their median printed (default 5)"),
+    OPT("--bytes", "N", SIZE, 1 << 20, 1e11, bytes,
+        "bytes of the host copies, at least 1 MiB (default 1 GiB)"),
+    OPT("--samples", "N", SIZE, 1e3, 1e9, samples,
+        "samples of the GPU's bollinger, at least 1e3 (default 1e8)"),
+    OPT("--json", "FILE", TEXT, 0, 0, json, "writes the medians there, as JSON"),
+};
+
+#undef OPT
+
+static const bench_option_table option_table = {
+    "[--runs 1..64] [--bytes N] [--samples N] [--json FILE]", option_rows,
+    sizeof option_rows / sizeof option_rows[0], 18};
+
 int main(int argc, char **argv) {
-    double runs_d = 5, bytes_d = 1 << 30, samples_d = 1e8;
-    const char *json_path = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(argv[i], "--runs") == 0 && v && bench_parse_count(v, 1, 64, &runs_d) == 0)
-            i++;
-        else if (strcmp(argv[i], "--bytes") == 0 && v &&
-                 bench_parse_count(v, 1 << 20, 1e11, &bytes_d) == 0)
-            i++;
-        else if (strcmp(argv[i], "--samples") == 0 && v &&
-                 bench_parse_count(v, 1e3, 1e9, &samples_d) == 0)
-            i++;
-        else if (strcmp(argv[i], "--json") == 0 && v)
-            json_path = argv[++i];
-        else {
-            fprintf(stderr, "usage: %s [--runs 1..64] [--bytes N] [--samples N] [--json FILE]\n",
-                    bench_prog);
-            return 2;
-        }
-    }
-    const int runs = (int)runs_d;
+    options opt = {.runs = 5, .bytes = (size_t)1 << 30, .samples = (size_t)1e8, .json = NULL};
+    if (bench_options_parse(&option_table, argc, argv, &opt) != 0)
+        return 2;
+    const int runs = opt.runs;
+    const char *json_path = opt.json;
     char load[64];
     bench_load_average(load, sizeof load);
     const int cores = omp_get_max_threads();
@@ -213,11 +222,11 @@ int main(int argc, char **argv) {
     json_t *root = json_object();
     json_object_set_new(root, "cores", json_integer(cores));
     json_object_set_new(root, "load", json_string(load));
-    if (host_copies(root, (size_t)bytes_d, runs, cores) != 0) {
+    if (host_copies(root, opt.bytes, runs, cores) != 0) {
         json_decref(root);
         return 1;
     }
-    gpu_section(root, (size_t)samples_d, runs);
+    gpu_section(root, opt.samples, runs);
     int exit_code = 0;
     if (json_path != NULL && json_dump_file(root, json_path, JSON_INDENT(2)) != 0) {
         fprintf(stderr, "%s: cannot write %s\n", bench_prog, json_path);
