@@ -33,6 +33,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "options.h"
 
 const char bench_prog[] = "apo-bench-stream-updates";
 
@@ -286,23 +287,33 @@ done:
     return rc == 0 ? 0 : 2;
 }
 
+typedef struct options {
+    double series, reps;
+    const char *kernel; /* --kernel: that kernel's per-bar rows alone */
+} options;
+
+#define OPT(...) BENCH_OPTION(options, __VA_ARGS__)
+
+static const bench_option option_rows[] = {
+    OPT("--series", "N", DOUBLE, 1, 1 << 20, series, "series of each stream (default 5000)"),
+    OPT("--reps", "N", DOUBLE, 1, 1000, reps, "updates of each row, their median (default 21)"),
+    OPT("--kernel", "NAME", TEXT, 0, 0, kernel,
+        "that kernel's per-bar rows alone, no chunk rows: bollinger,\n"
+        "macd, rsi, stoch, mfi, obv, correl or beta (default: all)"),
+};
+
+#undef OPT
+
+static const bench_option_table option_table = {"[--series N] [--reps N] [--kernel NAME]",
+                                                option_rows,
+                                                sizeof option_rows / sizeof option_rows[0], 17};
+
 int main(int argc, char **argv) {
-    double series = 5000, reps = 21;
-    const char *only = NULL; /* --kernel: that kernel's per-bar rows alone */
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--series") == 0 && i + 1 < argc &&
-            bench_parse_count(argv[++i], 1, 1 << 20, &series) == 0)
-            continue;
-        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc &&
-            bench_parse_count(argv[++i], 1, 1000, &reps) == 0)
-            continue;
-        if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
-            only = argv[++i];
-            continue;
-        }
-        fprintf(stderr, "usage: %s [--series N] [--reps N] [--kernel NAME]\n", bench_prog);
+    options opt = {.series = 5000, .reps = 21, .kernel = NULL};
+    if (bench_options_parse(&option_table, argc, argv, &opt) != 0)
         return 2;
-    }
+    const double series = opt.series, reps = opt.reps;
+    const char *only = opt.kernel;
     apo_runtime *rt = NULL;
     if (bench_check(bench_runtime(NULL, &rt), "apo_runtime_create"))
         return 2;
