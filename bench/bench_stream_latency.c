@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "options.h"
 
 const char bench_prog[] = "apo-bench-stream-latency";
 
@@ -230,34 +231,62 @@ static int run(apo_runtime *rt, size_t series, size_t reps, size_t history, int 
     return rc == 0 ? 0 : 2;
 }
 
+/* Reads the count at *p of a --series list and moves *p past it and its comma. Returns 0, or
+ * -1 when *p does not start with a count of 1 to APO_STREAM_MAX_SERIES ended by ',' or the end. */
+static int next_series(const char **p, size_t *n) {
+    char *end = NULL;
+    unsigned long long v = strtoull(*p, &end, 10);
+    if (end == *p || v < 1 || v > APO_STREAM_MAX_SERIES || (*end != ',' && *end != '\0'))
+        return -1;
+    *n = (size_t)v;
+    *p = *end == ',' ? end + 1 : end;
+    return 0;
+}
+
+typedef struct options {
+    double reps, history;
+    const char *series; /* the comma list, checked whole by read_series */
+    int cold, kernels;
+} options;
+
+/* --series: every count is checked before anything runs. */
+static int read_series(const char *text, void *options_) {
+    size_t n;
+    for (const char *p = text; *p != '\0';)
+        if (next_series(&p, &n) != 0)
+            return BENCH_OPT_BAD;
+    ((options *)options_)->series = text;
+    return 0;
+}
+
+#define OPT(...) BENCH_OPTION(options, __VA_ARGS__)
+#define FLAG(...) BENCH_FLAG(options, __VA_ARGS__)
+
+static const bench_option option_rows[] = {
+    {"--series", "N,N,...", BENCH_OPT_CUSTOM, 0, 0, 0,
+     "symbols of each run, a comma list (default 2048,5000,50000)", read_series},
+    OPT("--reps", "N", DOUBLE, 1, 100000, reps, "timed updates of each run (default 200)"),
+    OPT("--history", "N", DOUBLE, 0, 100000, history,
+        "bars fed before the timed updates (default 64); history + reps\n"
+        "(twice reps with --kernels) past 511 bars only with --series 2048"),
+    FLAG("--cold", cold, "each timed update after a 64 MiB write (no data in the caches)"),
+    FLAG("--kernels", kernels, "a row more per indicator: the same update on its stream alone"),
+};
+
+#undef OPT
+#undef FLAG
+
+static const bench_option_table option_table = {
+    "[--series N,N,...] [--reps N] [--history N] [--cold] [--kernels]", option_rows,
+    sizeof option_rows / sizeof option_rows[0], 22};
+
 int main(int argc, char **argv) {
-    double reps = 200, history = 64;
-    const char *list = "2048,5000,50000";
-    int cold = 0, per_kernel = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--series") == 0 && i + 1 < argc) {
-            list = argv[++i];
-            continue;
-        }
-        if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc &&
-            bench_parse_count(argv[++i], 1, 100000, &reps) == 0)
-            continue;
-        if (strcmp(argv[i], "--history") == 0 && i + 1 < argc &&
-            bench_parse_count(argv[++i], 0, 100000, &history) == 0)
-            continue;
-        if (strcmp(argv[i], "--cold") == 0) {
-            cold = 1;
-            continue;
-        }
-        if (strcmp(argv[i], "--kernels") == 0) {
-            per_kernel = 1;
-            continue;
-        }
-        fprintf(stderr,
-                "usage: %s [--series N,N,...] [--reps N] [--history N] [--cold] [--kernels]\n",
-                bench_prog);
+    options opt = {.reps = 200, .history = 64, .series = "2048,5000,50000"};
+    if (bench_options_parse(&option_table, argc, argv, &opt) != 0)
         return 2;
-    }
+    const double reps = opt.reps, history = opt.history;
+    const char *list = opt.series;
+    const int cold = opt.cold, per_kernel = opt.kernels;
     /* A window past 512 bars moves to its bound in the stream's slab (above): some 0.8 MB a
      * symbol, which 50,000 symbols would not find on the development machine. */
     if (history + reps * (per_kernel ? 2 : 1) >= 512 && strcmp(list, "2048") != 0) {
@@ -281,18 +310,10 @@ int main(int argc, char **argv) {
     printf("# %-10s %-8s %6s %10s %10s %10s %10s %10s %12s\n", "symbols", "caches", "reps",
            "median_ms", "p99_ms", "max_ms", "cpu_med_ms", "cpu_p99_ms", "cpu_ns_s_i");
     int rc = 0;
-    for (const char *p = list; *p != '\0' && rc == 0;) {
-        char *end = NULL;
-        unsigned long long n = strtoull(p, &end, 10);
-        if (end == p || n < 1 || n > APO_STREAM_MAX_SERIES || (*end != ',' && *end != '\0')) {
-            fprintf(stderr, "%s: --series wants counts separated by commas, not %s\n", bench_prog,
-                    p);
-            rc = 2;
-            break;
-        }
-        rc = run(rt, (size_t)n, (size_t)reps, (size_t)history, cold, per_kernel, evict);
-        p = *end == ',' ? end + 1 : end;
-    }
+    size_t n;
+    /* read_series has checked the list. */
+    for (const char *p = list; rc == 0 && *p != '\0' && next_series(&p, &n) == 0;)
+        rc = run(rt, n, (size_t)reps, (size_t)history, cold, per_kernel, evict);
     free(evict);
     apo_runtime_destroy(rt);
     return rc;
