@@ -89,12 +89,13 @@ typedef struct options {
     int no_gpu;
     int no_sweeps;
     int sweeps_only;
-    int scores;         /* only the scored-sweep section */
-    int walk_forward;   /* only the walk-forward section (scores_walk_forward.c) */
-    size_t scores_rows; /* its series */
-    size_t scores_bars; /* and their bars */
-    int scores_side;    /* the side of their rules (-1, 0, 1) */
-    int gpu_catalog;    /* only the GPU catalog section */
+    int scores;              /* only the scored-sweep section */
+    int walk_forward;        /* only the walk-forward section (scores_walk_forward.c) */
+    size_t scores_rows;      /* its series */
+    size_t scores_bars;      /* and their bars */
+    int scores_side;         /* the side of their rules (-1, 0, 1) */
+    const char *scores_view; /* their view (compound, log, more; NULL: the plain one) */
+    int gpu_catalog;         /* only the GPU catalog section */
     int gpu_sizes_given;
     double gpu_seconds;    /* its time limit (0: none) */
     double gpu_call_limit; /* its limit on one call's predicted seconds */
@@ -172,6 +173,9 @@ static const bench_option option_rows[] = {
     OPT("--scores-side", "N", INT, -1, 1, scores_side,
         "the side of their rules: 1 long-only, -1 short-only,\n"
         "0 both (default 0)"),
+    OPT("--scores-view", "NAME", TEXT, 0, 0, scores_view,
+        "their view: compound, log or more (default: the plain\n"
+        "scores)"),
     FLAG("--gpu-catalog", gpu_catalog,
          "only the GPU catalog section: a device-resident row for every\n"
          "kernel of the library's list (--kernels: names, or catalog)\n"
@@ -763,8 +767,8 @@ static int run_sections(bench_run *b, const options *o) {
     if (o->walk_forward) {
         b->jscores = bench_walk_forward(o->scores_bars, o->reps, &b->total_wrong, &failed);
     } else if (o->scores) {
-        b->jscores = bench_scores(o->scores_rows, o->scores_bars, o->scores_side, o->reps,
-                                  &b->total_wrong, &failed);
+        b->jscores = bench_scores(o->scores_rows, o->scores_bars, o->scores_side, o->scores_view,
+                                  o->reps, &b->total_wrong, &failed);
     } else if (o->gpu_catalog) {
         run_gpu_catalog(b, o);
     } else {

@@ -70,18 +70,29 @@ static const score_case score_cases[] = {
 /* The cost every case charges per unit of position change (the Python bench's). */
 #define SCORES_COST 0.0005
 
+/* The side and view of every case's rule (--scores-side, --scores-view). */
+typedef struct score_rule_of {
+    int side;
+    const char *view; /* NULL: the plain scores */
+} score_rule_of;
+
 /* Runs set `set` of the case alone (set SIZE_MAX: the whole sweep) into scores[k][row]
- * (k < APO_N_SCORES, rows of every set run), its rule on side `side` unless the case sweeps
- * the side. Returns the status of the call. */
-static apo_status run_case(apo_runtime *rt, const score_case *c, size_t set, int side,
-                           const double *x, size_t rows, size_t cols, double *const *scores) {
+ * (k < APO_N_SCORES, rows of every set run), its rule on the side and in the view of `how`
+ * (the side unless the case sweeps it). Returns the status of the call. */
+static apo_status run_case(apo_runtime *rt, const score_case *c, size_t set,
+                           const score_rule_of *how, const double *x, size_t rows, size_t cols,
+                           double *const *scores) {
+    const int side = how->side;
+    char rule[64];
+    snprintf(rule, sizeof rule, "%s%s%s", c->rule, how->view != NULL ? "/" : "",
+             how->view != NULL ? how->view : "");
     const double *in[1] = {x};
     const int sweeps_side = c->swept != NULL && strcmp(c->swept, "side") == 0;
     apo_param params[3] = {{"cost", SCORES_COST}, {"side", (double)side}, {c->swept, 0.0}};
     apo_sweep_param grid[1] = {{c->swept, c->values, c->n_sets}};
     apo_sweep sweep = APO_SWEEP_INIT;
     apo_workload w = bench_workload(c->kernel, rows, cols, in, 1);
-    w.score = c->rule;
+    w.score = rule;
     w.params = params;
     w.n_params = sweeps_side ? 1 : 2;
     if (sweeps_side) /* the swept value goes where the side would */
@@ -102,13 +113,14 @@ static apo_status run_case(apo_runtime *rt, const score_case *c, size_t set, int
 
 /* Scores of the whole case, then of each set alone: the values not bitwise equal. -1 when a
  * call failed. */
-static long check_case(apo_runtime *rt, const score_case *c, int side, const double *x, size_t rows,
-                       size_t cols, double *const *all, double *const *alone) {
-    if (bench_check(run_case(rt, c, SIZE_MAX, side, x, rows, cols, all), c->label))
+static long check_case(apo_runtime *rt, const score_case *c, const score_rule_of *how,
+                       const double *x, size_t rows, size_t cols, double *const *all,
+                       double *const *alone) {
+    if (bench_check(run_case(rt, c, SIZE_MAX, how, x, rows, cols, all), c->label))
         return -1;
     long wrong = 0;
     for (size_t s = 0; s < c->n_sets && c->swept != NULL; s++) {
-        if (bench_check(run_case(rt, c, s, side, x, rows, cols, alone), c->label))
+        if (bench_check(run_case(rt, c, s, how, x, rows, cols, alone), c->label))
             return -1;
         for (size_t k = 0; k < APO_N_SCORES; k++)
             for (size_t r = 0; r < rows; r++)
@@ -117,7 +129,9 @@ static long check_case(apo_runtime *rt, const score_case *c, int side, const dou
     return wrong;
 }
 
-json_t *bench_scores(size_t rows, size_t cols, int side, int reps, long *wrong, int *failed) {
+json_t *bench_scores(size_t rows, size_t cols, int side, const char *view, int reps, long *wrong,
+                     int *failed) {
+    const score_rule_of how = {side, view};
     if (reps <= 0)
         reps = 7;
     json_t *out = json_array();
@@ -142,15 +156,15 @@ json_t *bench_scores(size_t rows, size_t cols, int side, int reps, long *wrong, 
 
     char load[64];
     bench_load_average(load, sizeof load);
-    printf("\n# scored sweeps: %zu random walks x %zu bars, cost %g, side %d, devices "
+    printf("\n# scored sweeps: %zu random walks x %zu bars, cost %g, side %d, view %s, devices "
            "cpu:threads=1, load average %s\n",
-           rows, cols, SCORES_COST, side, load);
+           rows, cols, SCORES_COST, side, view != NULL ? view : "(plain)", load);
     printf("# correctness: each sweep's scores bitwise against its sets called alone\n");
     printf("# timing: process CPU time of one apo_distribute_workload() call per case and "
            "round, %d rounds interleaved\n",
            reps);
     for (size_t c = 0; c < N_SCORE_CASES; c++) {
-        const long w = check_case(rt, &score_cases[c], side, x, rows, cols, all, alone);
+        const long w = check_case(rt, &score_cases[c], &how, x, rows, cols, all, alone);
         if (w < 0) {
             *failed = 1;
             goto done;
@@ -160,7 +174,7 @@ json_t *bench_scores(size_t rows, size_t cols, int side, int reps, long *wrong, 
     for (int r = 0; r < reps; r++)
         for (size_t c = 0; c < N_SCORE_CASES; c++) {
             const double t0 = bench_process_cpu();
-            if (bench_check(run_case(rt, &score_cases[c], SIZE_MAX, side, x, rows, cols, all),
+            if (bench_check(run_case(rt, &score_cases[c], SIZE_MAX, &how, x, rows, cols, all),
                             score_cases[c].label)) {
                 *failed = 1;
                 goto done;
@@ -179,6 +193,7 @@ json_t *bench_scores(size_t rows, size_t cols, int side, int reps, long *wrong, 
         json_object_set_new(j, "case", json_string(sc->label));
         json_object_set_new(j, "sets", json_integer((json_int_t)sc->n_sets));
         json_object_set_new(j, "side", json_integer(side));
+        json_object_set_new(j, "view", json_string(view != NULL ? view : ""));
         json_object_set_new(j, "best_ns_per_set_bar", json_real(best));
         json_object_set_new(j, "median_ns_per_set_bar", json_real(median));
         json_array_append_new(out, j);
