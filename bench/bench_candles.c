@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "options.h"
 #include "peers.h"
 
 const char bench_prog[] = "apo-bench-candles";
@@ -156,36 +157,43 @@ typedef struct options {
     int n_sizes, reps;
 } options;
 
-static int parse(int argc, char **argv, options *o) {
-    memset(o, 0, sizeof *o);
-    o->sizes[0] = 10000, o->sizes[1] = 1000000, o->n_sizes = 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (v != NULL && strcmp(a, "--cache") == 0) {
-            o->cache = v, i++;
-        } else if (v != NULL && strcmp(a, "--only") == 0) {
-            o->only = v, i++;
-        } else if (v != NULL && strcmp(a, "--reps") == 0) {
-            o->reps = atoi(v), i++;
-        } else if (v != NULL && strcmp(a, "--sizes") == 0) {
-            o->n_sizes = 0;
-            for (char *s = (char *)v; *s != '\0' && o->n_sizes < 8;) {
-                char *e;
-                const double x = strtod(s, &e);
-                if (e == s || x < 100 || x > 1e8)
-                    return -1;
-                o->sizes[o->n_sizes++] = (size_t)x;
-                s = *e == ',' ? e + 1 : e;
-            }
-            i++;
-        } else {
-            fprintf(stderr, "usage: %s [--cache DIR] [--sizes N,N] [--reps R] [--only a,b]\n",
-                    bench_prog);
-            return -1;
-        }
+/* --sizes: up to 8 counts of bars, 100 to 1e8 each, separated by commas. */
+static int read_sizes(const char *text, void *options_) {
+    options *o = options_;
+    o->n_sizes = 0;
+    size_t len;
+    for (const char *p = text, *item; (item = bench_list_next(&p, &len)) != NULL;) {
+        char count[32];
+        double x;
+        if (o->n_sizes == 8 || len >= sizeof count)
+            return BENCH_OPT_BAD;
+        memcpy(count, item, len), count[len] = '\0';
+        if (bench_parse_count(count, 100, 1e8, &x) != 0)
+            return BENCH_OPT_BAD;
+        o->sizes[o->n_sizes++] = (size_t)x;
     }
-    return 0;
+    return o->n_sizes > 0 ? 0 : BENCH_OPT_BAD;
 }
+
+#define OPT(...) BENCH_OPTION(options, __VA_ARGS__)
+
+static const bench_option option_rows[] = {
+    OPT("--cache", "DIR", TEXT, 0, 0, cache,
+        "where the peers are fetched and kept (default\n"
+        "$XDG_CACHE_HOME/apportion-peers, else ~/.cache/apportion-peers)"),
+    {"--sizes", "N,N", BENCH_OPT_CUSTOM, 0, 0, 0,
+     "bars of each table, up to 8 counts of 100 to 1e8 (default 1e4,1e6)", read_sizes},
+    OPT("--reps", "R", INT, 0, 1e6, reps,
+        "calls of each side per pattern (default, or 0: 1e8 / bars,\n"
+        "within 5 to 41)"),
+    OPT("--only", "a,b", TEXT, 0, 0, only, "these patterns alone, a comma list (cdldoji,...)"),
+};
+
+#undef OPT
+
+static const bench_option_table option_table = {
+    "[--cache DIR] [--sizes N,N] [--reps R] [--only a,b]", option_rows,
+    sizeof option_rows / sizeof option_rows[0], 16};
 
 /* The catalog's patterns (its kernels named cdl*) and TA-Lib's function for each. */
 static size_t find_patterns(apo_runtime *rt, const bench_peers *peers, const char *only,
@@ -212,8 +220,8 @@ static size_t find_patterns(apo_runtime *rt, const bench_peers *peers, const cha
 }
 
 int main(int argc, char **argv) {
-    options o;
-    if (parse(argc, argv, &o) != 0)
+    options o = {.sizes = {10000, 1000000}, .n_sizes = 2};
+    if (bench_options_parse(&option_table, argc, argv, &o) != 0)
         return 2;
     char load[64];
     bench_load_average(load, sizeof load);
