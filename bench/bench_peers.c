@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "options.h"
 #include "peers.h"
 #include "peers_catalog.h"
 
@@ -51,7 +52,7 @@ typedef struct options {
     double max_size;
     int reps; /* 0: the rule */
     int rebuild;
-    int batch;
+    int no_batch;     /* --no-batch: the 1000 x 10000 batch left out */
     int fresh_series; /* 0: one series replayed; else the largest pool of distinct series */
     int learn;        /* 1: the runtimes refine their models after every call (--learn) */
     double period;    /* 0: TA-Lib's defaults; else the catalog rows' timeperiod (--period) */
@@ -59,31 +60,44 @@ typedef struct options {
     const char *kernels; /* comma list; NULL: bollinger, macd and every catalog row */
 } options;
 
-static void usage(FILE *f) {
-    fprintf(f, "usage: apo-bench-peers [options]\n"
-               "  --max-size N   largest series, from 1e4 by tens (default 1e7); the catalog\n"
-               "                 kernels run at 1e4 and 1e6 where they are within it\n"
-               "  --no-batch     leave out the 1000 x 10000 batch\n"
-               "  --kernels LIST comma list among bollinger, macd and the catalog kernels that\n"
-               "                 TA-Lib has (sma, rsi, atr, ...; catalog: all of those;\n"
-               "                 default: everything)\n"
-               "  --reps N       timed calls per contender and size (default: the rule printed)\n"
-               "  --fresh-series N\n"
-               "                 catalog kernels only: each repetition reads the next of a pool\n"
-               "                 of up to N distinct series (at most 256 MiB of bars), the same\n"
-               "                 for every contender, so that no branch predictor learns the\n"
-               "                 series by replay (default: one series, replayed)\n"
-               "  --learn        apportion's runtimes refine their models after every call, as\n"
-               "                 a default runtime does (in memory: no profile is read or\n"
-               "                 written); the default measures with learning off\n"
-               "  --period N     catalog kernels only: the kernels that take a timeperiod run\n"
-               "                 at N in all three libraries (2 to 100000), the others are\n"
-               "                 left out (default: TA-Lib's default parameters)\n"
-               "  --cache DIR    where the peers are fetched and built (default\n"
-               "                 $XDG_CACHE_HOME/apportion-peers, else ~/.cache/apportion-peers)\n"
-               "  --rebuild      build Tulip again (TA-Lib comes built, in its wheel)\n"
-               "  --help\n");
-}
+#define OPT(...) BENCH_OPTION(options, __VA_ARGS__)
+#define FLAG(...) BENCH_FLAG(options, __VA_ARGS__)
+
+static const bench_option option_rows[] = {
+    OPT("--max-size", "N", DOUBLE, 1e4, 1e9, max_size,
+        "largest series, from 1e4 by tens (default 1e7); the catalog\n"
+        "kernels run at 1e4 and 1e6 where they are within it"),
+    FLAG("--no-batch", no_batch, "leave out the 1000 x 10000 batch"),
+    OPT("--kernels", "LIST", TEXT, 0, 0, kernels,
+        "comma list among bollinger, macd and the catalog kernels that\n"
+        "TA-Lib has (sma, rsi, atr, ...; catalog: all of those;\n"
+        "default: everything)"),
+    OPT("--reps", "N", INT, 1, 1000, reps,
+        "timed calls per contender and size (default: the rule printed)"),
+    OPT("--fresh-series", "N", INT, 1, 1000, fresh_series,
+        "catalog kernels only: each repetition reads the next of a pool\n"
+        "of up to N distinct series (at most 256 MiB of bars), the same\n"
+        "for every contender, so that no branch predictor learns the\n"
+        "series by replay (default: one series, replayed)"),
+    FLAG("--learn", learn,
+         "apportion's runtimes refine their models after every call, as\n"
+         "a default runtime does (in memory: no profile is read or\n"
+         "written); the default measures with learning off"),
+    OPT("--period", "N", DOUBLE, 2, 100000, period,
+        "catalog kernels only: the kernels that take a timeperiod run\n"
+        "at N in all three libraries (2 to 100000), the others are\n"
+        "left out (default: TA-Lib's default parameters)"),
+    OPT("--cache", "DIR", TEXT, 0, 0, cache,
+        "where the peers are fetched and built (default\n"
+        "$XDG_CACHE_HOME/apportion-peers, else ~/.cache/apportion-peers)"),
+    FLAG("--rebuild", rebuild, "build Tulip again (TA-Lib comes built, in its wheel)"),
+};
+
+#undef OPT
+#undef FLAG
+
+static const bench_option_table option_table = {"[options]", option_rows,
+                                                sizeof option_rows / sizeof option_rows[0], 17};
 
 /* Every name of --kernels must be one the bench runs: a typo would otherwise time nothing.
  * Checked once the runtime is up, since the catalog's rows come from its list of kernels. */
@@ -98,56 +112,6 @@ static int check_kernels(apo_runtime *rt, const char *list) {
             return -1;
         }
         p += n + (p[n] == ',');
-    }
-    return 0;
-}
-
-static int parse_options(int argc, char **argv, options *o) {
-    o->max_size = 1e7;
-    o->reps = 0;
-    o->rebuild = 0;
-    o->batch = 1;
-    o->fresh_series = 0;
-    o->learn = 0;
-    o->period = 0;
-    o->cache = NULL;
-    o->kernels = NULL;
-    for (int i = 1; i < argc; i++) {
-        double v;
-        if (strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            exit(0);
-        } else if (strcmp(argv[i], "--max-size") == 0 && i + 1 < argc &&
-                   bench_parse_count(argv[i + 1], 1e4, 1e9, &v) == 0) {
-            o->max_size = v;
-            i++;
-        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc &&
-                   bench_parse_count(argv[i + 1], 1, 1000, &v) == 0) {
-            o->reps = (int)v;
-            i++;
-        } else if (strcmp(argv[i], "--fresh-series") == 0 && i + 1 < argc &&
-                   bench_parse_count(argv[i + 1], 1, 1000, &v) == 0) {
-            o->fresh_series = (int)v;
-            i++;
-        } else if (strcmp(argv[i], "--period") == 0 && i + 1 < argc &&
-                   bench_parse_count(argv[i + 1], 2, 100000, &v) == 0) {
-            o->period = v;
-            i++;
-        } else if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc) {
-            o->cache = argv[++i];
-        } else if (strcmp(argv[i], "--kernels") == 0 && i + 1 < argc) {
-            o->kernels = argv[++i];
-        } else if (strcmp(argv[i], "--learn") == 0) {
-            o->learn = 1;
-        } else if (strcmp(argv[i], "--rebuild") == 0) {
-            o->rebuild = 1;
-        } else if (strcmp(argv[i], "--no-batch") == 0) {
-            o->batch = 0;
-        } else {
-            fprintf(stderr, "apo-bench-peers: bad option %s\n", argv[i]);
-            usage(stderr);
-            return -1;
-        }
     }
     return 0;
 }
@@ -552,8 +516,8 @@ static void cpu_label(apo_runtime *rt, char *out, size_t size) {
 }
 
 int main(int argc, char **argv) {
-    options o;
-    if (parse_options(argc, argv, &o) != 0)
+    options o = {.max_size = 1e7};
+    if (bench_options_parse(&option_table, argc, argv, &o) != 0)
         return 2;
     char load[64], host[128] = "?", when[64] = "?";
     bench_load_average(load, sizeof load);
@@ -613,7 +577,7 @@ int main(int argc, char **argv) {
             rc = measure(&c, &o, run_macd, 0, 1, (size_t)size, 7, &macd[n_res]);
         n_res += rc == 0;
     }
-    if (o.batch && rc == 0) {
+    if (!o.no_batch && rc == 0) {
         if (do_boll)
             rc = measure(&c, &o, run_bollinger, 1, 1000, 10000, 11, &boll[n_res]);
         if (rc == 0 && do_macd)
@@ -627,7 +591,7 @@ int main(int argc, char **argv) {
     if (do_boll && do_macd)
         print_targets(boll, macd, n_res);
     if (rc == 0) {
-        const peers_catalog_options co = {o.kernels, o.max_size,     o.batch,
+        const peers_catalog_options co = {o.kernels, o.max_size,     !o.no_batch,
                                           o.reps,    o.fresh_series, o.period};
         rc = peers_catalog_run(&peers, c.rt, &co);
     }
