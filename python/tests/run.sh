@@ -63,10 +63,16 @@ fi
 # On a machine without a GPU the wheel is built without the CUDA backend: nothing here could
 # run it, the C suites build and test it already (tests/README.md), and its kernels took nvcc
 # minutes a build (the catalog's 160 kernels, each family's switch compiled for every arch).
-# With a GPU (nvidia-smi lists one) the wheel is the one users get, CUDA included.
+# Nor with the CPU kernels' avx2 and avx512 paths (meson_options.txt, vector_paths): the C
+# suites run every path, what this suite tests is the same on each, and those files are the
+# costliest C compiles of this second build of the library. The options go in a machine file
+# of project options, since pip 23.0 (Debian 12's) keeps one value of a --config-settings key.
+# With a GPU (nvidia-smi lists one) the wheel is the one users get, CUDA and every path included.
 wheel_args=()
 if ! nvidia-smi -L >/dev/null 2>&1; then
-    wheel_args+=(--config-settings=setup-args=-Dcuda=disabled)
+    options_file=$(realpath "$build_dir")/python-wheel-options.ini
+    printf '[project options]\ncuda = %s\nvector_paths = %s\n' "'disabled'" "'sse2'" >"$options_file"
+    wheel_args+=(--config-settings=setup-args=--native-file="$options_file")
 fi
 if ! (cd "$source_dir" && HOME=$build_dir/python-home "$venv/bin/pip" install --no-build-isolation -q \
     --config-settings=builddir="$build_dir/python-wheel" "${wheel_args[@]}" .) \
