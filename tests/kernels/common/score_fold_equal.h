@@ -1,8 +1,8 @@
 /*
  * score_fold_equal.h: whether two score folds (kernels/scores/score_tile.h, apo__score_fold) hold
  * the same state, every field and every bit: what the vector paths' folds are held to against the
- * scalar fold (common/test_cpu_isa.c, dispatch/test_score_ride.c; each says in its own message
- * where the two differ).
+ * scalar fold (common/test_cpu_isa.c; dispatch/score_fixtures.c, for test_score_ride.c and
+ * test_score_sides.c; each says in its own message where the two differ).
  */
 #ifndef APO_TEST_SCORE_FOLD_EQUAL_H
 #define APO_TEST_SCORE_FOLD_EQUAL_H
