@@ -171,8 +171,10 @@
  * 1e6 bars, by more than it gained at the other size, in both of the two measurements
  * (docs/perf-log/2026-11-24-catalog-round-4.md, "Eight halved lanes or four"); min and mfi
  * swapped sides between them and keep the widest; zscore and vwap keep it as measured with a
- * driver (docs/perf-log/2026-11-25-catalog-round-7.md, "zscore and vwap"). The Wilder
- * recurrences' lanes are tiles side by side, gathered a bar at a time: a step of 8 costs
+ * driver (docs/perf-log/2026-11-25-catalog-round-7.md, "zscore and vwap"); dx, adxr,
+ * linearreg_intercept and tsf by the stricter rule of a later Zen 4 VM, avx2 faster by more than
+ * 10% at both sizes in each of two runs a path (docs/perf-log/2026-11-27-zen4-catalog.md). The
+ * Wilder recurrences' lanes are tiles side by side, gathered a bar at a time: a step of 8 costs
  * about twice a step of 4, and a 1e4-bar row has tiles for only four.
  * AVX2_ZEN5: measured slower on 8 lanes than on 4 on a Zen 5 EPYC (whole 512-bit
  * operations), by the same rule, in six runs a path
@@ -336,9 +338,9 @@
     X(MINUS_DM, minus_dm, trend, APO_CAT_HL, (1, "minus_dm"), (1, APO_CAT_PERIOD(14, 1)),          \
       APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_AHEAD, APO_CAT_DM_RULE)                       \
     X(DX, dx, trend, APO_CAT_HLC, (1, "dx"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0), WILDER(1),  \
-      RUN, APO_CAT_T_AHEAD, APO_CAT_WILDER_RULE)                                                   \
+      RUN, APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4, APO_CAT_WILDER_RULE)                             \
     X(ADXR, adxr, trend, APO_CAT_HLC, (1, "adxr"), (1, APO_CAT_PERIOD(14, 2)),                     \
-      3 * APO_CAT_P(0) - 2, WILDER(2), NONE, 0,                                                    \
+      3 * APO_CAT_P(0) - 2, WILDER(2), NONE, APO_CAT_T_AVX2_ZEN4,                                  \
       "3 timeperiod - 2 + twice the steps Wilder's average takes to forget its seed (to 2^-64): "  \
       "ADX's, and the timeperiod - 1 bars between the two ADX it averages")                        \
     X(AROONOSC, aroonosc, trend, APO_CAT_HL, (1, "aroonosc"), (1, APO_CAT_PERIOD(14, 2)),          \
@@ -570,10 +572,10 @@
     X(CDLXSIDEGAP3METHODS, cdlxsidegap3methods, candles, APO_CAT_OHLC, (1, "cdlxsidegap3methods"), \
       APO_CAT_NO_PARAMS, 2, WINDOW, POSITION, APO_CAT_T_JOIN, APO_CAT_CANDLE_RULE)                 \
     X(LINEARREG_INTERCEPT, linearreg_intercept, statistics, APO_CAT_CLOSE,                         \
-      (1, "linearreg_intercept"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN, 0,    \
-      "timeperiod - 1")                                                                            \
+      (1, "linearreg_intercept"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN,       \
+      APO_CAT_T_AVX2_ZEN4, "timeperiod - 1")                                                       \
     X(TSF, tsf, statistics, APO_CAT_CLOSE, (1, "tsf"), (1, APO_CAT_PERIOD(14, 2)),                 \
-      APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
+      APO_CAT_P(0) - 1, WINDOW, RUN, APO_CAT_T_AVX2_ZEN4, "timeperiod - 1")                        \
     X(AVGDEV, avgdev, statistics, APO_CAT_CLOSE, (1, "avgdev"), (1, APO_CAT_PERIOD(14, 2)),        \
       APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")                        \
     X(SAR, sar, trend, (2, "high", "low"), (1, "sar"),                                             \
