@@ -406,6 +406,20 @@ static APO_SCORE_LANES_INLINE void apo__score_lanes_warm_bar(const int kind, con
     apo__score_lanes_warm_bar_more(kind, widths, tile, set, k, s, NULL, i);
 }
 
+/* One scored return r added to the sums, peak and drawdown of apo__score_bar_pos, in its
+ * order: the step both loops below take (inlined, so their state stays in registers). */
+static APO_SCORE_LANES_INLINE void apo__score_lanes_sum_step(apo_vd r, apo_vd shift, apo_vd *total,
+                                                             apo_vd *dev_sum, apo_vd *dev_sq,
+                                                             apo_vd *peak, apo_vd *drawdown) {
+    *total = *total + r;
+    const apo_vd dev = r - shift;
+    *dev_sum = *dev_sum + dev;
+    *dev_sq = *dev_sq + dev * dev;
+    *peak = apo__score_lanes_max(*total, *peak);
+    const apo_vd fall = *peak - *total;
+    *drawdown = apo__score_lanes_max(fall, *drawdown);
+}
+
 /* The sums, peak and drawdown of apo__score_bar_pos over the returns of m scored bars, in
  * order, once every set has started and has its shift. A function of its own, not inlined:
  * compiled inside the loop of positions, its chains went through memory (the compiler kept
@@ -420,13 +434,7 @@ apo__score_lanes_sums(apo__score_lanes *s, const apo_vd *returns, size_t m) {
     const apo_vd shift = s->shift;
     for (size_t j = 0; j < m; j++) {
         const apo_vd r = returns[j];
-        total = total + r;
-        const apo_vd dev = r - shift;
-        dev_sum = dev_sum + dev;
-        dev_sq = dev_sq + dev * dev;
-        peak = apo__score_lanes_max(total, peak);
-        const apo_vd fall = peak - total;
-        drawdown = apo__score_lanes_max(fall, drawdown);
+        apo__score_lanes_sum_step(r, shift, &total, &dev_sum, &dev_sq, &peak, &drawdown);
     }
     s->total = total, s->dev_sum = dev_sum, s->dev_sq = dev_sq;
     s->peak = peak, s->drawdown = drawdown;
@@ -447,13 +455,7 @@ apo__score_lanes_sums_more(apo__score_lanes *s, apo__score_lanes_more *c, const 
     const apo_vd shift = s->shift, one = apo_vd_splat(1.0);
     for (size_t j = 0; j < m; j++) {
         const apo_vd r = returns[j];
-        total = total + r;
-        const apo_vd dev = r - shift;
-        dev_sum = dev_sum + dev;
-        dev_sq = dev_sq + dev * dev;
-        peak = apo__score_lanes_max(total, peak);
-        const apo_vd fall = peak - total;
-        drawdown = apo__score_lanes_max(fall, drawdown);
+        apo__score_lanes_sum_step(r, shift, &total, &dev_sum, &dev_sq, &peak, &drawdown);
         apo__score_lanes_compound(&e, one, r);
     }
     s->total = total, s->dev_sum = dev_sum, s->dev_sq = dev_sq;
