@@ -22,6 +22,7 @@
 
 #include "catalog.h"
 #include "catalog_lanes.h"
+#include "wilder_step.h"
 
 /* The definition's loop from r->t to end, writing from `begin` on (apo__cat_run: n[0] the
  * finite samples seen, v[0] their seed sum, v[1] the average). */
@@ -35,18 +36,8 @@ static inline APO_HD void apo__rma_run(const apo__cat_io *io, size_t begin, size
     double sum = r->v[0], a = r->v[1];
     for (size_t t = r->t; t < end; t++) {
         double y = NAN;
-        if (isfinite(x[t])) {
-            if (seen < p) {
-                sum = sum + x[t];
-                if (++seen == p) {
-                    a = sum / pd;
-                    y = a;
-                }
-            } else {
-                a = (a * keep + x[t]) / pd;
-                y = a;
-            }
-        }
+        if (isfinite(x[t]))
+            APO__WILDER_STEP(seen, p, sum, a, x[t], pd, keep, y);
         if (t >= begin)
             out[t] = apo__canonical_nan(y);
     }
@@ -87,16 +78,7 @@ static inline void apo__rma_round(const apo__cat_io *io, const apo__tile_span *t
         if (!apo__cat_lanes_all_finite(v))
             break;
         apo_tv y = nan;
-        if (seen < p) {
-            sum = sum + v;
-            if (++seen == p) {
-                a = sum / pd;
-                y = a;
-            }
-        } else {
-            a = (a * keep + v) / pd;
-            y = a;
-        }
+        APO__WILDER_STEP(seen, p, sum, a, v, pd, keep, y);
         apo__cat_lanes_store(io->out[0], &ln, tiles, step, apo_tv_pick(y != y, nan, y));
     }
     apo__cat_lanes_stop(&ln, step, &seen, 1);

@@ -38,7 +38,7 @@
  * counts alike once capped at p + 1. A count is only compared with p and p + 1 (the seeds'
  * <, == and <= tests, catalog.h); plus_di's, minus_di's and adx's grow with every bar, so the
  * whole tile's and a piece's differ by the bars before the piece's warm-up. atr's, natr's and
- * rma's seed sum (v[0]) is read only while seeding (APO__ATR_STEP, apo__rma_run): once both
+ * rma's seed sum (v[0]) is read only while seeding (APO__WILDER_STEP, apo__rma_run): once both
  * runs are seeded it is the sum of different bars and is not compared. */
 static inline int apo__cat_runs_alike(apo__cat_id id, const apo__cat_run *a, const apo__cat_run *b,
                                       size_t p) {

@@ -40,7 +40,7 @@ static APO_CAT_SPECIALISED void apo__atr_round(const apo__cat_io *io, const apo_
         if (!apo__cat_lanes_all_finite(tr))
             break;
         apo_tv y = nan;
-        APO__ATR_STEP(seen, p, sum, a, tr, pd, keep, y);
+        APO__WILDER_STEP(seen, p, sum, a, tr, pd, keep, y);
         if (normalize && seen >= p)
             y = apo__natr_lanes(y, apo__cat_lanes_load(io->in[2], &ln, step, 0));
         apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);

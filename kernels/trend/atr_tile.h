@@ -19,6 +19,7 @@
 
 #include "run_entries.h"
 #include "trange_tile.h"
+#include "wilder_step.h"
 
 /* normalize 0: ATR; 1: NATR. */
 /* The tile's start: NaN at `begin` when the warm-up starts there (no true range yet), the
@@ -28,23 +29,7 @@ static inline APO_HD void apo__atr_start(const apo__cat_io *io, size_t begin, ap
     apo__cat_run_start_changes(io, begin, r);
 }
 
-/* One true range into the average, written once for a double and for a vector of tiles'
- * lanes (atr_lanes.h), so both perform the same operations: the seed's sum until p true
- * ranges are in, then Wilder's step; y gets the average from the p-th on. */
-#define APO__ATR_STEP(seen, p, sum, a, tr, pd, keep, y)                                            \
-    do {                                                                                           \
-        if ((seen) < (p)) {                                                                        \
-            (sum) = (sum) + (tr);                                                                  \
-            (seen)++;                                                                              \
-            if ((seen) == (p)) {                                                                   \
-                (a) = (sum) / (pd);                                                                \
-                (y) = (a);                                                                         \
-            }                                                                                      \
-        } else {                                                                                   \
-            (a) = ((a) * (keep) + (tr)) / (pd);                                                    \
-            (y) = (a);                                                                             \
-        }                                                                                          \
-    } while (0)
+/* Each true range goes into the average by APO__WILDER_STEP (wilder_step.h). */
 
 /* The loop from r->t to end, writing the positions from `begin` on; normalize 1: NATR. */
 static APO_CAT_SPECIALISED APO_HD void apo__atr_run(const apo__cat_io *io, size_t begin, size_t end,
@@ -59,7 +44,7 @@ static APO_CAT_SPECIALISED APO_HD void apo__atr_run(const apo__cat_io *io, size_
         const double tr = apo__true_range(io->in[0], io->in[1], close, t);
         double y = NAN;
         if (isfinite(tr))
-            APO__ATR_STEP(seen, p, sum, a, tr, pd, keep, y);
+            APO__WILDER_STEP(seen, p, sum, a, tr, pd, keep, y);
         if (normalize && isfinite(y)) {
             const double c = close[t];
             y = c != 0.0 ? apo__canonical_nan(y / c * 100.0) : 0.0;

@@ -53,7 +53,7 @@ static inline APO_HD void apo__kc_tile(const apo__cat_io *io, size_t begin, size
         if (t >= atr_from) {
             const double tr = apo__true_range(high, low, close, t);
             if (isfinite(tr))
-                APO__ATR_STEP(atr_seen, a, atr_sum, atr, tr, ad, keep, y);
+                APO__WILDER_STEP(atr_seen, a, atr_sum, atr, tr, ad, keep, y);
         }
         if (t < begin)
             continue;

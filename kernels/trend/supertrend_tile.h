@@ -49,7 +49,7 @@ static inline APO_HD void apo__supertrend_step(apo__supertrend_state *s, const a
         const double tr = apo__true_range_values(high, low, s->close);
         size_t seen = (size_t)s->seen;
         double atr = NAN;
-        APO__ATR_STEP(seen, p, s->sum, s->atr, tr, pd, keep, atr);
+        APO__WILDER_STEP(seen, p, s->sum, s->atr, tr, pd, keep, atr);
         s->seen = (double)seen;
         if (isfinite(atr)) {
             const double median = (high + low) / 2.0, band = multiplier * atr;
