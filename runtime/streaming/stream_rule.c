@@ -8,6 +8,8 @@
 #include "fnv1a.h"
 #include "le_bytes.h"
 #include "streaming/state_format.h"
+#include "streaming/stream_copy.h"
+#include "streaming/stream_journal.h"
 #include "streaming/stream_rule.h"
 
 static const unsigned char magic[8] = {'A', 'P', 'O', 'R', 'U', 'L', 'E', 0};
@@ -148,8 +150,13 @@ apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t tota
     double *ind_out[APO_MAX_IO];
     for (size_t o = 0; o < n_out; o++)
         ind_out[o] = scratch + o * n_sets * total;
-    apo_status st = peek ? apo_stream_peek(rule->inner, n_new, inputs, ind_out)
-                         : apo_stream_update(rule->inner, n_new, inputs, ind_out);
+    /* The rule's checks are the indicator stream's (the same inputs, checked by the public
+     * call), so its feed is called directly. An indicator's update that fails part way (a
+     * large one on the devices) leaves the rule refusing too: its save, fork and updates then
+     * say so, as a lone stream's do. */
+    apo_status st = apo__stream_feed(rule->inner, n_new, total, inputs, ind_out, peek);
+    if (rule->inner->broken)
+        s->broken = 1;
     if (st == APO_OK) {
         if (peek)
             memcpy(live, rule->live, n_sets * s->n_series * sizeof *live);
@@ -167,7 +174,7 @@ apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t tota
 apo_status apo__stream_rule_copy(const apo_stream *s, apo_stream **out) {
     const struct apo__stream_rule *rule = s->rule;
     apo_stream *inner = NULL;
-    APO_CHECK(apo_stream_fork(rule->inner, &inner));
+    APO_CHECK(apo__stream_copy(rule->inner, &inner)); /* not broken: s is not (the caller checks) */
     APO_CHECK(apo__stream_rule_new(rule->scored, rule->params, rule->n_sets, inner, out));
     memcpy((*out)->rule->live, rule->live, rule->n_sets * s->n_series * sizeof *rule->live);
     (*out)->rt = s->rt;
