@@ -4,8 +4,9 @@
  * `periods_per_year`), with the scores as outputs of one column and a tile that is a whole
  * series: a series is scored by one device in one pass, so scores are the same bits on any
  * devices, ratios and split (a split along time cuts nothing: the tiled axis is one long).
- * Here: the hooks every scored kernel runs (the series' fold on the host) and building a
- * kernel from a rule's row. The table of built-in rules and the lookups by name are
+ * Here: the hooks every scored kernel runs (the series' fold on the host), the views' names
+ * and building a kernel from a rule's row (the lowest of the scored sources: it calls none
+ * of the others). The table of built-in rules and the lookups by name are
  * scored_table.c's, the CUDA launch scored_launch.c's, a user's rule scored_user_rules.c's;
  * the rules on any output, built on first use, are scored_generic.c's (scored_build.h).
  */
@@ -581,6 +582,26 @@ int apo__scored_scorable(const apo__kernel *ind, size_t extra, char *err, size_t
 }
 
 /* ---- building them ----------------------------------------------------------------------- */
+
+/* The views' suffixes of a rule's name (score_more.h's APO_SCORE_VIEW_*): `bands_revert`,
+ * `bands_revert/compound`, `bands_revert/log`, `bands_revert/more`. */
+static const char *const view_names[APO_SCORE_VIEW_COUNT] = {"", "compound", "log", "more"};
+
+/* The view a rule's name asks for after its '/' (none: the sum), or -1. `base` gets the
+ * rule's own name. */
+int apo__scored_view_of(const char *rule, char *base, size_t base_size) {
+    const char *slash = strchr(rule, '/');
+    const size_t len = slash != NULL ? (size_t)(slash - rule) : strlen(rule);
+    snprintf(base, base_size, "%.*s", (int)len, rule);
+    if (slash == NULL)
+        return APO_SCORE_VIEW_SUM;
+    for (int v = 1; v < APO_SCORE_VIEW_COUNT; v++)
+        if (apo__kernel_name_equal(slash + 1, view_names[v]))
+            return v;
+    return -1;
+}
+
+const char *apo__scored_view_name(int view) { return view_names[view]; }
 
 /* The scored kernel of `ind` and a rule named rule_name, with thresholds when `d` has them
  * (d NULL: a user's rule, which has none): built-in and user rules share every hook, so a

@@ -16,10 +16,6 @@
 #include "score_more.h"
 #include "score_tile.h"
 
-/* The views' suffixes of a rule's name (score_more.h's APO_SCORE_VIEW_*): `bands_revert`,
- * `bands_revert/compound`, `bands_revert/log`, `bands_revert/more`. */
-static const char *const view_names[APO_SCORE_VIEW_COUNT] = {"", "compound", "log", "more"};
-
 #define NO_THRESHOLDS 0, 0.0, 0.0, 0.0, 0.0
 #define ZONE_AND_REVERT(ind, out, lo, hi, min, max)                                                \
     {ind, ind "_zone", APO_RULE_ZONE, out, 0, 1, lo, hi, min, max}, {                              \
@@ -74,22 +70,6 @@ static void build_all(void) {
     for (size_t i = 0; i < N_SCORED; i++)
         build_one(i);
 }
-
-/* The view a rule's name asks for after its '/' (none: the sum), or -1. `base` gets the
- * rule's own name. */
-int apo__scored_view_of(const char *rule, char *base, size_t base_size) {
-    const char *slash = strchr(rule, '/');
-    const size_t len = slash != NULL ? (size_t)(slash - rule) : strlen(rule);
-    snprintf(base, base_size, "%.*s", (int)len, rule);
-    if (slash == NULL)
-        return APO_SCORE_VIEW_SUM;
-    for (int v = 1; v < APO_SCORE_VIEW_COUNT; v++)
-        if (apo__kernel_name_equal(slash + 1, view_names[v]))
-            return v;
-    return -1;
-}
-
-const char *apo__scored_view_name(int view) { return view_names[view]; }
 
 const apo__kernel *apo__scored_kernel_find(const char *name) {
     if (strchr(name, ':') == NULL)
