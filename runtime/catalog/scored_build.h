@@ -43,8 +43,8 @@ void apo__scored_host_only(apo__kernel *k);
  * (thresholds, cost, periods_per_year, side); else 0 with the reason in err. */
 int apo__scored_scorable(const apo__kernel *ind, size_t extra, char *err, size_t err_size);
 
-/* scored_kernels.c: the view a rule's name asks for after its '/' (none: APO_SCORE_VIEW_SUM), or -1 for an
- * unknown one; `base` gets the rule's own name. */
+/* scored_kernels.c: the view a rule's name asks for after its '/' (none: APO_SCORE_VIEW_SUM), or -1
+ * for an unknown one; `base` gets the rule's own name. */
 int apo__scored_view_of(const char *rule, char *base, size_t base_size);
 
 /* scored_kernels.c: the suffix of view `view` after a rule's '/' ("" for the sum). */
