@@ -20,6 +20,26 @@ static size_t volume_input(const apo__kernel *k) {
     return k->n_inputs;
 }
 
+/* The least of the row's values and 0, NaN skipped: what decides whether the row is searched
+ * for a negative volume. Eight running minima side by side (`x < lo ? x : lo`, one MINSD each),
+ * so that the scan is not bound by a branch a bar nor by one minimum's latency: gcc does not
+ * vectorise this reduction without -ffast-math; a branch-free `bad |= x < 0 && x > -inf` a bar
+ * took 0.54 ns a bar on a Zen 4 (a third of obv's call at 1e4 bars), this 0.15. */
+static double row_least(const double *row, size_t n) {
+    enum { CHAINS = 8 };
+    double lo[CHAINS] = {0};
+    size_t t = 0;
+    for (; t + CHAINS <= n; t += CHAINS)
+        for (size_t j = 0; j < CHAINS; j++)
+            lo[j] = row[t + j] < lo[j] ? row[t + j] : lo[j];
+    for (; t < n; t++)
+        lo[0] = row[t] < lo[0] ? row[t] : lo[0];
+    double least = 0;
+    for (size_t j = 0; j < CHAINS; j++)
+        least = lo[j] < least ? lo[j] : least;
+    return least;
+}
+
 apo_status apo__check_volumes(const apo__kernel *k, const double *const *inputs, size_t rows,
                               size_t cols, const size_t *lengths, size_t stride, const char *fn,
                               const char *row_word) {
@@ -31,12 +51,10 @@ apo_status apo__check_volumes(const apo__kernel *k, const double *const *inputs,
     for (size_t r = 0; r < rows; r++) {
         const size_t n = lengths != NULL ? lengths[r] : cols;
         const double *row = x + (stride > 0 ? r * stride : at);
-        /* A branch-free scan: negative volumes are rare, so the row is read once at the
-         * memory's speed and searched again only when it holds one. -inf is a gap. */
-        int bad = 0;
-        for (size_t t = 0; t < n; t++)
-            bad |= row[t] < 0 && row[t] > -INFINITY;
-        for (size_t t = 0; bad && t < n; t++)
+        /* Negative volumes are rare, so the row is read once for its least value and
+         * searched again only when that is below 0 (a negative volume, or a gap of -inf). */
+        const int search = row_least(row, n) < 0;
+        for (size_t t = 0; search && t < n; t++)
             if (row[t] < 0 && row[t] > -INFINITY)
                 return apo__fail(APO_ERR_INVALID_ARGUMENT,
                                  "%s: %s: input %zu (volume) is %.17g at %s %zu, bar %zu: a volume "
