@@ -340,6 +340,15 @@ def present_ragged(arrays, kinds, layout, sets):
     return shaped
 
 
+def plain_presenter(layout, sets, grid, first_set):
+    """How an Arrow input's outputs that are not series (reductions) come back: as for a
+    numpy input of its shape (``_arrow.present`` calls it for each such output)."""
+    plain = Layout(layout.one_d, lengths=layout.lengths)
+    if layout.lengths is not None:
+        return lambda arr, kind: present_ragged([arr], [kind], plain, sets)
+    return lambda arr, kind: present([arr], [kind], plain, sets, grid, first_set)
+
+
 def _to_pandas(a, kind, layout, sets, grid, first_set=0):
     import pandas as pd
 

@@ -227,10 +227,9 @@ def _frame(kind, columns):
     return columns
 
 
-def _set_names(grid, sets, first_set):
-    from ._arrays import sweep_labels
-
-    labels = sweep_labels(grid)[first_set : first_set + sets]
+def _set_names(grid, labels):
+    """The columns' suffixes of a sweep's sets, ``labels`` their values as sweep_labels gives
+    them."""
     names = [n for n, _ in grid]
     if len(names) == 1:
         return [f"{names[0]}={v}" for v in labels]
@@ -244,24 +243,22 @@ def _flat_rows(a, grouped):
     return np.concatenate([row[:n] for row, n in zip(a, grouped.lengths)])
 
 
-def present(arrays, kinds, layout, sets, grid, first_set, output_names):
+def present(arrays, kinds, layout, grid, labels, output_names, plain):
     """The library's (sets*rows) x cols outputs as the caller's kind: a column in, a Series
     (pyarrow: an Array) out; a frame in, a frame with its columns out; a long frame in, one
     value a row of the frame (a Series to add with ``with_columns``/``append_column``). A
-    sweep makes frames whose columns are named ``column/param=value``. Reductions (one value
-    a series) and other shapes stay numpy, as for a numpy input."""
-    from . import _arrays
-
+    sweep (``labels``: the values of the sets run, None without one) makes frames whose
+    columns are named ``column/param=value``. Reductions (one value a series) and other
+    shapes stay numpy, as for a numpy input: ``plain(arr, kind)`` shapes them, the numpy
+    presenter handed in by the caller so that this module takes nothing from _arrays, which
+    reads Arrow inputs through it."""
     arrow = layout.arrow
-    labels = _set_names(grid, sets, first_set) if sets else [None]
+    sets = len(labels) if labels is not None else 0
+    labels = _set_names(grid, labels) if sets else [None]
     shaped = []
     for arr, kind, out_name in zip(arrays, kinds, output_names):
         if kind != "series":
-            plain = _arrays.Layout(layout.one_d, lengths=layout.lengths)
-            if layout.lengths is not None:
-                shaped.extend(_arrays.present_ragged([arr], [kind], plain, sets))
-            else:
-                shaped.extend(_arrays.present([arr], [kind], plain, sets, grid, first_set))
+            shaped.extend(plain(arr, kind))
             continue
         per_set = arr.reshape(len(labels), -1, arr.shape[-1])
         if arrow.grouped is not None:

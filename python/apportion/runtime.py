@@ -221,7 +221,9 @@ class Runtime(_core.Runtime):
             warnings.warn(errors.NonFiniteOutputWarning(kernel, nonfinite), stacklevel=_caller_level())
         if layout.arrow is not None and out is None:
             names = tup._fields if len(tup._fields) > 1 else (kernel,)
-            result = tup._make(_arrow.present(outs, kinds, layout, sets, grid, first_set, names))
+            labels = _arrays.sweep_labels(grid)[first_set : first_set + sets] if sets else None
+            plain = _arrays.plain_presenter(layout, sets, grid, first_set)
+            result = tup._make(_arrow.present(outs, kinds, layout, grid, labels, names, plain))
         elif layout.lengths is not None:
             result = tup._make(_arrays.present_ragged(outs, kinds, layout, sets))
         elif out is not None:
