@@ -127,6 +127,57 @@ APO_EXPORT apo_status apo_cuda_memcpy(apo_runtime *rt, size_t device, void *dst,
 APO_EXPORT apo_status apo_cuda_host_register(apo_runtime *rt, void *ptr, size_t bytes);
 APO_EXPORT apo_status apo_cuda_host_unregister(apo_runtime *rt, void *ptr);
 
+/*
+ * Host memory from the runtime's pool of pinned blocks (docs/host-pool.md): for output
+ * arrays that the caller allocates only to hand to apo_distribute_workload(), which the GPUs
+ * then write straight into instead of through staging copies. A block released goes back to
+ * the pool and serves a later request of up to its size (down to half of it), so the cost of
+ * pinning is paid once, not each call. The pool holds at most a bound of pinned bytes (in use
+ * and idle; a quarter of the host's memory unless apo_cuda_host_pool_limit() says otherwise);
+ * a request beyond it, or one CUDA cannot pin, gets plain memory, with no error: the caller's
+ * bits are the same either way, *pinned (when not NULL) says which it got.
+ *
+ * *ptr is 64-byte aligned and holds `bytes` bytes, uninitialised. Release it with
+ * apo_cuda_host_release() exactly once, never free(). Thread-safe: any thread may acquire or
+ * release at any time, also while a call runs, but not while apo_runtime_destroy() runs. A
+ * block may outlive its runtime: apo_runtime_destroy() frees the idle blocks, and one
+ * released later is freed then (the runtime never resets a GPU, so pinned memory stays valid
+ * after it).
+ * Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT (bytes 0), APO_ERR_NO_DEVICE (no GPU in the
+ * runtime, or no CUDA backend: then there is nothing to pin for), APO_ERR_OUT_OF_MEMORY (not
+ * even plain memory). apo_cuda_host_release accepts NULL, and returns
+ * APO_ERR_INVALID_ARGUMENT for a pointer that is no block of apo_cuda_host_acquire() or one
+ * released already while its pool holds it (what a check of the block can see; freed plain
+ * memory it cannot). */
+APO_EXPORT apo_status apo_cuda_host_acquire(apo_runtime *rt, size_t bytes, void **ptr, int *pinned);
+APO_EXPORT apo_status apo_cuda_host_release(void *ptr);
+
+/* What the pool of pinned host blocks holds, and what it did since the runtime was created. */
+typedef struct apo_cuda_host_pool_info {
+    size_t size;          /* sizeof(apo_cuda_host_pool_info); set by APO_CUDA_HOST_POOL_INFO_INIT */
+    size_t limit_bytes;   /* the bound on pinned bytes */
+    size_t pinned_bytes;  /* pinned bytes held: blocks in use and idle (each with 64 bytes of its
+                             own) */
+    size_t idle_bytes;    /* of those, the idle blocks' */
+    size_t blocks_in_use; /* pinned blocks acquired and not yet released */
+    size_t blocks_idle;   /* pinned blocks kept for reuse */
+    uint64_t reused;      /* requests served by an idle block */
+    uint64_t pinned_new;  /* requests that pinned a new block */
+    uint64_t plain;       /* requests given plain memory: over the bound, or pinning failed */
+} apo_cuda_host_pool_info;
+
+#define APO_CUDA_HOST_POOL_INFO_INIT                                                               \
+    { .size = sizeof(apo_cuda_host_pool_info) }
+
+/* Fills *out. Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT (out->size not this version's),
+ * APO_ERR_OUT_OF_MEMORY (no pool: out of memory when the runtime was created), APO_ERR_NO_DEVICE
+ * (no GPU in the runtime, or no CUDA backend). */
+APO_EXPORT apo_status apo_cuda_host_pool_query(apo_runtime *rt, apo_cuda_host_pool_info *out);
+/* Sets the bound on pinned bytes (0: pin nothing more, every request gets plain memory). Idle
+ * blocks beyond the new bound are freed now; blocks in use stay, and are freed at their
+ * release while the pool is above the bound. Errors as apo_cuda_host_pool_query. */
+APO_EXPORT apo_status apo_cuda_host_pool_limit(apo_runtime *rt, size_t bytes);
+
 /* Transfer and copy bandwidths of one GPU, measured when called (median of several runs). */
 typedef struct apo_cuda_bandwidth {
     size_t size;        /* sizeof(apo_cuda_bandwidth); set by APO_CUDA_BANDWIDTH_INIT */

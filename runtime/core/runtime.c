@@ -20,6 +20,8 @@
 #include "kernels.h"
 #ifdef APO_HAVE_CUDA
 #include "devices/cuda/cuda_device.h"
+#include "devices/cuda/cuda_gpu.h"
+#include "devices/cuda/host_pool.h"
 #endif
 
 /* The resolved settings, after config > environment > defaults. */
@@ -371,6 +373,13 @@ apo_status apo_runtime_create(const apo_config *config, apo_runtime **out) {
     apo__balance_init(&rt->balance, identities, rt->n_devices, &s.balance, &rt->warnings);
     balance_ready = 1;
     APO_CHECK_GOTO(apo__pool_start(&rt->pool, rt->devices, rt->n_devices), st, fail);
+#ifdef APO_HAVE_CUDA
+    /* Pins nothing yet: its blocks are pinned at the first request (docs/host-pool.md). */
+    for (size_t i = 0; i < rt->n_devices && rt->host_pool == NULL; i++)
+        if (rt->devices[i].info.kind == APO_DEVICE_CUDA)
+            rt->host_pool = apo__host_pool_open(apo__cuda_ordinal(&rt->devices[i]),
+                                                apo__host_pool_default_limit());
+#endif
     for (size_t i = 0; i < rt->n_devices; i++)
         apo__log(APO_LOG_INFO, APO_SUBSYS_INIT, "device %zu: %s (%s)", i, rt->devices[i].info.id,
                  rt->devices[i].info.label);
@@ -421,7 +430,8 @@ void apo_runtime_destroy(apo_runtime *rt) {
     }
 #ifdef APO_HAVE_CUDA
     apo__cuda_release_pins(rt);
-    apo__gather_close(&rt->gather); /* its communicators reference the GPUs closed next */
+    apo__host_pool_close(rt->host_pool); /* its idle blocks are freed while the GPUs are open */
+    apo__gather_close(&rt->gather);      /* its communicators reference the GPUs closed next */
 #endif
     for (size_t i = 0; i < rt->n_devices; i++)
         rt->devices[i].ops->close(&rt->devices[i]);

@@ -38,6 +38,10 @@ struct apo_runtime {
 
     /* Host ranges pinned by apo_cuda_host_register; changed only under call_mutex. */
     apo__pin_table pins;
+    /* Pinned host blocks for callers' outputs (apo_cuda_host_acquire, devices/cuda/host_pool.h):
+     * NULL without a GPU; its own mutex; closed, not freed, at the runtime's end, since its
+     * blocks may outlive the runtime. */
+    struct apo__host_pool *host_pool;
 
     /* The MPI job this runtime joined, or NULL (cluster.h). */
     struct apo__cluster *cluster;

@@ -81,6 +81,7 @@ typedef void(CUDART_CB *cudaHostFn_t)(void *user_data);
 #define cudaEventBlockingSync 0x01
 #define cudaEventDisableTiming 0x02
 #define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
 #define cudaHostRegisterDefault 0x00
 #define cudaHostRegisterPortable 0x01
 

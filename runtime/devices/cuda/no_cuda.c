@@ -84,3 +84,29 @@ apo_status apo_cuda_host_unregister(apo_runtime *rt, void *ptr) {
     (void)rt, (void)ptr;
     return no_backend("apo_cuda_host_unregister");
 }
+
+apo_status apo_cuda_host_acquire(apo_runtime *rt, size_t bytes, void **ptr, int *pinned) {
+    (void)rt, (void)bytes;
+    if (ptr != NULL)
+        *ptr = NULL;
+    if (pinned != NULL)
+        *pinned = 0;
+    return no_backend("apo_cuda_host_acquire");
+}
+
+/* No block was ever acquired in such a build: only NULL is a pointer to release. */
+apo_status apo_cuda_host_release(void *ptr) {
+    if (ptr == NULL)
+        return APO_OK;
+    return no_backend("apo_cuda_host_release");
+}
+
+apo_status apo_cuda_host_pool_query(apo_runtime *rt, apo_cuda_host_pool_info *out) {
+    (void)rt, (void)out;
+    return no_backend("apo_cuda_host_pool_query");
+}
+
+apo_status apo_cuda_host_pool_limit(apo_runtime *rt, size_t bytes) {
+    (void)rt, (void)bytes;
+    return no_backend("apo_cuda_host_pool_limit");
+}

@@ -17,6 +17,9 @@ extern "C" {
 
 /* cudaMalloc of more than `bytes` fails with cudaErrorMemoryAllocation (0: no limit). */
 void apo_simgpu_fail_mallocs_above(size_t bytes);
+/* cudaHostAlloc and cudaMallocHost of more than `bytes` fail with cudaErrorMemoryAllocation
+ * (0: no limit), as when the host has no more memory to pin. */
+void apo_simgpu_fail_pinned_above(size_t bytes);
 /* The nth cudaMalloc from now and every later one fail with cudaErrorMemoryAllocation. */
 void apo_simgpu_fail_mallocs_from(unsigned long nth);
 /* The nth kernel launch from now fails while it runs (cudaErrorLaunchFailure, kept by its
@@ -42,6 +45,10 @@ size_t apo_simgpu_h2d_bytes(void);
 /* Of those, the bytes read from pageable host memory (neither pinned nor registered): the
  * copies a GPU's task makes straight from a caller's ordinary arrays. */
 size_t apo_simgpu_pageable_h2d_bytes(void);
+/* Bytes copied from device memory into pageable host memory by cudaMemcpyAsync since the
+ * process started: outputs that a GPU's task wrote back through no pinned memory of theirs
+ * (staged outputs land in the staging slots, which are pinned, and count nothing). */
+size_t apo_simgpu_pageable_d2h_bytes(void);
 
 /* Holds pinned allocations back (cudaHostAlloc, cudaMallocHost): from this call the next
  * `allowed` go through, and every later one waits, inside the call, until

@@ -103,6 +103,7 @@ struct state {
     std::mutex launch_m; /* one kernel at a time: static shared memory is one per process */
     /* Injected faults (sim_faults.h), under m. */
     size_t malloc_limit = 0;
+    size_t pinned_limit = 0; /* apo_simgpu_fail_pinned_above() */
     unsigned long mallocs_until_failure = 0, launches_until_failure = 0;
     unsigned long calls_until_lost[kMaxDevices] = {};
     bool lost[kMaxDevices] = {};
@@ -116,6 +117,8 @@ struct state {
      * read from pageable host memory (neither pinned nor registered). */
     std::atomic<size_t> h2d_bytes{0};
     std::atomic<size_t> pageable_h2d_bytes{0};
+    /* apo_simgpu_pageable_d2h_bytes(): device-to-host copies into pageable host memory. */
+    std::atomic<size_t> pageable_d2h_bytes{0};
     /* apo_simgpu_hold_pinning(): pinned allocations past the first `pins_allowed` wait while
      * `pins_held`; `pins_waiting` of them wait now (under pin_m). */
     std::mutex pin_m;
@@ -778,6 +781,12 @@ cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int flags) {
         return ret(cudaErrorInvalidValue);
     }
     wait_for_pinning_hold();
+    {
+        std::lock_guard<std::mutex> l(g().m);
+        if (g().pinned_limit > 0 && size > g().pinned_limit) {
+            return ret(cudaErrorMemoryAllocation);
+        }
+    }
     void *base = nullptr;
     size_t map_size = 0;
     void *p = guarded(size, &base, &map_size);
@@ -906,6 +915,16 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
         }
         if (pageable) {
             g().pageable_h2d_bytes.fetch_add(count);
+        }
+    }
+    if (src_dev && !dst_dev) {
+        bool pageable;
+        {
+            std::lock_guard<std::mutex> l(g().m);
+            pageable = find_alloc(dst) == nullptr;
+        }
+        if (pageable) {
+            g().pageable_d2h_bytes.fetch_add(count);
         }
     }
     enqueue_copy(s, dst, src, count);
@@ -1118,6 +1137,7 @@ extern "C" void apo_simgpu_clear_faults(void) {
     std::lock_guard<std::mutex> l(g().m);
     state &st = g();
     st.malloc_limit = 0;
+    st.pinned_limit = 0;
     st.mallocs_until_failure = 0;
     st.launches_until_failure = 0;
     for (int d = 0; d < kMaxDevices; ++d) {
@@ -1134,6 +1154,13 @@ extern "C" void apo_simgpu_hold_streams(int hold) { g().held.store(hold != 0); }
 extern "C" size_t apo_simgpu_h2d_bytes(void) { return g().h2d_bytes.load(); }
 
 extern "C" size_t apo_simgpu_pageable_h2d_bytes(void) { return g().pageable_h2d_bytes.load(); }
+
+extern "C" size_t apo_simgpu_pageable_d2h_bytes(void) { return g().pageable_d2h_bytes.load(); }
+
+extern "C" void apo_simgpu_fail_pinned_above(size_t bytes) {
+    std::lock_guard<std::mutex> l(g().m);
+    g().pinned_limit = bytes;
+}
 
 extern "C" void apo_simgpu_hold_pinning(unsigned long allowed) {
     std::lock_guard<std::mutex> l(g().pin_m);
