@@ -105,7 +105,8 @@ for t in json.load(sys.stdin):
     extra=()
     "$build/cli/apportion" selftest || extra+=(--failed "apportion selftest on simulated GPUs")
     # The Python package's device arrays (python/tests/test_device_arrays.py, docs/python.md
-    # "Device arrays") on these GPUs: the extension of this build beside the package's
+    # "Device arrays") and its outputs from the pinned host pool (test_host_pool.py,
+    # docs/host-pool.md) on these GPUs: the extension of this build beside the package's
     # modules in a folder of the sandbox, run by the Python meson found (the python test's
     # interpreter; "--skip" where the package is not built). Seconds beyond the extension.
     read -r py_exe py_ext < <(meson introspect --tests --targets "$build" | python3 -c '
@@ -122,8 +123,9 @@ print(exe, ext or "-")' "$build") || true
         mkdir -p "$sandbox/python/apportion"
         cp python/apportion/*.py "$build/$py_ext" "$sandbox/python/apportion/"
         (cd "$sandbox" && PYTHONPATH=$sandbox/python PYTHONDONTWRITEBYTECODE=1 "$py_exe" -m pytest \
-            -p no:cacheprovider -q -rs "$OLDPWD/python/tests/test_device_arrays.py") ||
-            extra+=(--failed "python/tests/test_device_arrays.py on simulated GPUs")
+            -p no:cacheprovider -q -rs "$OLDPWD/python/tests/test_device_arrays.py" \
+            "$OLDPWD/python/tests/test_host_pool.py") ||
+            extra+=(--failed "python/tests/test_device_arrays.py or test_host_pool.py on simulated GPUs")
     fi
     python3 scripts/count-results.py "${extra[@]}" "$build/meson-logs/simgpu.json" || status=1
     exit $status

@@ -8,7 +8,8 @@
  * structs -> dicts), profiles.c (profiling, plans, ratios, thresholds), user_kernels.c
  * (numba cfuncs and Python callables as CPU kernels), stream_type.c (the Stream type over
  * apo_stream_*), stream_group_type.c (the StreamGroup type over apo_stream_group_*),
- * score_positions.c (apo_score_positions() for one series).
+ * score_positions.c (apo_score_positions() for one series), host_block.c (output arrays
+ * in the runtime's pinned host pool).
  */
 #ifndef APO_PY_BINDING_H
 #define APO_PY_BINDING_H
@@ -37,6 +38,9 @@ typedef struct {
     /* The first exception a Python user kernel raised during the current call, kept (under
      * the GIL) to become the __cause__ of the call's KernelFailedError (user_kernels.c). */
     PyObject *kernel_error;
+    /* The runtime has a GPU: its calls' output arrays come from the pinned host pool
+     * (host_block.c). Set once at creation. */
+    int has_gpu;
 } apo_py_runtime;
 
 extern PyTypeObject apo_py_runtime_type;
@@ -118,6 +122,16 @@ int apo_py_is_device_object(PyObject *o);
 int apo_py_device_view_take(apo_runtime *rt, PyObject *o, const char *what, Py_ssize_t i,
                             apo_py_device_view *v);
 void apo_py_device_view_release(apo_py_device_view *v);
+
+/* host_block.c: the HostBlock type, the base of an output array in a block of the runtime's
+ * pinned host pool (docs/host-pool.md). */
+extern PyTypeObject apo_py_host_block_type;
+/* A new float64 array of `dims` for a call's outputs, uninitialised: in a block of the pool
+ * when the runtime has a GPU and the array holds 1 MiB or more, else a plain numpy array. */
+PyObject *apo_py_output_array(apo_py_runtime *owner, int ndim, npy_intp *dims);
+/* Runtime.host_pool(limit_bytes=None): the pool's figures as a dict, after setting its bound
+ * when given (apo_cuda_host_pool_query, apo_cuda_host_pool_limit). */
+PyObject *apo_py_host_pool(PyObject *op, PyObject *args, PyObject *kwargs);
 
 /* errors.c: sets the Python exception for a failed status, with apo_last_error()'s text
  * (which must be read on the thread that made the call, before any other apportion call).

@@ -79,7 +79,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     import_array();
     if (PyType_Ready(&apo_py_runtime_type) < 0 || PyType_Ready(&apo_py_stream_type) < 0 ||
         PyType_Ready(&apo_py_stream_group_type) < 0 || PyType_Ready(&apo_py_arrow_type) < 0 ||
-        PyType_Ready(&apo_py_device_array_type) < 0)
+        PyType_Ready(&apo_py_device_array_type) < 0 || PyType_Ready(&apo_py_host_block_type) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
@@ -105,6 +105,12 @@ PyMODINIT_FUNC PyInit__core(void) {
     Py_INCREF(&apo_py_device_array_type);
     if (PyModule_AddObject(m, "DeviceArray", (PyObject *)&apo_py_device_array_type) < 0) {
         Py_DECREF(&apo_py_device_array_type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&apo_py_host_block_type);
+    if (PyModule_AddObject(m, "HostBlock", (PyObject *)&apo_py_host_block_type) < 0) {
+        Py_DECREF(&apo_py_host_block_type);
         Py_DECREF(m);
         return NULL;
     }

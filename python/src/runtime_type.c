@@ -200,6 +200,8 @@ static int runtime_init(PyObject *op, PyObject *args, PyObject *kwargs) {
         return -1;
     }
     self->rt = rt;
+    size_t n_gpus = 0;
+    self->has_gpu = apo_gpu_count(rt, &n_gpus) == APO_OK && n_gpus > 0;
     Py_XSETREF(self->warnings, warnings);
     return 0;
 }
@@ -406,6 +408,10 @@ static PyMethodDef runtime_methods[] = {
      "kernel_info(name) -> {name, builtin, n_inputs, inputs, outputs, params: {name: default}, "
      "bounds: {name: (min, max, integer)}}; the name in any case."},
     {"gpu_count", runtime_gpu_count, METH_NOARGS, "GPUs found and usable."},
+    {"host_pool", (PyCFunction)(void (*)(void))apo_py_host_pool, METH_VARARGS | METH_KEYWORDS,
+     "host_pool(limit_bytes=None) -> dict: the pinned host pool that output arrays come from "
+     "(apo_cuda_host_pool_query; limit_bytes sets its bound first). NoDeviceError without a "
+     "GPU."},
     {"_run", (PyCFunction)(void (*)(void))apo_py_run, METH_VARARGS | METH_KEYWORDS,
      "Low-level workload call (apportion.Runtime.distribute wraps it)."},
     {"_to_device", apo_py_to_device, METH_VARARGS,

@@ -319,7 +319,7 @@ static PyObject *take_outputs(apo_py_runtime *self, call_place *p, apo_workload 
             ptrs[k] = ((apo_py_device_array *)arr)->data;
         } else {
             npy_intp dims[2] = {(npy_intp)rows, (npy_intp)cols};
-            arr = PyArray_EMPTY(one_row ? 1 : 2, one_row ? dims + 1 : dims, NPY_DOUBLE, 0);
+            arr = apo_py_output_array(self, one_row ? 1 : 2, one_row ? dims + 1 : dims);
             if (arr == NULL) {
                 Py_DECREF(result);
                 return NULL;
