@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apportion_cuda.h"
 #include "devices/cuda/nccl_loader.h"
 #include "devices/device_list.h"
 #include "helpers.h"
@@ -268,6 +269,23 @@ Test(devices, only_gpu_items_fall_back_to_the_cpu) {
     size_t warnings;
     apo_runtime_warning_count(rt, &warnings);
     cr_assert_eq(warnings, 2); /* no GPU, and the list selects nothing usable */
+    apo_runtime_destroy(rt);
+}
+
+/* The pool of pinned host blocks (docs/host-pool.md) is for runtimes with a GPU: on the cpu
+ * alone, or in a build without the CUDA backend (no_cuda.c), its calls say there is none to
+ * pin for, so that a caller allocates as usual; releasing NULL is always a no-op. */
+Test(devices, the_pinned_host_pool_needs_a_gpu) {
+    apo_runtime *rt = test_runtime("cpu");
+    void *p = (void *)1;
+    int pinned = 1;
+    cr_assert_eq(apo_cuda_host_acquire(rt, 1 << 20, &p, &pinned), APO_ERR_NO_DEVICE);
+    cr_assert_null(p);
+    cr_assert_eq(pinned, 0);
+    apo_cuda_host_pool_info info = APO_CUDA_HOST_POOL_INFO_INIT;
+    cr_assert_eq(apo_cuda_host_pool_query(rt, &info), APO_ERR_NO_DEVICE);
+    cr_assert_eq(apo_cuda_host_pool_limit(rt, 0), APO_ERR_NO_DEVICE);
+    cr_assert_eq(apo_cuda_host_release(NULL), APO_OK);
     apo_runtime_destroy(rt);
 }
 
