@@ -148,8 +148,11 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlrisefall3methods_at(const apo__can
         return 0;
     const int color = apo__cdl_color(b, t - 4);
     const double sign = (double)color;
-    return (apo__cdl_color(b, t - 3) == -color) & (apo__cdl_color(b, t - 2) == -color) &
-                   (apo__cdl_color(b, t - 1) == -color) & (apo__cdl_color(b, t) == color) &
+    /* The colours read first, so that every test below is a comparison of values joined by
+     * `&`: all of them evaluated, without a branch, as in the tests above. */
+    const int color3 = apo__cdl_color(b, t - 3), color2 = apo__cdl_color(b, t - 2),
+              color1 = apo__cdl_color(b, t - 1), color0 = apo__cdl_color(b, t);
+    return (color3 == -color) & (color2 == -color) & (color1 == -color) & (color0 == color) &
                    APO_CDL_LT(apo__cdl_body_bottom(b, t - 3), h[t - 4]) &
                    APO_CDL_GT(apo__cdl_body_top(b, t - 3), l[t - 4]) &
                    APO_CDL_LT(apo__cdl_body_bottom(b, t - 2), h[t - 4]) &

@@ -66,7 +66,7 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlengulfing_at(const apo__candle_bar
          ((APO_CDL_GE(o, c1) & APO_CDL_LT(c, o1)) | (APO_CDL_GT(o, c1) & APO_CDL_LE(c, o1))));
     if (!engulfs)
         return 0;
-    return apo__cdl_color(b, t) * ((o != c1) & (c != o1) ? 100 : 80);
+    return apo__cdl_color(b, t) * (((o != c1) & (c != o1)) ? 100 : 80);
 }
 
 /* Hammer: a short body at the top of a long lower shadow, at or near the low before. */

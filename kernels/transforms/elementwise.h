@@ -20,9 +20,10 @@
 
 #include "catalog.h"
 
-/* v where ok, else NaN; a NaN v as the NAN constant. */
+/* v where ok, else NaN; a NaN v as the NAN constant. Both tests are evaluated and joined by
+ * `&`, not `&&`, so that the select has no branch to keep the loop scalar. */
 static inline APO_HD double apo__elementwise_out(int ok, double v) {
-    return ok & (v == v) ? v : (double)NAN;
+    return (ok & (v == v)) ? v : (double)NAN;
 }
 
 /* A tile body apo__<name>_tile of one input x: out[t] = expr, an expression of x. */
