@@ -50,10 +50,16 @@ typedef struct cli_run_options {
      * scores, written to DIR/scores.csv and ranked on stdout. --cost and --periods-per-year
      * become the parameters `cost` and `periods_per_year` (in params); top and by apply
      * only with score. */
-    const char *score; /* non-empty when given */
-    size_t top;        /* lines shown, >= 1 (default CLI_RUN_DEFAULT_TOP) */
-    int by;            /* the score ranked by: an APO_SCORE_* index (default sharpe) */
-    const char *plot;  /* --plot FILE.png: score `by` over the two swept parameters */
+    const char *score;   /* non-empty when given */
+    size_t top;          /* lines shown, >= 1 (default CLI_RUN_DEFAULT_TOP) */
+    int by;              /* the score ranked by: an APO_SCORE_* index (default sharpe) */
+    int top_set, by_set; /* given (they need --score) */
+    const char *by_text; /* --by as given, checked against the rule's view */
+    /* --cost and --periods-per-year as read, each alone (cost_set, periods_set: given); they
+     * become the parameters cost and periods_per_year in `given` once every option is read. */
+    double cost, periods_per_year;
+    int cost_set, periods_set;
+    const char *plot; /* --plot FILE.png: score `by` over the two swept parameters */
     /* With --score (docs/cli/run.md, "Ranges and walk-forward"): --ranges A:B,... (bars, or
      * dates of the input's index), or --walk-forward TRAIN:TEST[:anchored]; resolved into
      * bars once the input is read (run_ranges.c). NULL when not given. */

@@ -1,14 +1,17 @@
 /*
- * `apportion run`'s command line: its help text and the parsing of its options into a
- * cli_run_options (options.h). Every value is checked here, before any work is done;
- * cmd_run.c runs what was asked for.
+ * `apportion run`'s command line: its help text, its options as rows of the option table
+ * (option_table.h) read into a cli_run_options (options.h), and the checks of the options
+ * against each other. Every value is checked here, before any work is done; cmd_run.c runs
+ * what was asked for.
  */
 #include "cli.h"
+#include "option_table.h"
 #include "options.h"
 #include "scores_output.h"
 #include "scores_rank.h"
 #include "sweep_values.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -154,193 +157,98 @@ static int parse_memory(const char *text, size_t *out) {
 
 /* --cost and --periods-per-year as the parameters they stand for, once each: a --param of
  * the same name (fixed or swept) is refused rather than one of them silently winning. */
-static int add_score_param(cli_run_options *o, const char *option, const char *name,
-                           const char *text) {
-    double v;
-    if (cli_parse_double(text, &v) != 0) /* checked when the option was read */
-        return cli_usage_error("run", "%s '%s' is not a finite number", option, text);
+static int add_score_param(cli_run_options *o, const char *option, const char *name, double v) {
     return cli_param_list_add_value(&o->given, "run", option, name, v);
 }
 
-/* What the options of the score said, for the checks after the loop (check_score_options). */
-typedef struct run_seen {
-    const char *cost_text, *periods_text, *by_text;
-    int top_set, by_set;
-} run_seen;
-
-/* --by SCORE or SCORE:AGG into o->by (and the aggregate); the usage error's status, or
- * CLI_EXIT_OK. */
-static int read_by(cli_run_options *o, const char *v) {
+/* --by SCORE or SCORE:AGG into o->by (and the aggregate), o->by_text the value as given. */
+static int read_by(const char *command, const char *v, void *dest) {
+    cli_run_options *o = dest;
     char name[64], why[160];
     const char *colon = strchr(v, ':');
     if (colon != NULL) {
         snprintf(name, sizeof name, "%.*s", (int)(colon - v), v);
         if (cli_scores_parse_agg(colon + 1, &o->agg, &o->quantile, why, sizeof why) != 0)
-            return cli_usage_error("run", "--by '%s': %s", v, why);
+            return cli_usage_error(command, "--by '%s': %s", v, why);
     }
     if ((o->by = cli_score_index(colon != NULL ? name : v)) < 0)
-        return cli_usage_error("run",
+        return cli_usage_error(command,
                                "--by '%s': no such score (total, mean, sd, sharpe, "
                                "max_drawdown, trades, exposure, bars; with --score "
                                "RULE/more: sortino, calmar, cagr, win_rate, "
                                "profit_factor, avg_trade, turnover, round_trips)",
                                v);
+    o->by_text = v;
     return CLI_EXIT_OK;
 }
 
-/* Reads each option into `o` (and what the score's options said into `seen`), checking each
- * value alone; *help set for --help, which ends the reading. Returns CLI_EXIT_OK or the usage
- * error's status. */
-static int read_options(int argc, char **argv, cli_run_options *o, int *help, run_seen *seen) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int r;
-#define VALUE(name) ((r = cli_value_once("run", argc, argv, &i, name, &v)) != 0)
-#define REPEATABLE(name) ((r = cli_value("run", argc, argv, &i, name, &v)) != 0)
-        if (cli_flag(a, "--help") || cli_flag(a, "-h")) {
-            *help = 1;
-            return CLI_EXIT_OK;
-        } else if (cli_flag(a, "--json")) {
-            o->json = 1;
-            continue;
-        } else if (cli_flag(a, "--missing-as-nan")) {
-            o->missing_as_nan = 1;
-            continue;
-        } else if (cli_flag(a, "--no-learn")) {
-            o->no_learn = 1;
-            continue;
-        } else if (VALUE("--kernel")) {
-            if (r > 0)
-                o->kernel = v;
-        } else if (VALUE("--rows")) {
-            if (r > 0 && (cli_parse_size(v, &o->rows) != 0 || o->rows == 0))
-                return cli_usage_error("run", "--rows '%s': expected a positive integer", v);
-            o->rows_set = 1;
-        } else if (VALUE("--cols")) {
-            if (r > 0 && (cli_parse_size(v, &o->cols) != 0 || o->cols == 0))
-                return cli_usage_error("run", "--cols '%s': expected a positive integer", v);
-            o->cols_set = 1;
-        } else if (VALUE("--input")) {
-            if (r > 0)
-                o->input = v;
-        } else if (VALUE("--column")) {
-            if (r > 0)
-                o->column = v;
-        } else if (VALUE("--index-column")) {
-            if (r > 0)
-                o->index_column = v;
-        } else if (VALUE("--group-by")) {
-            if (r > 0)
-                o->group_by = v;
-        } else if (VALUE("--record-order")) {
-            if (r > 0 && strcmp(v, "file") != 0 && strcmp(v, "index") != 0)
-                return cli_usage_error("run", "--record-order '%s': expected index or file", v);
-            if (r > 0)
-                o->keep_file_order = strcmp(v, "file") == 0;
-        } else if (VALUE("--input-map")) {
-            if (r > 0)
-                o->input_map = v;
-        } else if (VALUE("--input-format")) {
-            if (r > 0 && cli_input_format_parse(v, &o->input_format) != 0)
-                return cli_usage_error("run", "--input-format '%s': expected f64, csv or parquet",
-                                       v);
-            o->input_format_set = 1;
-        } else if (VALUE("--output")) {
-            if (r > 0)
-                o->output = v;
-        } else if (VALUE("--format")) {
-            if (r > 0 && cli_format_parse(v, &o->format) != 0)
-                return cli_usage_error("run", "--format '%s': expected f64 or csv", v);
-            o->format_set = 1;
-        } else if (VALUE("--seed")) {
-            if (r > 0 && cli_parse_u64(v, &o->seed) != 0)
-                return cli_usage_error(
-                    "run", "--seed '%s': expected an integer from 0 to 18446744073709551615", v);
-        } else if (VALUE("--ratios")) {
-            if (r > 0)
-                o->ratios = v;
-        } else if (VALUE("--split")) {
-            if (r > 0) {
-                if (strcmp(v, "rows") == 0)
-                    o->split = APO_SPLIT_ROWS;
-                else if (strcmp(v, "time") == 0)
-                    o->split = APO_SPLIT_TIME;
-                else if (strcmp(v, "auto") == 0)
-                    o->split = APO_SPLIT_AUTO;
-                else
-                    return cli_usage_error("run", "--split '%s': expected rows, time or auto", v);
-            }
-        } else if (VALUE("--memory")) {
-            if (r > 0 && parse_memory(v, &o->memory) != 0)
-                return cli_usage_error(
-                    "run", "--memory '%s': expected a positive size (bytes, or 512M, 2G, ...)", v);
-        } else if (VALUE("--score")) {
-            if (r > 0 && v[0] == '\0')
-                return cli_usage_error("run", "--score: empty rule name");
-            if (r > 0)
-                o->score = v;
-        } else if (VALUE("--cost")) {
-            double c;
-            if (r > 0 && (cli_parse_double(v, &c) != 0 || !(c >= 0 && c <= 1)))
-                return cli_usage_error("run", "--cost '%s': expected a number from 0 to 1", v);
-            if (r > 0)
-                seen->cost_text = v;
-        } else if (VALUE("--periods-per-year")) {
-            double p;
-            if (r > 0 && (cli_parse_double(v, &p) != 0 || !(p > 0)))
-                return cli_usage_error("run", "--periods-per-year '%s': expected a number > 0", v);
-            if (r > 0)
-                seen->periods_text = v;
-        } else if (VALUE("--top")) {
-            if (r > 0 && (cli_parse_size(v, &o->top) != 0 || o->top == 0))
-                return cli_usage_error("run", "--top '%s': expected a positive integer", v);
-            seen->top_set = 1;
-        } else if (VALUE("--by")) {
-            if (r > 0 && read_by(o, v) != CLI_EXIT_OK)
-                return CLI_EXIT_USAGE;
-            seen->by_set = 1;
-            seen->by_text = v;
-        } else if (VALUE("--min-trades")) {
-            if (r > 0 && cli_parse_size(v, &o->min_trades) != 0)
-                return cli_usage_error("run", "--min-trades '%s': expected a whole number >= 0", v);
-            o->min_trades_set = 1;
-        } else if (VALUE("--positions")) {
-            if (r > 0 && cli_parse_size(v, &o->positions) != 0)
-                return cli_usage_error("run",
-                                       "--positions '%s': expected a set's index (from 0, "
-                                       "as in scores.csv)",
-                                       v);
-            o->positions_set = 1;
-        } else if (VALUE("--ranges")) {
-            if (r > 0)
-                o->ranges = v;
-        } else if (VALUE("--walk-forward")) {
-            if (r > 0)
-                o->walk_forward = v;
-        } else if (VALUE("--plot")) {
-            if (r > 0)
-                o->plot = v;
-        } else if (VALUE("--devices")) {
-            if (r > 0)
-                o->devices = v;
-        } else if (REPEATABLE("--param")) {
-            if (r > 0) {
-                int rc = cli_param_list_add(&o->given, "run", v);
-                if (rc != CLI_EXIT_OK)
-                    return rc;
-            }
-        } else if (a[0] == '-') {
-            return cli_usage_error("run", "unknown option '%s'", a);
-        } else {
-            return cli_usage_error("run", "unexpected argument '%s'", a);
-        }
-#undef VALUE
-#undef REPEATABLE
-        if (r < 0)
-            return CLI_EXIT_USAGE;
-    }
+static int read_memory(const char *command, const char *v, void *dest) {
+    (void)command;
+    return parse_memory(v, dest) == 0 ? CLI_EXIT_OK : CLI_OPT_BAD;
+}
+
+static int read_format(const char *command, const char *v, void *dest) {
+    (void)command;
+    return cli_format_parse(v, dest) == 0 ? CLI_EXIT_OK : CLI_OPT_BAD;
+}
+
+static int read_score(const char *command, const char *v, void *dest) {
+    if (v[0] == '\0')
+        return cli_usage_error(command, "--score: empty rule name");
+    *(const char **)dest = v;
     return CLI_EXIT_OK;
 }
+
+/* The words of --record-order (o->keep_file_order) and --split, indexed by their values. */
+static const char *const record_orders[] = {"index", "file"};
+static const char *const splits[] = {
+    [APO_SPLIT_AUTO] = "auto", [APO_SPLIT_ROWS] = "rows", [APO_SPLIT_TIME] = "time"};
+_Static_assert(sizeof(apo_split) == sizeof(int), "--split is read as an int");
+
+#define RUN(field) offsetof(cli_run_options, field)
+#define SEED_RANGE "an integer from 0 to 18446744073709551615"
+
+/* Every option of `run`, each checked alone; the checks after them are the functions below. */
+static const cli_option run_rows[] = {
+    CLI_ROW_FLAG("--json", RUN(json)),
+    CLI_ROW_FLAG("--missing-as-nan", RUN(missing_as_nan)),
+    CLI_ROW_FLAG("--no-learn", RUN(no_learn)),
+    CLI_ROW_TEXT("--kernel", CLI_ONCE, RUN(kernel)),
+    CLI_ROW_SIZE("--rows", CLI_ONCE, RUN(rows), RUN(rows_set), 1, SIZE_MAX, "a positive integer"),
+    CLI_ROW_SIZE("--cols", CLI_ONCE, RUN(cols), RUN(cols_set), 1, SIZE_MAX, "a positive integer"),
+    CLI_ROW_TEXT("--input", CLI_ONCE, RUN(input)),
+    CLI_ROW_TEXT("--column", CLI_ONCE, RUN(column)),
+    CLI_ROW_TEXT("--index-column", CLI_ONCE, RUN(index_column)),
+    CLI_ROW_TEXT("--group-by", CLI_ONCE, RUN(group_by)),
+    CLI_ROW_WORD("--record-order", CLI_ONCE, RUN(keep_file_order), record_orders, "index or file"),
+    CLI_ROW_TEXT("--input-map", CLI_ONCE, RUN(input_map)),
+    CLI_ROW_READ("--input-format", CLI_ONCE, RUN(input_format), RUN(input_format_set),
+                 cli_option_read_input_format, "f64, csv or parquet"),
+    CLI_ROW_TEXT("--output", CLI_ONCE, RUN(output)),
+    CLI_ROW_READ("--format", CLI_ONCE, RUN(format), RUN(format_set), read_format, "f64 or csv"),
+    CLI_ROW_U64("--seed", CLI_ONCE, RUN(seed), CLI_NO_FIELD, 0, UINT64_MAX, SEED_RANGE),
+    CLI_ROW_TEXT("--ratios", CLI_ONCE, RUN(ratios)),
+    CLI_ROW_WORD("--split", CLI_ONCE, RUN(split), splits, "rows, time or auto"),
+    CLI_ROW_READ("--memory", CLI_ONCE, RUN(memory), CLI_NO_FIELD, read_memory,
+                 "a positive size (bytes, or 512M, 2G, ...)"),
+    CLI_ROW_READ("--score", CLI_ONCE, RUN(score), CLI_NO_FIELD, read_score, NULL),
+    CLI_ROW_DOUBLE("--cost", CLI_ONCE, RUN(cost), RUN(cost_set), 0, 1, "a number from 0 to 1"),
+    CLI_ROW_DOUBLE("--periods-per-year", CLI_ONCE, RUN(periods_per_year), RUN(periods_set),
+                   CLI_ABOVE_ZERO, DBL_MAX, "a number > 0"),
+    CLI_ROW_SIZE("--top", CLI_ONCE, RUN(top), RUN(top_set), 1, SIZE_MAX, "a positive integer"),
+    CLI_ROW_READ("--by", CLI_ONCE, 0, RUN(by_set), read_by, NULL),
+    CLI_ROW_SIZE("--min-trades", CLI_ONCE, RUN(min_trades), RUN(min_trades_set), 0, SIZE_MAX,
+                 "a whole number >= 0"),
+    CLI_ROW_SIZE("--positions", CLI_ONCE, RUN(positions), RUN(positions_set), 0, SIZE_MAX,
+                 "a set's index (from 0, as in scores.csv)"),
+    CLI_ROW_TEXT("--ranges", CLI_ONCE, RUN(ranges)),
+    CLI_ROW_TEXT("--walk-forward", CLI_ONCE, RUN(walk_forward)),
+    CLI_ROW_TEXT("--plot", CLI_ONCE, RUN(plot)),
+    CLI_ROW_TEXT("--devices", CLI_ONCE, RUN(devices)),
+    CLI_ROW_READ("--param", CLI_REPEATABLE, RUN(given), CLI_NO_FIELD, cli_option_read_param, NULL),
+};
+
+static const cli_option_table run_table = {.command = "run", CLI_TABLE_ROWS(run_rows)};
 
 /* The checks of the options against each other, the score's aside. */
 static int check_input_options(const cli_run_options *o) {
@@ -406,30 +314,30 @@ static int check_ranked_options(const cli_run_options *o) {
 
 /* The score's options against each other and against --score, then --cost and
  * --periods-per-year as the parameters they stand for. */
-static int check_score_options(cli_run_options *o, const run_seen *seen) {
+static int check_score_options(cli_run_options *o) {
     if (o->ranges != NULL && o->walk_forward != NULL)
         return cli_usage_error("run", "--ranges and --walk-forward: give one (a walk-forward's "
                                       "windows are its ranges)");
-    const char *score_only = seen->cost_text != NULL      ? "--cost"
-                             : seen->periods_text != NULL ? "--periods-per-year"
-                             : seen->top_set              ? "--top"
-                             : seen->by_set               ? "--by"
-                             : o->plot != NULL            ? "--plot"
-                             : o->min_trades_set          ? "--min-trades"
-                             : o->positions_set           ? "--positions"
-                             : o->ranges != NULL          ? "--ranges"
-                             : o->walk_forward != NULL    ? "--walk-forward"
-                                                          : NULL;
+    const char *score_only = o->cost_set               ? "--cost"
+                             : o->periods_set          ? "--periods-per-year"
+                             : o->top_set              ? "--top"
+                             : o->by_set               ? "--by"
+                             : o->plot != NULL         ? "--plot"
+                             : o->min_trades_set       ? "--min-trades"
+                             : o->positions_set        ? "--positions"
+                             : o->ranges != NULL       ? "--ranges"
+                             : o->walk_forward != NULL ? "--walk-forward"
+                                                       : NULL;
     if (o->score == NULL && score_only != NULL)
         return cli_usage_error("run", "%s needs --score RULE", score_only);
     if (o->score != NULL) {
         /* --by names an output of the rule's view; by default sharpe, or sortino for the
          * view of more (docs/cli/run.md, "Scores"). */
         const int more = cli_score_view_more(o->score);
-        if (seen->by_set && (o->by >= APO_N_SCORES) != more)
-            return cli_usage_error("run", "--by: %s is not a score of --score %s%s", seen->by_text,
+        if (o->by_set && (o->by >= APO_N_SCORES) != more)
+            return cli_usage_error("run", "--by: %s is not a score of --score %s%s", o->by_text,
                                    o->score, more ? "" : " (its view of more, RULE/more, has it)");
-        o->by = seen->by_set ? o->by % APO_N_SCORES : more ? APO_MORE_SORTINO : APO_SCORE_SHARPE;
+        o->by = o->by_set ? o->by % APO_N_SCORES : more ? APO_MORE_SORTINO : APO_SCORE_SHARPE;
     }
     int rc = check_ranked_options(o);
     if (rc != CLI_EXIT_OK)
@@ -437,25 +345,23 @@ static int check_score_options(cli_run_options *o, const run_seen *seen) {
     if (o->score != NULL && o->format_set)
         return cli_usage_error("run", "--format applies to the indicator's outputs; --score "
                                       "writes DIR/scores.csv only");
-    if (seen->cost_text != NULL)
-        rc = add_score_param(o, "--cost", "cost", seen->cost_text);
-    if (rc == CLI_EXIT_OK && seen->periods_text != NULL)
-        rc = add_score_param(o, "--periods-per-year", "periods_per_year", seen->periods_text);
+    if (o->cost_set)
+        rc = add_score_param(o, "--cost", "cost", o->cost);
+    if (rc == CLI_EXIT_OK && o->periods_set)
+        rc = add_score_param(o, "--periods-per-year", "periods_per_year", o->periods_per_year);
     return rc;
 }
 
 int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) {
-    run_seen seen;
-    memset(&seen, 0, sizeof seen);
     int asked = 0;
-    int rc = read_options(argc, argv, o, &asked, &seen);
+    int rc = cli_options_read(&run_table, argc, argv, o, &asked);
     if (asked) {
         *help = 1;
         return CLI_EXIT_OK;
     }
     if (rc == CLI_EXIT_OK)
         rc = check_input_options(o);
-    return rc == CLI_EXIT_OK ? check_score_options(o, &seen) : rc;
+    return rc == CLI_EXIT_OK ? check_score_options(o) : rc;
 }
 
 /* Matches one --ratios id against the runtime's devices: the exact id, or `cuda:N` for the
