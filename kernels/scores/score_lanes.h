@@ -52,6 +52,13 @@ typedef struct apo__score_lanes_more {
     apo_vd equity, epeak, dd_num, dd_den;
 } apo__score_lanes_more;
 
+/* The rest of the `/more` view's statistics in lanes, its book of trades (apo__score_more's
+ * down_sq, units, trade, won, lost, held, closed and wins): the counts and the held side as
+ * doubles, exact (the counts below 2^53, the side -1, 0 or +1, never -0, as a position). */
+typedef struct apo__score_lanes_book {
+    apo_vd down_sq, units, trade, won, lost, held, closed, wins;
+} apo__score_lanes_book;
+
 /* Each set's own values, one lane per set. `up` and `down` are the positions its rule takes
  * for long and short: 1 and -1 on both sides, +0 for the side the set does not trade
  * (apo__score_lanes_side). */
@@ -100,6 +107,32 @@ static inline void apo__score_lanes_more_lane(apo__score_lanes_more *c, size_t l
     c->epeak = apo_vd_with_lane(c->epeak, l, m->epeak);
     c->dd_num = apo_vd_with_lane(c->dd_num, l, m->dd_num);
     c->dd_den = apo_vd_with_lane(c->dd_den, l, m->dd_den);
+}
+
+/* The book of m into lane l of `b` (apo__score_fold_round takes it back out). */
+static inline void apo__score_lanes_book_lane(apo__score_lanes_book *b, size_t l,
+                                              const apo__score_more *m) {
+    b->down_sq = apo_vd_with_lane(b->down_sq, l, m->down_sq);
+    b->units = apo_vd_with_lane(b->units, l, m->units);
+    b->trade = apo_vd_with_lane(b->trade, l, m->trade);
+    b->won = apo_vd_with_lane(b->won, l, m->won);
+    b->lost = apo_vd_with_lane(b->lost, l, m->lost);
+    b->held = apo_vd_with_lane(b->held, l, (double)m->held);
+    b->closed = apo_vd_with_lane(b->closed, l, (double)m->closed);
+    b->wins = apo_vd_with_lane(b->wins, l, (double)m->wins);
+}
+
+/* Lane l of `b` written back into m's book. */
+static inline void apo__score_lanes_book_store(const apo__score_lanes_book *b, size_t l,
+                                               apo__score_more *m) {
+    m->down_sq = apo_vd_lane(b->down_sq, l);
+    m->units = apo_vd_lane(b->units, l);
+    m->trade = apo_vd_lane(b->trade, l);
+    m->won = apo_vd_lane(b->won, l);
+    m->lost = apo_vd_lane(b->lost, l);
+    m->held = (int)apo_vd_lane(b->held, l);
+    m->closed = (int64_t)apo_vd_lane(b->closed, l);
+    m->wins = (int64_t)apo_vd_lane(b->wins, l);
 }
 
 /* Fold f's state into lane l of `s` (apo__score_lane_store takes it back out). */
@@ -331,33 +364,124 @@ static inline void apo__score_lanes_compound_on(apo__score_lanes_more *c, apo_vm
     c->dd_den = apo_vd_select(on, next.dd_den, c->dd_den);
 }
 
+/* apo__score_more_close lane by lane: the open trade ends where `ends` is set. Each sum adds
+ * the scalar body's value, the trade's return or +0 (apo__score_lanes_if), so a lane whose
+ * trade does not end adds +0 as it does; the counts add 1 or +0. */
+static APO_SCORE_LANES_INLINE void
+apo__score_lanes_close(apo__score_lanes_book *b, const apo__score_lanes_k *k, apo_vm ends) {
+    const apo_vd t = b->trade;
+    const apo_vm won = apo_vm_and(ends, apo_vd_gt(t, k->zero));
+    b->closed = b->closed + apo__score_lanes_if(ends, k->one);
+    b->wins = b->wins + apo__score_lanes_if(won, k->one);
+    b->won = b->won + apo__score_lanes_if(won, t);
+    b->lost = b->lost + apo__score_lanes_if(apo_vm_and(ends, apo_vd_lt(t, k->zero)), t);
+    b->trade = apo_vd_select(ends, k->zero, t);
+}
+
+/* What apo__score_more_return adds to the book from a scored return r, but the units and the
+ * held side: the downside's square, then the trade that ended in a gap closed where `gap` is
+ * set, r added to the open trade, and the trade closed where `change` is set, in its order.
+ * min(r, 0) is r < 0 ? r : 0 (x86's min: apo__score_lanes_min), the scalar selection. */
+static APO_SCORE_LANES_INLINE void apo__score_lanes_book_step(apo__score_lanes_book *b,
+                                                              const apo__score_lanes_k *k, apo_vd r,
+                                                              apo_vm gap, apo_vm change) {
+    const apo_vd down = apo__score_lanes_min(r, k->zero);
+    b->down_sq = b->down_sq + down * down;
+    apo__score_lanes_close(b, k, gap);
+    b->trade = b->trade + r;
+    apo__score_lanes_close(b, k, change);
+}
+
+/* Whether the trade held at the last scored bar ended in a gap before this one (its side
+ * `held`, not flat, is not the position `prev` before the bar), and whether the position
+ * changes at this bar from a side (prev, not flat, is not pos): apo__score_more_return's
+ * two ends. */
+static inline apo_vm apo__score_lanes_gap_end(const apo__score_lanes_k *k, apo_vd held,
+                                              apo_vd prev) {
+    return apo_vm_and(apo_vd_ne(held, prev), apo_vd_ne(held, k->zero));
+}
+static inline apo_vm apo__score_lanes_change_end(const apo__score_lanes_k *k, apo_vd prev,
+                                                 apo_vd pos) {
+    return apo_vm_and(apo_vd_ne(pos, prev), apo_vd_ne(prev, k->zero));
+}
+
+/* apo__score_more_return's book of a scored bar from prev to pos with return r, in the lanes
+ * where `on` is set (the others keep their book): the units (|pos - prev|, the scalar body's
+ * integer), the step above and the held side. */
+static APO_SCORE_LANES_INLINE void apo__score_lanes_book_on(apo__score_lanes_book *b,
+                                                            const apo__score_lanes_k *k, apo_vm on,
+                                                            apo_vd prev, apo_vd pos, apo_vd r) {
+    apo__score_lanes_book next = *b;
+    next.units = next.units + apo_vd_abs(pos - prev);
+    apo__score_lanes_book_step(&next, k, r, apo__score_lanes_gap_end(k, b->held, prev),
+                               apo__score_lanes_change_end(k, prev, pos));
+    next.held = pos;
+    b->down_sq = apo_vd_select(on, next.down_sq, b->down_sq);
+    b->units = apo_vd_select(on, next.units, b->units);
+    b->trade = apo_vd_select(on, next.trade, b->trade);
+    b->won = apo_vd_select(on, next.won, b->won);
+    b->lost = apo_vd_select(on, next.lost, b->lost);
+    b->held = apo_vd_select(on, next.held, b->held);
+    b->closed = apo_vd_select(on, next.closed, b->closed);
+    b->wins = apo_vd_select(on, next.wins, b->wins);
+}
+
+/* A scored bar's two ends as one double of the chunk's (apo__score_lanes_chunk): 2 where the
+ * trade ended in a gap, plus 1 where it ends at the bar; apo__score_lanes_sums_book reads
+ * them back. */
+static inline apo_vd apo__score_lanes_ends(const apo__score_lanes_k *k, apo_vd held, apo_vd prev,
+                                           apo_vd pos) {
+    return apo__score_lanes_if(apo__score_lanes_gap_end(k, held, prev), k->one + k->one) +
+           apo__score_lanes_if(apo__score_lanes_change_end(k, prev, pos), k->one);
+}
+
 /* Bar i of a set whose lanes have all started: its position after the bar, and on a scored
  * bar its return, stored in *ret, with the bar's trade and exposure added to *trades and
- * *exposed; `clean` as apo__score_lanes_position takes it. */
+ * *exposed; `clean` as apo__score_lanes_position takes it. With `book` (a constant: the `/more`
+ * view), a scored bar also adds its units to *units, stores its ends in *end
+ * (apo__score_lanes_ends) and makes its position the held side *held. */
+static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_book(
+    const int kind, const int widths, const int clean, const int book,
+    const apo__score_sets_tile *tile, const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
+    apo_vd pos, size_t i, int scored, apo_vd *ret, apo_vd *trades, apo_vd *exposed, apo_vd *held,
+    apo_vd *units, apo_vd *end) {
+    apo_vd o[3];
+    const apo_vd next = apo__score_lanes_position(kind, widths, clean, tile, set, k, pos, i, o);
+    if (scored) {
+        apo_vd traded, in_market;
+        *ret = apo__score_lanes_return(k, set, pos, next, apo__score_lanes_load1(&tile->move[i]),
+                                       &traded, &in_market);
+        *trades = *trades + traded;
+        *exposed = *exposed + in_market;
+        if (book) {
+            *units = *units + apo_vd_abs(next - pos);
+            *end = apo__score_lanes_ends(k, *held, pos, next);
+            *held = next;
+        }
+    }
+    return next;
+}
+
+/* apo__score_lanes_started_book without the book (the ride's reference fold). */
 static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_step(
     const int kind, const int widths, const int clean, const apo__score_sets_tile *tile,
     const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd pos, size_t i, int scored,
     apo_vd *ret, apo_vd *trades, apo_vd *exposed) {
-    apo_vd o[3];
-    const apo_vd next = apo__score_lanes_position(kind, widths, clean, tile, set, k, pos, i, o);
-    if (scored) {
-        apo_vd traded, held;
-        *ret = apo__score_lanes_return(k, set, pos, next, apo__score_lanes_load1(&tile->move[i]),
-                                       &traded, &held);
-        *trades = *trades + traded;
-        *exposed = *exposed + held;
-    }
-    return next;
+    apo_vd unused;
+    return apo__score_lanes_started_book(kind, widths, clean, 0, tile, set, k, pos, i, scored, ret,
+                                         trades, exposed, &unused, &unused, &unused);
 }
 
 /* Bar i while some set has not started (apo__score_bar_pos, lane by lane): a lane scores the
  * bar if its set has started and both closes are finite, else keeps its state; then a set
  * starts after a bar whose outputs are all finite. `c` (NULL: the plain view) takes the
- * scored bar's return into the compounded equity (apo__score_bar_more). */
+ * scored bar's return into the compounded equity, and `b` (NULL but for the `/more` view)
+ * into the book (apo__score_bar_more). */
 static APO_SCORE_LANES_INLINE void
 apo__score_lanes_warm_bar_more(const int kind, const int widths, const apo__score_sets_tile *tile,
                                const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
-                               apo__score_lanes *s, apo__score_lanes_more *c, size_t i) {
+                               apo__score_lanes *s, apo__score_lanes_more *c,
+                               apo__score_lanes_book *b, size_t i) {
     apo_vd o[3];
     const apo_vd pos = apo__score_lanes_position(kind, widths, 0, tile, set, k, s->pos, i, o);
     const apo_vm on = apo_vd_gt(s->started, k->zero);
@@ -381,6 +505,8 @@ apo__score_lanes_warm_bar_more(const int kind, const int widths, const apo__scor
         s->exposed = apo_vd_select(on, s->exposed + exposed, s->exposed);
         if (c != NULL)
             apo__score_lanes_compound_on(c, on, k->one, r);
+        if (b != NULL)
+            apo__score_lanes_book_on(b, k, on, s->pos, pos, r);
     }
     apo_vm all_finite;
     if (widths) {
@@ -403,7 +529,7 @@ static APO_SCORE_LANES_INLINE void apo__score_lanes_warm_bar(const int kind, con
                                                              const apo__score_lanes_sets *set,
                                                              const apo__score_lanes_k *k,
                                                              apo__score_lanes *s, size_t i) {
-    apo__score_lanes_warm_bar_more(kind, widths, tile, set, k, s, NULL, i);
+    apo__score_lanes_warm_bar_more(kind, widths, tile, set, k, s, NULL, NULL, i);
 }
 
 /* One scored return r added to the sums, peak and drawdown of apo__score_bar_pos, in its
@@ -463,6 +589,35 @@ apo__score_lanes_sums_more(apo__score_lanes *s, apo__score_lanes_more *c, const 
     *c = e;
 }
 
+/* apo__score_lanes_sums_more and the `/more` view's book over the same returns and their ends
+ * (apo__score_lanes_ends: 2 for a trade ended in a gap, plus 1 for one that ends at the bar),
+ * in one loop, each chain's operations in apo__score_more_return's order. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void
+apo__score_lanes_sums_book(apo__score_lanes *s, apo__score_lanes_more *c, apo__score_lanes_book *b,
+                           const apo_vd *returns, const apo_vd *ends, size_t m) {
+    apo_vd total = s->total, dev_sum = s->dev_sum, dev_sq = s->dev_sq;
+    apo_vd peak = s->peak, drawdown = s->drawdown;
+    apo__score_lanes_more e = *c;
+    apo__score_lanes_book q = *b;
+    const apo__score_lanes_k k = apo__score_lanes_constants();
+    const apo_vd shift = s->shift, two = apo_vd_splat(2.0);
+    for (size_t j = 0; j < m; j++) {
+        const apo_vd r = returns[j], end = ends[j];
+        apo__score_lanes_sum_step(r, shift, &total, &dev_sum, &dev_sq, &peak, &drawdown);
+        apo__score_lanes_compound(&e, k.one, r);
+        const apo_vm gap = apo_vd_gt(end, k.one);
+        const apo_vm change = apo_vd_gt(end - apo__score_lanes_if(gap, two), k.zero);
+        apo__score_lanes_book_step(&q, &k, r, gap, change);
+    }
+    s->total = total, s->dev_sum = dev_sum, s->dev_sq = dev_sq;
+    s->peak = peak, s->drawdown = drawdown;
+    *c = e;
+    *b = q;
+}
+
 /* Bars a chunk of the loop below holds: their returns fit in the L1 cache. */
 #define APO_SCORE_LANES_CHUNK 256
 
@@ -505,20 +660,29 @@ static inline int apo__score_lanes_finite_widths(const apo__score_lanes_sets *se
     return 1;
 }
 
+/* What a chunk of the `/more` view keeps of each round beside its returns (a constant
+ * `book`: unused otherwise): the held side and the units, and each scored bar's ends. */
+typedef struct apo__score_lanes_chunk_book {
+    apo_vd held[APO_SCORE_LANES_ROUNDS], units[APO_SCORE_LANES_ROUNDS];
+    apo_vd ends[APO_SCORE_LANES_ROUNDS][APO_SCORE_LANES_CHUNK];
+} apo__score_lanes_chunk_book;
+
 /* The positions of bars [i, stop) of `rounds` rounds, each scored bar's return into
- * returns[r][0 ..), its trade and exposure added to trades[r] and exposed[r]; returns the
- * bars scored. `clean` as apo__score_lanes_position takes it. */
+ * returns[r][0 ..), its trade and exposure added to trades[r] and exposed[r] (and with `book`
+ * its units, ends and held side into cb); returns the bars scored. `clean` as
+ * apo__score_lanes_position takes it. */
 static APO_SCORE_LANES_INLINE size_t apo__score_lanes_chunk(
-    const int kind, const int widths, const int clean, const int rounds,
+    const int kind, const int widths, const int clean, const int rounds, const int book,
     const apo__score_sets_tile *tile, const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
     apo_vd *pos, apo_vd (*returns)[APO_SCORE_LANES_CHUNK], apo_vd *trades, apo_vd *exposed,
-    size_t i, size_t stop) {
+    apo__score_lanes_chunk_book *cb, size_t i, size_t stop) {
     size_t m = 0;
     for (; i < stop; i++) {
         const int scored = tile->finite[i] != 0;
         for (int r = 0; r < rounds; r++)
-            pos[r] = apo__score_lanes_started_step(kind, widths, clean, tile, &set[r], k, pos[r], i,
-                                                   scored, &returns[r][m], &trades[r], &exposed[r]);
+            pos[r] = apo__score_lanes_started_book(
+                kind, widths, clean, book, tile, &set[r], k, pos[r], i, scored, &returns[r][m],
+                &trades[r], &exposed[r], &cb->held[r], &cb->units[r], &cb->ends[r][m]);
         m += (size_t)scored;
     }
     return m;
@@ -530,19 +694,25 @@ static APO_SCORE_LANES_INLINE size_t apo__score_lanes_chunk(
  * registers, where one loop with both spilled its chains to memory; a value is computed from
  * the same values by the same operations either way, and each chain takes its bars in
  * order. The bars scored are the same in every lane and round, counted once. A chunk of a
- * `widths` pass that apo__score_lanes_clean passes takes the clean step. */
+ * `widths` pass that apo__score_lanes_clean passes takes the clean step. With `book` (a
+ * constant, the `/more` view, c and b not NULL), the first loop also keeps each scored bar's
+ * ends, whose previous and new positions the second does not see, and the second folds the
+ * book beside the equity (apo__score_lanes_sums_book). */
 static APO_SCORE_LANES_INLINE void
-apo__score_lanes_hot(const int kind, const int widths, const int rounds,
+apo__score_lanes_hot(const int kind, const int widths, const int rounds, const int book,
                      const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
                      const apo__score_lanes_k *k, apo__score_lanes *s, apo__score_lanes_more *c,
-                     size_t i, size_t end) {
+                     apo__score_lanes_book *b, size_t i, size_t end) {
     apo_vd pos[APO_SCORE_LANES_ROUNDS], trades[APO_SCORE_LANES_ROUNDS],
         exposed[APO_SCORE_LANES_ROUNDS];
     int fresh[APO_SCORE_LANES_ROUNDS];
+    apo__score_lanes_chunk_book cb;
     for (int r = 0; r < rounds; r++) {
         pos[r] = s[r].pos, trades[r] = s[r].trades, exposed[r] = s[r].exposed;
         /* A lane that has scored no bar yet takes its shift at the next scored bar. */
         fresh[r] = apo_vm_bits(apo_vd_le(s[r].bars, k->zero)) != 0;
+        cb.held[r] = book ? b[r].held : k->zero;
+        cb.units[r] = book ? b[r].units : k->zero;
     }
     size_t counted = 0;
     apo_vd returns[APO_SCORE_LANES_ROUNDS][APO_SCORE_LANES_CHUNK];
@@ -551,11 +721,11 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds,
         const size_t stop = end - i < APO_SCORE_LANES_CHUNK ? end : i + APO_SCORE_LANES_CHUNK;
         size_t m;
         if (widths && finite_widths && apo__score_lanes_clean(tile, k, i, stop))
-            m = apo__score_lanes_chunk(kind, widths, 1, rounds, tile, set, k, pos, returns, trades,
-                                       exposed, i, stop);
+            m = apo__score_lanes_chunk(kind, widths, 1, rounds, book, tile, set, k, pos, returns,
+                                       trades, exposed, &cb, i, stop);
         else
-            m = apo__score_lanes_chunk(kind, widths, 0, rounds, tile, set, k, pos, returns, trades,
-                                       exposed, i, stop);
+            m = apo__score_lanes_chunk(kind, widths, 0, rounds, book, tile, set, k, pos, returns,
+                                       trades, exposed, &cb, i, stop);
         i = stop;
         for (int r = 0; r < rounds; r++) {
             if (m > 0 && fresh[r]) {
@@ -563,7 +733,9 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds,
                     apo_vd_select(apo_vd_le(s[r].bars, k->zero), returns[r][0], s[r].shift);
                 fresh[r] = 0;
             }
-            if (c != NULL)
+            if (book)
+                apo__score_lanes_sums_book(&s[r], &c[r], &b[r], returns[r], cb.ends[r], m);
+            else if (c != NULL)
                 apo__score_lanes_sums_more(&s[r], &c[r], returns[r], m);
             else
                 apo__score_lanes_sums(&s[r], returns[r], m);
@@ -573,6 +745,8 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds,
     for (int r = 0; r < rounds; r++) {
         s[r].pos = pos[r], s[r].trades = trades[r], s[r].exposed = exposed[r];
         s[r].bars = s[r].bars + apo_vd_splat((double)counted);
+        if (book)
+            b[r].held = cb.held[r], b[r].units = cb.units[r];
     }
 }
 
@@ -583,26 +757,56 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds,
  * (apo__score_lanes_hot), a round alone up to where the other's sets have all started, then
  * both side by side. */
 static APO_SCORE_LANES_INLINE void
-apo__score_lanes_tile(const int kind, const int widths, const int rounds,
+apo__score_lanes_tile(const int kind, const int widths, const int rounds, const int book,
                       const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
-                      const apo__score_lanes_k *k, apo__score_lanes *s, apo__score_lanes_more *c) {
+                      const apo__score_lanes_k *k, apo__score_lanes *s, apo__score_lanes_more *c,
+                      apo__score_lanes_book *b) {
     size_t warm[APO_SCORE_LANES_ROUNDS];
     size_t joint = 0; /* the bar from which every round is hot */
     for (int r = 0; r < rounds; r++) {
         size_t i = 0;
         for (; i < tile->n && apo_vm_bits(apo_vd_gt(s[r].started, k->zero)) != APO_LANES_ALL; i++)
             apo__score_lanes_warm_bar_more(kind, widths, tile, &set[r], k, &s[r],
-                                           c != NULL ? &c[r] : NULL, i);
+                                           c != NULL ? &c[r] : NULL, book ? &b[r] : NULL, i);
         warm[r] = i;
         joint = i > joint ? i : joint;
     }
     if (rounds > 1)
         for (int r = 0; r < rounds; r++)
             if (warm[r] < joint)
-                apo__score_lanes_hot(kind, widths, 1, tile, &set[r], k, &s[r],
-                                     c != NULL ? &c[r] : NULL, warm[r], joint);
+                apo__score_lanes_hot(kind, widths, 1, book, tile, &set[r], k, &s[r],
+                                     c != NULL ? &c[r] : NULL, book ? &b[r] : NULL, warm[r], joint);
     if (joint < tile->n)
-        apo__score_lanes_hot(kind, widths, rounds, tile, set, k, s, c, joint, tile->n);
+        apo__score_lanes_hot(kind, widths, rounds, book, tile, set, k, s, c, b, joint, tile->n);
+}
+
+/* apo__score_lanes_tile for the pass's kind, the kind, `widths`, the rounds and `book` as
+ * constants: each compiles to loops of its own, as the scalar fold's per-kind loops did. */
+static APO_SCORE_LANES_INLINE void
+apo__score_lanes_tile_of(const int book, const int rounds, const apo__score_sets_tile *tile,
+                         const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
+                         apo__score_lanes *s, apo__score_lanes_more *c, apo__score_lanes_book *b) {
+/* A case of the switch below: the kind and whether the pass is bollinger's, as constants. */
+#define APO_SCORE_LANES_CASE(kind)                                                                 \
+    case kind:                                                                                     \
+        if (tile->widths)                                                                          \
+            apo__score_lanes_tile(kind, 1, rounds, book, tile, set, k, s, c, b);                   \
+        else                                                                                       \
+            apo__score_lanes_tile(kind, 0, rounds, book, tile, set, k, s, c, b);                   \
+        break
+    switch (tile->kind) {
+        APO_SCORE_LANES_CASE(APO_RULE_BANDS_REVERT);
+        APO_SCORE_LANES_CASE(APO_RULE_BANDS_ZONE);
+        APO_SCORE_LANES_CASE(APO_RULE_MACD_CROSS);
+        APO_SCORE_LANES_CASE(APO_RULE_ZONE);
+        APO_SCORE_LANES_CASE(APO_RULE_REVERT);
+        APO_SCORE_LANES_CASE(APO_RULE_CROSS);
+        APO_SCORE_LANES_CASE(APO_RULE_PRICE_CROSS);
+        APO_SCORE_LANES_CASE(APO_RULE_SIGNAL);
+    default:
+        break;
+    }
+#undef APO_SCORE_LANES_CASE
 }
 
 /* Lane l of `from` written back as one set's fold: the one place the lanes' fields map to
@@ -633,11 +837,15 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
     apo__score_lanes_sets set[APO_SCORE_LANES_ROUNDS];
     apo__score_lanes s[APO_SCORE_LANES_ROUNDS];
     apo__score_lanes_more c[APO_SCORE_LANES_ROUNDS];
+    apo__score_lanes_book b[APO_SCORE_LANES_ROUNDS];
     memset(set, 0, sizeof set);
     memset(s, 0, sizeof s);
     memset(c, 0, sizeof c);
+    memset(b, 0, sizeof b);
     const int rounds = n > APO_LANES ? 2 : 1;
-    const int compound = n > 0 && sets[0].compound != NULL; /* every set's, alike */
+    /* Every set's, alike: a view's statistics, and of the `/more` view all of them. */
+    const int compound = n > 0 && sets[0].compound != NULL;
+    const int book = compound && sets[0].compound->view == APO_SCORE_VIEW_MORE;
     for (int r = 0; r < rounds; r++) {
         const size_t first = (size_t)r * APO_LANES;
         const size_t in_round = n - first < APO_LANES ? n - first : APO_LANES;
@@ -649,37 +857,19 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
             apo__score_lanes_fold_lane(&s[r], l, f);
             if (compound)
                 apo__score_lanes_more_lane(&c[r], l, p->compound);
+            if (book)
+                apo__score_lanes_book_lane(&b[r], l, p->compound);
         }
     }
     apo__score_lanes_more *const more = compound ? c : NULL;
-
-/* A case of the switch below: the kind, whether the pass is bollinger's, and the rounds, as
- * constants. */
-#define APO_SCORE_LANES_CASE(kind)                                                                 \
-    case kind:                                                                                     \
-        if (tile->widths && rounds == 2)                                                           \
-            apo__score_lanes_tile(kind, 1, 2, tile, set, &k, s, more);                             \
-        else if (tile->widths)                                                                     \
-            apo__score_lanes_tile(kind, 1, 1, tile, set, &k, s, more);                             \
-        else if (rounds == 2)                                                                      \
-            apo__score_lanes_tile(kind, 0, 2, tile, set, &k, s, more);                             \
-        else                                                                                       \
-            apo__score_lanes_tile(kind, 0, 1, tile, set, &k, s, more);                             \
-        break
-    switch (tile->kind) {
-        APO_SCORE_LANES_CASE(APO_RULE_BANDS_REVERT);
-        APO_SCORE_LANES_CASE(APO_RULE_BANDS_ZONE);
-        APO_SCORE_LANES_CASE(APO_RULE_MACD_CROSS);
-        APO_SCORE_LANES_CASE(APO_RULE_ZONE);
-        APO_SCORE_LANES_CASE(APO_RULE_REVERT);
-        APO_SCORE_LANES_CASE(APO_RULE_CROSS);
-        APO_SCORE_LANES_CASE(APO_RULE_PRICE_CROSS);
-        APO_SCORE_LANES_CASE(APO_RULE_SIGNAL);
-    default:
-        break;
-    }
-#undef APO_SCORE_LANES_CASE
-
+    if (book && rounds == 2)
+        apo__score_lanes_tile_of(1, 2, tile, set, &k, s, more, b);
+    else if (book)
+        apo__score_lanes_tile_of(1, 1, tile, set, &k, s, more, b);
+    else if (rounds == 2)
+        apo__score_lanes_tile_of(0, 2, tile, set, &k, s, more, NULL);
+    else
+        apo__score_lanes_tile_of(0, 1, tile, set, &k, s, more, NULL);
     for (size_t j = 0; j < n; j++) {
         APO_LANES_NAME(apo__score_lane_store)(&s[j / APO_LANES], j % APO_LANES, &folds[j]);
         if (compound) {
@@ -690,6 +880,8 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
             m->dd_num = apo_vd_lane(from->dd_num, j % APO_LANES);
             m->dd_den = apo_vd_lane(from->dd_den, j % APO_LANES);
         }
+        if (book)
+            apo__score_lanes_book_store(&b[j / APO_LANES], j % APO_LANES, sets[j].compound);
     }
 }
 

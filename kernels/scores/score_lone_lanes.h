@@ -221,15 +221,44 @@ static inline size_t apo__score_lone_returns_scalar(const apo__score_sets_tile *
     return m;
 }
 
+/* The sums of a chunk's m returns in bar order (apo__score_fold_return) and, with `compound`,
+ * the compounded equity beside them; with `book` (the `/more` view), all the more statistics
+ * of each scored bar (apo__score_more_return, the scalar body's step) from its previous and
+ * new positions, pos[j] and pos[j + 1] of the chunk's bar j. */
+static APO_SCORE_LANES_INLINE void apo__score_lone_sums(const int compound, const int book,
+                                                        const unsigned char *finite, size_t n,
+                                                        const double *pos, const double *returns,
+                                                        size_t m, apo__score_fold *f,
+                                                        apo__score_more *more) {
+    if (book) {
+        size_t q = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (!finite[j])
+                continue;
+            apo__score_fold_return(f, returns[q]);
+            apo__score_more_return(more, (int)pos[j], (int)pos[j + 1], returns[q]);
+            q++;
+        }
+    } else if (compound) {
+        for (size_t q = 0; q < m; q++) {
+            apo__score_fold_return(f, returns[q]);
+            apo__score_more_compound(more, returns[q]);
+        }
+    } else {
+        for (size_t q = 0; q < m; q++)
+            apo__score_fold_return(f, returns[q]);
+    }
+}
+
 /* Folds the tile into `fold` with the lone set `one` under a rule of kind `kind` (a constant,
  * as in score_lanes.h): bar by bar by apo__score_bar_move until the set starts, then a chunk
  * at a time its positions, its scored bars' returns and counts in lanes, and the sums of the
  * returns in bar order; with `compound` (a constant: one->compound is not NULL), the
- * compounded equity beside the sums. A constant, so that the plain view's loops are compiled
- * as they were without it (a test of it in them cost a lone bands_revert a fifth of its
- * time). */
+ * compounded equity beside the sums, and with `book` too (the `/more` view) every more
+ * statistic. Constants, so that the plain view's loops are compiled as they were without them
+ * (a test of `compound` in them cost a lone bands_revert a fifth of its time). */
 static APO_SCORE_LANES_INLINE void apo__score_lone_tile(const int kind, const int widths,
-                                                        const int compound,
+                                                        const int compound, const int book,
                                                         const apo__score_sets_tile *tile,
                                                         const apo__score_set *one,
                                                         apo__score_fold *fold) {
@@ -292,14 +321,7 @@ static APO_SCORE_LANES_INLINE void apo__score_lone_tile(const int kind, const in
             exposed = exposed + held;
         }
         m = apo__score_lone_returns_scalar(tile, one, i, j, n, pos, returns, m, &f);
-        if (compound)
-            for (size_t q = 0; q < m; q++) {
-                apo__score_fold_return(&f, returns[q]);
-                apo__score_more_compound(&more, returns[q]);
-            }
-        else
-            for (size_t q = 0; q < m; q++)
-                apo__score_fold_return(&f, returns[q]);
+        apo__score_lone_sums(compound, book, tile->finite + i, n, pos, returns, m, &f, &more);
         f.pos = (int)pos[n];
         i = end;
     }
@@ -312,20 +334,26 @@ static APO_SCORE_LANES_INLINE void apo__score_lone_tile(const int kind, const in
         *one->compound = more;
 }
 
-/* Folds the tile into `fold` with the lone set `one`: each kind, `widths` and whether it
- * compounds compile to loops of their own. */
+/* Folds the tile into `fold` with the lone set `one`: each kind, `widths` and the view (plain,
+ * compounding, or the `/more` view's every statistic) compile to loops of their own. */
 static void APO_LANES_NAME(apo__score_fold_lone)(const apo__score_sets_tile *tile,
                                                  const apo__score_set *one, apo__score_fold *fold) {
+    const int compound = one->compound != NULL;
+    const int book = compound && one->compound->view == APO_SCORE_VIEW_MORE;
 #define APO_SCORE_LONE_CASE(kind)                                                                  \
     case kind:                                                                                     \
-        if (tile->widths && one->compound != NULL)                                                 \
-            apo__score_lone_tile(kind, 1, 1, tile, one, fold);                                     \
+        if (tile->widths && book)                                                                  \
+            apo__score_lone_tile(kind, 1, 1, 1, tile, one, fold);                                  \
+        else if (tile->widths && compound)                                                         \
+            apo__score_lone_tile(kind, 1, 1, 0, tile, one, fold);                                  \
         else if (tile->widths)                                                                     \
-            apo__score_lone_tile(kind, 1, 0, tile, one, fold);                                     \
-        else if (one->compound != NULL)                                                            \
-            apo__score_lone_tile(kind, 0, 1, tile, one, fold);                                     \
+            apo__score_lone_tile(kind, 1, 0, 0, tile, one, fold);                                  \
+        else if (book)                                                                             \
+            apo__score_lone_tile(kind, 0, 1, 1, tile, one, fold);                                  \
+        else if (compound)                                                                         \
+            apo__score_lone_tile(kind, 0, 1, 0, tile, one, fold);                                  \
         else                                                                                       \
-            apo__score_lone_tile(kind, 0, 0, tile, one, fold);                                     \
+            apo__score_lone_tile(kind, 0, 0, 0, tile, one, fold);                                  \
         break
     switch (tile->kind) {
         APO_SCORE_LONE_CASE(APO_RULE_BANDS_REVERT);

@@ -47,7 +47,11 @@ typedef struct apo__score_more {
     double trade;          /* the open trade's return so far: the sum of its bars' returns */
     double won, lost;      /* the sums of the closed trades' returns above 0, and below 0 */
     int held;              /* the open trade's side: the position at the last scored bar */
-    int64_t closed, wins;  /* trades closed, and those whose return was above 0 */
+    /* The view folded (APO_SCORE_VIEW_*): what a fold in vector lanes keeps of these fields
+     * (score_sets.h), every one for the `/more` view, only the compounded equity (what
+     * apo__score_more_compound adds) for another; the scalar body keeps them all. */
+    int view;
+    int64_t closed, wins; /* trades closed, and those whose return was above 0 */
 } apo__score_more;
 
 static inline APO_HD void apo__score_more_init(apo__score_more *m) {
@@ -56,6 +60,7 @@ static inline APO_HD void apo__score_more_init(apo__score_more *m) {
     m->dd_num = 0.0, m->dd_den = 1.0;
     m->units = m->trade = m->won = m->lost = 0.0;
     m->held = 0;
+    m->view = APO_SCORE_VIEW_MORE;
     m->closed = m->wins = 0;
 }
 

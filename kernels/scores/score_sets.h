@@ -46,11 +46,12 @@ typedef struct apo__score_sets_tile {
  * side: APO_SIDE_BOTH, LONG or SHORT). Sets of one pass, and so lanes of one round, may have
  * different sides: the side only changes which positions a set's rule may take.
  *
- * `compound`: for the `/compound` and `/log` views, the set's more statistics (score_more.h),
- * of which the fold keeps the compounded equity, its peak and its drawdown (what
- * apo__score_more_compound adds) beside the plain fold, with the bits of apo__score_bar_more;
- * their other fields are left as they are. NULL for the plain view; every set of a call
- * alike. */
+ * `compound`: for the views, the set's more statistics (score_more.h), folded beside the plain
+ * fold with the bits of apo__score_bar_more: of the `/compound` and `/log` views' (their
+ * `view`), the compounded equity, its peak and its drawdown (what apo__score_more_compound
+ * adds), their other fields left as they are; of the `/more` view's, every field (the
+ * downside's sum, the units traded, the trades' sums and counts too). NULL for the plain view;
+ * every set of a call alike, of one view. */
 typedef struct apo__score_set {
     double nbdev_up, nbdev_dn;
     double lower, upper, middle;

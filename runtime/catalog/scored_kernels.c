@@ -133,24 +133,6 @@ static apo_status user_rule_bar(const apo__call *call, size_t row, size_t t, con
     return APO_OK;
 }
 
-/* Folds bar t of every set of a built-in rule with the scalar body and the more statistics
- * (score_more.h): each set's outputs from the pass (compared, as the lanes take them: a
- * built-in rule only compares them), its rule's position on its side at a finite close, else
- * the previous one carried. */
-static void more_bar(const apo__scoring *sc, double close, const user_bar *bar,
-                     const apo__call *sets, size_t n_sets, const double *const *pass_in, size_t at,
-                     const apo__rule *rules, const double *cost, apo__score_fold *f,
-                     apo__score_more *more) {
-    const size_t n_out = sc->indicator->n_outputs;
-    double out[APO_MAX_IO];
-    for (size_t j = 0; j < n_sets; j++) {
-        apo__score_pass_outputs(&sc->pass, sets[j].params, pass_in, at, n_out, 1, out);
-        const int pos =
-            isfinite(close) ? apo__rule_position(&rules[j], f[j].pos, close, out) : f[j].pos;
-        apo__score_bar_more(&f[j], &more[j], pos, cost[j], bar->finite, bar->move, out, n_out);
-    }
-}
-
 /* What folding a row's bars needs, the same for every tile: the sets, their rules and costs,
  * and where the current tile's pass and changes of the close are. */
 typedef struct row_fold {
@@ -169,9 +151,8 @@ typedef struct row_fold {
     const unsigned char *finite;
     const apo__rule *rules;
     const double *cost;
-    apo__score_set *lane_sets; /* each points at its compounded equity (fold_bars) */
-    int more_fold;
-    int compound; /* the `/compound` and `/log` views: the lanes fold the compounded equity */
+    apo__score_set *lane_sets; /* each points at its more statistics (fold_bars) */
+    int compound;              /* a view: the lanes fold its more statistics (score_sets.h) */
     apo__cpu_isa isa;
 } row_fold;
 
@@ -194,10 +175,11 @@ static apo__score_sets_tile lane_tile_of(const row_fold *rf, size_t b0, size_t b
                                   rf->rules[0].b};
 }
 
-/* Folds bars [b0, b1) of the current tile into the sets' folds f (and more): a user's rule or
- * the `/more` view by the scalar body bar after bar, else every set, of any side, in the lanes
- * of a vector (with the `/compound` and `/log` views' compounded equity in more), each lane a
- * set's fold with the bits of apo__score_bar_move (score_sets.h), the close's
+/* Folds bars [b0, b1) of the current tile into the sets' folds f (and more): a user's rule by
+ * the scalar body bar after bar, else every set, of any side, in the lanes of a vector (with a
+ * view's more statistics in more: the `/compound` and `/log` views' compounded equity, every
+ * statistic of the `/more` view's), each lane a set's fold with the bits of apo__score_bar_move
+ * and apo__score_bar_more (score_sets.h), the close's
  * changes taken once per tile for all (a lone set takes its bars in the lanes instead,
  * kernels/scores/score_lone_lanes.h). Every fold keeps its whole state in f and more, so a
  * tile folded in pieces (at a range's end) gives the bits of the tile folded whole. */
@@ -212,16 +194,9 @@ static apo_status fold_bars(const row_fold *rf, size_t b0, size_t b1, apo__score
                                rf->n_sets, rf->pass_in, t - rf->origin, f, rf->cost);
         return st;
     }
-    if (rf->more_fold) {
-        for (size_t t = b0; t < b1; t++)
-            more_bar(sc, rf->close[t], &(user_bar){rf->finite[t - rf->t0], rf->move[t - rf->t0]},
-                     rf->sets, rf->n_sets, rf->pass_in, t - rf->origin, rf->rules, rf->cost, f,
-                     more);
-        return APO_OK;
-    }
     const double *lane_out[APO_MAX_IO];
     const apo__score_sets_tile lane_tile = lane_tile_of(rf, b0, b1, lane_out);
-    /* A view's sets fold their compounded equity into this chain's more statistics. */
+    /* A view's sets fold into this chain's more statistics. */
     for (size_t j = 0; j < rf->n_sets && rf->compound; j++)
         rf->lane_sets[j].compound = &more[j];
     apo__cpu_score_fold_sets(&lane_tile, rf->lane_sets, rf->n_sets, f, rf->isa);
@@ -419,11 +394,9 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
     double cost[APO_GRID_SHARE_MAX];
     apo__score_set lane_sets[APO_GRID_SHARE_MAX];
     /* The lanes fold the eight of the plain view on every side, sets of different sides in
-     * one round (score_sets.h), and the `/compound` and `/log` views' compounded equity beside
-     * them; the `/more` view's statistics are folded by the scalar body, set after set
-     * (more_bar). */
-    const int more_fold = sc->view == APO_SCORE_VIEW_MORE;
-    const int compound = sc->view == APO_SCORE_VIEW_COMPOUND || sc->view == APO_SCORE_VIEW_LOG;
+     * one round (score_sets.h), and a view's more statistics beside them: the `/compound` and
+     * `/log` views' compounded equity, the `/more` view's every one (apo__score_more's view). */
+    const int compound = sc->view != APO_SCORE_VIEW_SUM;
     for (size_t j = 0; j < n_sets; j++) {
         rules[j] = apo__scoring_rule(sc, sets[j].params);
         cost[j] = sets[j].params[fold_params];
@@ -434,6 +407,7 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
         for (size_t j = 0; j < n_sets; j++) {
             apo__score_fold_init(&f[c * n_sets + j]);
             apo__score_more_init(&more[c * n_sets + j]);
+            more[c * n_sets + j].view = sc->view;
         }
     }
     /* Chains that share the sets' positions: the plain view's rules, every side (a user's rule
@@ -456,7 +430,6 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
                    .rules = rules,
                    .cost = cost,
                    .lane_sets = lane_sets,
-                   .more_fold = more_fold,
                    .compound = compound,
                    .isa = isa};
     apo_status st = APO_OK;

@@ -8,8 +8,10 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bollinger_pass.h"
 #include "cpu_isa.h"
@@ -123,6 +125,63 @@ void same_fold(const apo__score_fold *a, const apo__score_fold *b, int isa, int 
               a->pos, b->pos, (long long)a->bars, (long long)b->bars, (long long)a->trades,
               (long long)b->trades, (long long)a->exposed, (long long)b->exposed, a->total,
               b->total);
+}
+
+/* The fields of apo__score_more that a view's fold keeps, in its order: each one's name, its
+ * place, its type (0 a double, 1 an int, 2 an int64_t) and whether only the `/more` view's fold
+ * keeps it (the book). */
+static const struct {
+    const char *name;
+    size_t at;
+    int type, book;
+} more_fields[] = {
+    {"equity", offsetof(apo__score_more, equity), 0, 0},
+    {"epeak", offsetof(apo__score_more, epeak), 0, 0},
+    {"dd_num", offsetof(apo__score_more, dd_num), 0, 0},
+    {"dd_den", offsetof(apo__score_more, dd_den), 0, 0},
+    {"down_sq", offsetof(apo__score_more, down_sq), 0, 1},
+    {"units", offsetof(apo__score_more, units), 0, 1},
+    {"trade", offsetof(apo__score_more, trade), 0, 1},
+    {"won", offsetof(apo__score_more, won), 0, 1},
+    {"lost", offsetof(apo__score_more, lost), 0, 1},
+    {"held", offsetof(apo__score_more, held), 1, 1},
+    {"closed", offsetof(apo__score_more, closed), 2, 1},
+    {"wins", offsetof(apo__score_more, wins), 2, 1},
+};
+
+/* Field f of m as a double for a message (a count is exact there below 2^53). */
+static double more_field(const apo__score_more *m, size_t f) {
+    const char *p = (const char *)m + more_fields[f].at;
+    double d;
+    int i;
+    int64_t w;
+    switch (more_fields[f].type) {
+    case 0:
+        memcpy(&d, p, sizeof d);
+        return d;
+    case 1:
+        memcpy(&i, p, sizeof i);
+        return (double)i;
+    default:
+        memcpy(&w, p, sizeof w);
+        return (double)w;
+    }
+}
+
+void same_more(const apo__score_more *a, const apo__score_more *b, int view, int isa, int kind,
+               int widths, size_t n_sets, size_t set, int side, size_t bar) {
+    static const size_t size_of[3] = {sizeof(double), sizeof(int), sizeof(int64_t)};
+    for (size_t f = 0; f < sizeof more_fields / sizeof more_fields[0]; f++) {
+        if (more_fields[f].book && view != APO_SCORE_VIEW_MORE)
+            continue;
+        const size_t at = more_fields[f].at;
+        cr_assert(
+            memcmp((const char *)a + at, (const char *)b + at, size_of[more_fields[f].type]) == 0,
+            "path %s, kind %d, widths %d, %zu sets, view %d: set %zu (side %d) at bar %zu "
+            "has another %s (%.17g vs %.17g)",
+            apo__cpu_isa_name((apo__cpu_isa)isa), kind, widths, n_sets, view, set, side, bar,
+            more_fields[f].name, more_field(a, f), more_field(b, f));
+    }
 }
 
 long long check_chains(const bars *b, int isa, int kind, int widths, const apo__score_set *sets,

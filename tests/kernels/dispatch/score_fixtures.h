@@ -89,6 +89,14 @@ void make_sets(apo__score_set *sets, size_t n_sets, const int *sides, size_t n_s
 void same_fold(const apo__score_fold *a, const apo__score_fold *b, int isa, int kind, int widths,
                size_t n_sets, size_t chain, size_t set, int side, size_t bar);
 
+/* Asserts that a view's more statistics folded in the lanes `a` hold the scalar body's `b`
+ * (apo__score_bar_more), field by field and bit for bit: the compounded equity (its product,
+ * peak and drawdown pair) of every view and, for APO_SCORE_VIEW_MORE, the book too (the
+ * downside's sum, the units, the open trade, the sums won and lost, the held side and the
+ * counts); the message names the case as same_fold's does and the first field that differs. */
+void same_more(const apo__score_more *a, const apo__score_more *b, int view, int isa, int kind,
+               int widths, size_t n_sets, size_t set, int side, size_t bar);
+
 /* Chains of ranges over the bars: chain c begins at begins[c] (sorted); the reference's
  * positions at bar 0 are ref_pos[j] for set j (any start must give the same bits); the bars
  * are handed in pieces, the one from bar t ending at piece_end(t, cut) or at the next begin. */

@@ -11,15 +11,16 @@
  * a while, a gap of every output after the sets have started, an oscillator and signal events;
  * the sets have costs of 0 and more, and sides that differ from lane to lane in every pattern
  * the counts make (a lone set, two, part of a round, a round, two rounds and more). Every kind
- * of rule, on bollinger's widths and on the indicator's own outputs. The same folds with the
- * `/compound` and `/log` views' compounded equity beside them (its product, peak and drawdown
- * pair: apo__score_set.compound) against the views' scalar body (apo__score_bar_more).
+ * of rule, on bollinger's widths and on the indicator's own outputs. The same folds with a
+ * view's more statistics beside them (apo__score_set.compound): the `/compound` and `/log`
+ * views' compounded equity (its product, peak and drawdown pair), and the `/more` view's every
+ * statistic (the equity, the downside's sum, the units traded, the trades' sums and counts),
+ * against the views' scalar body (apo__score_bar_more).
  */
 #include <criterion/criterion.h>
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cpu_isa.h"
 #include "reference.h"
@@ -65,29 +66,26 @@ static bars *make_seeded_bars(uint64_t seed) {
     return make_bars(&shape);
 }
 
-/* The compounded equity of two views' statistics, bit for bit (what the lanes fold of them). */
-static int same_compound(const apo__score_more *a, const apo__score_more *b) {
-    const double ga[4] = {a->equity, a->epeak, a->dd_num, a->dd_den};
-    const double gb[4] = {b->equity, b->epeak, b->dd_num, b->dd_den};
-    return memcmp(ga, gb, sizeof ga) == 0;
-}
-
 /* The sets on path `isa` (apo__cpu_score_fold_sets) in pieces of `cut` bars, each set checked
- * against its scalar fold at every piece's end; the folds at the last bar into got[]. With
- * `compound`, each set also folds its compounded equity (the `/compound` and `/log` views),
- * checked against the views' scalar body. */
+ * against its scalar fold at every piece's end; the folds at the last bar into got[] and, for a
+ * view (APO_SCORE_VIEW_*), its more statistics into got_more[]. With a view other than the
+ * plain one, each set also folds that view's more statistics, checked against the views'
+ * scalar body (same_more). */
 static void check_fold(const bars *b, int isa, int kind, int widths, const apo__score_set *sets_in,
-                       size_t n_sets, size_t cut, int compound, apo__score_fold *got) {
+                       size_t n_sets, size_t cut, int view, apo__score_fold *got,
+                       apo__score_more *got_more) {
     const double *o[3];
     outputs_of(b, kind, widths, o);
+    const int compound = view != APO_SCORE_VIEW_SUM;
     apo__score_fold want[MAX_SETS];
     apo__score_set sets[MAX_SETS];
-    apo__score_more got_more[MAX_SETS], want_more[MAX_SETS];
+    apo__score_more want_more[MAX_SETS];
     for (size_t j = 0; j < n_sets; j++) {
         apo__score_fold_init(&got[j]);
         apo__score_fold_init(&want[j]);
         apo__score_more_init(&got_more[j]);
         apo__score_more_init(&want_more[j]);
+        got_more[j].view = view;
         sets[j] = sets_in[j];
         sets[j].compound = compound ? &got_more[j] : NULL;
     }
@@ -100,13 +98,9 @@ static void check_fold(const bars *b, int isa, int kind, int widths, const apo__
             scalar_fold_more(b, kind, widths, o, &sets[j], t, e, &want[j],
                              compound ? &want_more[j] : NULL);
             same_fold(&got[j], &want[j], isa, kind, widths, n_sets, NO_CHAIN, j, sets[j].side, e);
-            cr_assert(!compound || same_compound(&got_more[j], &want_more[j]),
-                      "path %s, kind %d, widths %d, %zu sets: set %zu (side %d) at bar %zu "
-                      "compounds otherwise (equity %.17g vs %.17g, drawdown %.17g / %.17g vs "
-                      "%.17g / %.17g)",
-                      apo__cpu_isa_name((apo__cpu_isa)isa), kind, widths, n_sets, j, sets[j].side,
-                      e, got_more[j].equity, want_more[j].equity, got_more[j].dd_num,
-                      got_more[j].dd_den, want_more[j].dd_num, want_more[j].dd_den);
+            if (compound)
+                same_more(&got_more[j], &want_more[j], view, isa, kind, widths, n_sets, j,
+                          sets[j].side, e);
         }
     }
 }
@@ -167,7 +161,9 @@ static void fold_counts(const bars *b, int isa, int kind, int widths, const apo_
     static const size_t counts[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
         apo__score_fold got[MAX_SETS];
-        check_fold(b, isa, kind, widths, sets, counts[c], c % 2 ? 1024 : 333, 0, got);
+        apo__score_more got_more[MAX_SETS];
+        check_fold(b, isa, kind, widths, sets, counts[c], c % 2 ? 1024 : 333, APO_SCORE_VIEW_SUM,
+                   got, got_more);
         long long scored = 0;
         for (size_t j = 0; j < counts[c]; j++)
             scored += got[j].bars;
@@ -188,49 +184,117 @@ Test(score_sides, sets_of_every_side_fold_in_the_lanes_as_the_scalar_fold_alone,
     }
 }
 
-/* The same folds with the compounded equity beside them, a lone set to two rounds. */
-static void compound_counts(const bars *b, int isa, int kind, int widths,
-                            const apo__score_set *sets) {
+/* The same folds with view `view`'s more statistics beside them, a lone set to two rounds (and
+ * one wrapper per view, the checks' shape). */
+static void view_counts(const bars *b, int isa, int kind, int widths, const apo__score_set *sets,
+                        int view) {
     static const size_t counts[] = {1, 2, 3, 5, 8, 9, 17};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
         apo__score_fold got[MAX_SETS];
-        check_fold(b, isa, kind, widths, sets, counts[c], c % 2 ? 1024 : 333, 1, got);
+        apo__score_more got_more[MAX_SETS];
+        check_fold(b, isa, kind, widths, sets, counts[c], c % 2 ? 1024 : 333, view, got, got_more);
+    }
+}
+static void compound_counts(const bars *b, int isa, int kind, int widths,
+                            const apo__score_set *sets) {
+    view_counts(b, isa, kind, widths, sets, APO_SCORE_VIEW_COMPOUND);
+}
+static void more_counts(const bars *b, int isa, int kind, int widths, const apo__score_set *sets) {
+    view_counts(b, isa, kind, widths, sets, APO_SCORE_VIEW_MORE);
+}
+
+/* A close that leaps up then collapses at bar 3100 of b: a short's return below -1, which ruins
+ * the equity of some set (asserted: some set is short there, under some rule). */
+static void leap(bars *b, const apo__score_set *sets) {
+    b->close[3100] = b->close[3099] * 3.5;
+    for (size_t t = 3100; t < 3102; t++)
+        b->finite[t] = (unsigned char)apo__score_move(b->close[t - 1], b->close[t], &b->move[t]);
+    int ruined = 0;
+    for (size_t q = 0; q < N_KINDS; q++)
+        for (size_t j = 0; j < MAX_SETS; j++) {
+            const double *o[3];
+            outputs_of(b, kinds[q], 0, o);
+            apo__score_fold f;
+            apo__score_more m;
+            apo__score_fold_init(&f);
+            apo__score_more_init(&m);
+            scalar_fold_more(b, kinds[q], 0, o, &sets[j], 0, BARS, &f, &m);
+            ruined += m.equity <= 0;
+        }
+    cr_assert_gt(ruined, 0, "the leap ruins some set's equity");
+}
+
+/* A view's more statistics folded in the lanes beside the plain fold, sets of every side,
+ * against the views' scalar body (apo__score_bar_more) of each set alone, bit for bit, on two
+ * walks, the second with a leap that ruins some set's equity: each row a view, what the view's
+ * fold keeps (same_more) and the seeds of its walks. */
+static const struct {
+    int view;
+    case_check check;
+    uint64_t seeds[2];
+} view_cases[] = {
+    {APO_SCORE_VIEW_COMPOUND, compound_counts, {7, 41}},
+    {APO_SCORE_VIEW_MORE, more_counts, {13, 41}},
+};
+
+static void check_view(int view) {
+    apo__score_set sets[MAX_SETS];
+    make_sided_sets(sets);
+    for (size_t v = 0; v < sizeof view_cases / sizeof view_cases[0]; v++) {
+        if (view_cases[v].view != view)
+            continue;
+        for (size_t s = 0; s < 2; s++) {
+            bars *b = make_seeded_bars(view_cases[v].seeds[s]);
+            if (s == 1)
+                leap(b, sets);
+            on_every_path_and_kind(b, sets, view_cases[v].check);
+            free(b);
+        }
     }
 }
 
-/* The `/compound` and `/log` views' compounded equity (its product, peak and drawdown pair)
- * folded in the lanes beside the plain fold, sets of every side, against the views' scalar
- * body (apo__score_bar_more) of each set alone, bit for bit; the equity moves (costs, flips,
- * long and short runs), and one walk ruins it (a return below -1 on a huge move). */
+/* The `/compound` and `/log` views' compounded equity (its product, peak and drawdown pair):
+ * the equity moves (costs, flips, long and short runs), and one walk ruins it. */
 Test(score_sides, the_compounded_equity_folds_in_the_lanes_as_the_views_scalar_body,
      .timeout = 120) {
+    check_view(APO_SCORE_VIEW_COMPOUND);
+}
+
+/* The `/more` view's every statistic: the equity, the downside's sum, the units traded and the
+ * trades' book (the open trade's return, closed on a change of position and in a gap, the sums
+ * won and lost, the held side, the counts). */
+Test(score_sides, the_more_views_statistics_fold_in_the_lanes_as_its_scalar_body, .timeout = 240) {
+    check_view(APO_SCORE_VIEW_MORE);
+}
+
+/* The `/more` view's bars exercise its book: under every kind some set closes trades, wins and
+ * loses some, and some trade ends in a gap (the position changes at a bar that does not score:
+ * apo__score_more_return's first close), so the check above compares each of its steps. */
+Test(score_sides, the_more_views_book_sees_every_end_of_a_trade, .timeout = 60) {
+    bars *b = make_seeded_bars(13);
     apo__score_set sets[MAX_SETS];
     make_sided_sets(sets);
-    static const uint64_t seeds[] = {7, 41};
-    for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
-        bars *b = make_seeded_bars(seeds[s]);
-        if (s == 1) { /* a close that leaps up then collapses: a short's return below -1 */
-            b->close[3100] = b->close[3099] * 3.5;
-            for (size_t t = 3100; t < 3102; t++)
-                b->finite[t] =
-                    (unsigned char)apo__score_move(b->close[t - 1], b->close[t], &b->move[t]);
-            int ruined = 0; /* some set is short there, under some rule */
-            for (size_t q = 0; q < N_KINDS; q++)
-                for (size_t j = 0; j < MAX_SETS; j++) {
-                    const double *o[3];
-                    outputs_of(b, kinds[q], 0, o);
-                    apo__score_fold f;
-                    apo__score_more m;
-                    apo__score_fold_init(&f);
-                    apo__score_more_init(&m);
-                    scalar_fold_more(b, kinds[q], 0, o, &sets[j], 0, BARS, &f, &m);
-                    ruined += m.equity <= 0;
-                }
-            cr_assert_gt(ruined, 0, "the leap ruins some set's equity");
+    long long gap_ends = 0;
+    for (size_t q = 0; q < N_KINDS; q++) {
+        const double *o[3];
+        outputs_of(b, kinds[q], 0, o);
+        long long closed = 0, wins = 0;
+        for (size_t j = 0; j < MAX_SETS; j++) {
+            apo__score_fold f;
+            apo__score_more m;
+            apo__score_fold_init(&f);
+            apo__score_more_init(&m);
+            for (size_t t = 0; t < BARS; t++) {
+                gap_ends += f.started && b->finite[t] && m.held != f.pos && m.held != 0;
+                scalar_fold_more(b, kinds[q], 0, o, &sets[j], t, t + 1, &f, &m);
+            }
+            closed += m.closed, wins += m.wins;
         }
-        on_every_path_and_kind(b, sets, compound_counts);
-        free(b);
+        cr_assert_gt(closed, 10 * MAX_SETS, "kind %d closes trades", kinds[q]);
+        cr_assert(wins > 0 && wins < closed, "kind %d wins and loses", kinds[q]);
     }
+    cr_assert_gt(gap_ends, 0, "some trade ends in a gap");
+    free(b);
 }
 
 /* The sides are not a no-op on these bars: under every kind, a long-only set is never short
