@@ -109,6 +109,29 @@ static inline void apo__extreme_pass(const double *v, const double *v_at, size_t
     }
 }
 
+/* Two passes in one where no positions are kept: dst[i], for i < count, is the pick of
+ * v[i] and v[i + shift] with the pick of v[i + 2 shift] and v[i + 3 shift], the later pair
+ * second: the operations of apo__extreme_pass at shift and then at 2 shift, on the same pairs
+ * in the same order, so the same values, without storing the level between and reading it
+ * back (the passes are bound by their stores, one a vector a level). dst may be v, as there. */
+static inline void apo__extreme_pass2(const double *v, size_t count, size_t shift, int largest,
+                                      double *dst) {
+    size_t i = 0;
+    for (; i + APO_TILE_LANES <= count; i += APO_TILE_LANES) {
+        const apo_tv early =
+            apo__tv_keep_later(apo_tv_load(v + i), apo_tv_load(v + i + shift), largest);
+        const apo_tv late = apo__tv_keep_later(apo_tv_load(v + i + 2 * shift),
+                                               apo_tv_load(v + i + 3 * shift), largest);
+        apo_tv_store(dst + i, apo__tv_keep_later(early, late, largest));
+    }
+    for (; i < count; i++) {
+        const double a = v[i], b = v[i + shift], c = v[i + 2 * shift], d = v[i + 3 * shift];
+        const double early = apo__keep_later(a, b, largest) ? b : a;
+        const double late = apo__keep_later(c, d, largest) ? d : c;
+        dst[i] = apo__keep_later(early, late, largest) ? late : early;
+    }
+}
+
 /* The extremes (largest: 1, the largest; 0, the smallest) of the windows of p samples ending
  * at the bars t .. t + n - 1, n <= APO_EXTREME_BLOCK, 1 <= p <= APO_EXTREME_SPAN_MAX and
  * t + 1 >= p, all of x[t + 1 - p .. t + n) finite: into ext[k], and with `at` not NULL the
@@ -121,6 +144,12 @@ static inline void apo__window_extremes(const double *x, size_t t, size_t n, siz
     /* Level j holds the extremes of the n + p - 2^j spans of 2^j samples in the block's
      * window, level 0 being the samples themselves. */
     size_t span = 1;
+    /* Without positions, two levels a pass while both fit (apo__extreme_pass2). */
+    while (at == NULL && 4 * span <= p) {
+        apo__extreme_pass2(v, n + p - 4 * span, span, largest, s->v);
+        v = s->v;
+        span *= 4;
+    }
     while (2 * span <= p) {
         apo__extreme_pass(v, v_at, n + p - 2 * span, span, largest, s->v, s_at);
         v = s->v;
