@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 #include "json_report.h"
+#include "option_table.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -101,26 +102,41 @@ static void kernel_text(FILE *f, const apo_kernel_info *k) {
                 k->halo_rule != NULL ? k->halo_rule : "");
 }
 
+/* What `kernels` is asked: --json, and the one NAME (NULL: every kernel). */
+typedef struct kernels_options {
+    int json;
+    const char *only;
+} kernels_options;
+
+static int read_name(const char *command, const char *text, void *options) {
+    kernels_options *o = options;
+    if (o->only != NULL)
+        return cli_usage_error(command, "unexpected argument '%s' (one NAME at most)", text);
+    o->only = text;
+    return CLI_EXIT_OK;
+}
+
+static const cli_option kernels_rows[] = {
+    CLI_ROW_FLAG("--json", offsetof(kernels_options, json)),
+};
+
+static const cli_option_table kernels_table = {
+    .command = "kernels", CLI_TABLE_ROWS(kernels_rows), .positional = read_name};
+
 int cli_cmd_kernels(int argc, char **argv) {
-    int json = 0;
-    const char *only = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (cli_flag(argv[i], "--help") || cli_flag(argv[i], "-h")) {
-            fputs(kernels_help, stdout);
-            return CLI_EXIT_OK;
-        } else if (cli_flag(argv[i], "--json")) {
-            json = 1;
-        } else if (argv[i][0] == '-') {
-            return cli_usage_error("kernels", "unknown option '%s'", argv[i]);
-        } else if (only != NULL) {
-            return cli_usage_error("kernels", "unexpected argument '%s' (one NAME at most)",
-                                   argv[i]);
-        } else {
-            only = argv[i];
-        }
+    kernels_options opt = {0, NULL};
+    int help = 0;
+    int rc = cli_options_read(&kernels_table, argc, argv, &opt, &help);
+    if (help) {
+        fputs(kernels_help, stdout);
+        return CLI_EXIT_OK;
     }
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    const int json = opt.json;
+    const char *only = opt.only;
     apo_runtime *rt = NULL;
-    int rc = cli_runtime_create_learning("cpu", APO_SWITCH_OFF, &rt);
+    rc = cli_runtime_create_learning("cpu", APO_SWITCH_OFF, &rt);
     if (rc != CLI_EXIT_OK)
         return rc;
     size_t count = 0;

@@ -9,10 +9,12 @@
  */
 #include "cli.h"
 #include "json_report.h"
+#include "option_table.h"
 #include "options.h"
 #include "profile_checks.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -131,71 +133,58 @@ static int parse_sizes(cli_profile_options *o, const char *text) {
     return CLI_EXIT_OK;
 }
 
+/* --kernels LIST, read as it is given (a later argument's error comes after its own). */
+static int read_kernels(const char *command, const char *v, void *dest) {
+    (void)command;
+    cli_profile_options *o = dest;
+    o->kernels_text = v;
+    return parse_kernels(o, v);
+}
+
+static int read_sizes(const char *command, const char *v, void *dest) {
+    (void)command;
+    return parse_sizes(dest, v);
+}
+
+static int read_older(const char *command, const char *v, void *dest) {
+    (void)command;
+    cli_profile_options *o = dest;
+    if (cli_parse_duration(v, &o->older_s) != 0)
+        return CLI_OPT_BAD;
+    o->older_text = v;
+    return CLI_EXIT_OK;
+}
+
+#define PROFILE(field) offsetof(cli_profile_options, field)
+
+static const cli_option profile_rows[] = {
+    CLI_ROW_FLAG("--json", PROFILE(json)),
+    CLI_ROW_READ("--kernels", CLI_ONCE, 0, CLI_NO_FIELD, read_kernels, NULL),
+    CLI_ROW_READ("--sizes", CLI_ONCE, 0, CLI_NO_FIELD, read_sizes, NULL),
+    CLI_ROW_U64("--sample-size", CLI_ONCE, PROFILE(sample_size), CLI_NO_FIELD, 1, UINT64_MAX,
+                "a positive integer"),
+    CLI_ROW_UINT("--runs", CLI_ONCE, PROFILE(runs), CLI_NO_FIELD, 1, CLI_PROFILE_MAX_RUNS,
+                 "an integer from %" PRIu64 " to %" PRIu64),
+    CLI_ROW_U64("--seed", CLI_ONCE, PROFILE(seed), CLI_NO_FIELD, 0, UINT64_MAX,
+                "an integer from 0 to 18446744073709551615"),
+    CLI_ROW_READ("--if-older-than", CLI_ONCE, 0, CLI_NO_FIELD, read_older,
+                 "a positive whole number and a unit, s, m, h or d (30s, 15m, 12h, 7d)"),
+    CLI_ROW_TEXT("--devices", CLI_ONCE, PROFILE(devices)),
+};
+
+static const cli_option_table profile_table = {.command = "profile", CLI_TABLE_ROWS(profile_rows)};
+
 int cli_profile_parse_options(int argc, char **argv, cli_profile_options *o, int *help) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int r;
-#define VALUE(name) ((r = cli_value_once("profile", argc, argv, &i, name, &v)) != 0)
-        if (cli_flag(a, "--help") || cli_flag(a, "-h")) {
-            *help = 1;
-            return CLI_EXIT_OK;
-        } else if (cli_flag(a, "--json")) {
-            o->json = 1;
-            continue;
-        } else if (VALUE("--kernels")) {
-            if (r > 0) {
-                if (o->kernels_text != NULL)
-                    return cli_usage_error("profile", "--kernels is given twice");
-                o->kernels_text = v;
-                int rc = parse_kernels(o, v);
-                if (rc != CLI_EXIT_OK)
-                    return rc;
-            }
-        } else if (VALUE("--sizes")) {
-            if (r > 0) {
-                int rc = parse_sizes(o, v);
-                if (rc != CLI_EXIT_OK)
-                    return rc;
-            }
-        } else if (VALUE("--sample-size")) {
-            if (r > 0 && (cli_parse_u64(v, &o->sample_size) != 0 || o->sample_size == 0))
-                return cli_usage_error("profile", "--sample-size '%s': expected a positive integer",
-                                       v);
-        } else if (VALUE("--runs")) {
-            uint64_t runs = 0;
-            if (r > 0 && (cli_parse_u64(v, &runs) != 0 || runs == 0 || runs > CLI_PROFILE_MAX_RUNS))
-                return cli_usage_error("profile", "--runs '%s': expected an integer from 1 to %d",
-                                       v, CLI_PROFILE_MAX_RUNS);
-            o->runs = (unsigned)runs;
-        } else if (VALUE("--seed")) {
-            if (r > 0 && cli_parse_u64(v, &o->seed) != 0)
-                return cli_usage_error(
-                    "profile", "--seed '%s': expected an integer from 0 to 18446744073709551615",
-                    v);
-        } else if (VALUE("--if-older-than")) {
-            if (r > 0 && cli_parse_duration(v, &o->older_s) != 0)
-                return cli_usage_error("profile",
-                                       "--if-older-than '%s': expected a positive whole number "
-                                       "and a unit, s, m, h or d (30s, 15m, 12h, 7d)",
-                                       v);
-            o->older_text = v;
-        } else if (VALUE("--devices")) {
-            if (r > 0)
-                o->devices = v;
-        } else if (a[0] == '-') {
-            return cli_usage_error("profile", "unknown option '%s'", a);
-        } else {
-            return cli_usage_error("profile", "unexpected argument '%s'", a);
-        }
-#undef VALUE
-        if (r < 0)
-            return CLI_EXIT_USAGE;
+    int asked = 0;
+    int rc = cli_options_read(&profile_table, argc, argv, o, &asked);
+    if (asked) {
+        *help = 1;
+        return CLI_EXIT_OK;
     }
-    if (o->kernels_text == NULL) {
-        int rc = parse_kernels(o, "bollinger,macd");
-        if (rc != CLI_EXIT_OK)
-            return rc;
-    }
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (o->kernels_text == NULL && (rc = parse_kernels(o, "bollinger,macd")) != CLI_EXIT_OK)
+        return rc;
     /* The shares are solved at the largest size measured unless the user says otherwise:
      * the library's default sample size (1000000) may lie far outside the sizes given. */
     if (o->sample_size == 0 && o->n_sizes > 0)

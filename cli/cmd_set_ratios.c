@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "json_report.h"
+#include "option_table.h"
 #include "options.h"
 
 #include <math.h>
@@ -61,38 +62,32 @@ static int add_item(void *ctx, const char *id, double ratio) {
     return CLI_EXIT_OK;
 }
 
+/* An argument that is not an option: DEVICE=R items, one or several comma separated. */
+static int read_items(const char *command, const char *text, void *options) {
+    return cli_parse_ratio_items(command, NULL, text, add_item, options);
+}
+
+#define SET_RATIOS(field) offsetof(cli_set_ratios_options, field)
+
+static const cli_option set_ratios_rows[] = {
+    CLI_ROW_FLAG("--clear", SET_RATIOS(clear)),
+    CLI_ROW_FLAG("--custom-tag", SET_RATIOS(custom_tag)),
+    CLI_ROW_TEXT("--workload", CLI_ONCE, SET_RATIOS(tag)),
+    CLI_ROW_TEXT("--devices", CLI_ONCE, SET_RATIOS(devices)),
+};
+
+static const cli_option_table set_ratios_table = {
+    .command = "set-ratios", CLI_TABLE_ROWS(set_ratios_rows), .positional = read_items};
+
 int cli_set_ratios_parse_options(int argc, char **argv, cli_set_ratios_options *o, int *help) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int r;
-#define VALUE(name) ((r = cli_value_once("set-ratios", argc, argv, &i, name, &v)) != 0)
-        if (cli_flag(a, "--help") || cli_flag(a, "-h")) {
-            *help = 1;
-            return CLI_EXIT_OK;
-        } else if (cli_flag(a, "--clear")) {
-            o->clear = 1;
-            continue;
-        } else if (cli_flag(a, "--custom-tag")) {
-            o->custom_tag = 1;
-            continue;
-        } else if (VALUE("--workload")) {
-            if (r > 0)
-                o->tag = v;
-        } else if (VALUE("--devices")) {
-            if (r > 0)
-                o->devices = v;
-        } else if (a[0] == '-') {
-            return cli_usage_error("set-ratios", "unknown option '%s'", a);
-        } else {
-            int rc = cli_parse_ratio_items("set-ratios", NULL, a, add_item, o);
-            if (rc != CLI_EXIT_OK)
-                return rc;
-            continue;
-        }
-#undef VALUE
-        if (r < 0)
-            return CLI_EXIT_USAGE;
+    int asked = 0;
+    const int rc = cli_options_read(&set_ratios_table, argc, argv, o, &asked);
+    if (asked) {
+        *help = 1;
+        return CLI_EXIT_OK;
     }
+    if (rc != CLI_EXIT_OK)
+        return rc;
     if (o->tag == NULL)
         return cli_usage_error("set-ratios", "missing --workload");
     if (o->tag[0] == '\0')

@@ -4,6 +4,7 @@
  * runtime creation. main.c dispatches to the commands; see docs/cli.md.
  */
 #include "cli.h"
+#include "option_table.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -59,27 +60,30 @@ int cli_status_error(apo_status status, const char *what) {
 
 int cli_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
 
+/* The options of a command that takes only --help, --json and --devices LIST. */
+typedef struct json_devices {
+    int json;
+    const char *devices;
+} json_devices;
+
+static const cli_option json_devices_rows[] = {
+    CLI_ROW_FLAG("--json", offsetof(json_devices, json)),
+    CLI_ROW_TEXT("--devices", CLI_ONCE, offsetof(json_devices, devices)),
+};
+
 int cli_parse_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
                            const char **devices) {
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int r;
-        if (cli_flag(argv[i], "--help") || cli_flag(argv[i], "-h")) {
-            fputs(help, stdout);
-            return CLI_EXIT_OK;
-        } else if (cli_flag(argv[i], "--json")) {
-            *json = 1;
-        } else if ((r = cli_value_once(command, argc, argv, &i, "--devices", &v)) != 0) {
-            if (r < 0)
-                return CLI_EXIT_USAGE;
-            *devices = v;
-        } else if (argv[i][0] == '-') {
-            return cli_usage_error(command, "unknown option '%s'", argv[i]);
-        } else {
-            return cli_usage_error(command, "unexpected argument '%s'", argv[i]);
-        }
+    const cli_option_table table = {.command = command, CLI_TABLE_ROWS(json_devices_rows)};
+    json_devices o = {*json, *devices};
+    int asked = 0;
+    const int rc = cli_options_read(&table, argc, argv, &o, &asked);
+    *json = o.json;
+    *devices = o.devices;
+    if (asked) {
+        fputs(help, stdout);
+        return CLI_EXIT_OK;
     }
-    return -1;
+    return rc != CLI_EXIT_OK ? rc : -1;
 }
 
 int cli_open_json_devices(const char *command, const char *help, int argc, char **argv, int *json,

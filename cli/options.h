@@ -5,9 +5,10 @@
  * (tests/fuzz/fuzz_cli_options.c).
  *
  * Each parser takes the command's argv (argv[0] is the command name) and an options struct
- * set up by its *_init(); it checks every value and every combination of options before
- * the command does any work, prints a usage error to stderr when one is wrong, and never
- * touches a file, a device or the environment. Strings in the struct point into argv.
+ * set up by its *_init(); it reads the options through the command's rows of the option
+ * table (option_table.h), then checks every combination of options, all before the command
+ * does any work; it prints a usage error to stderr when one is wrong, and never touches a
+ * file, a device or the environment. Strings in the struct point into argv.
  * *_free() releases what the parser allocated, also after a failed parse.
  */
 #ifndef APO_CLI_OPTIONS_H
@@ -174,6 +175,9 @@ typedef struct cli_stream_options {
     /* "--cost" or "--periods-per-year" when one was given (NULL else): they need a rule,
      * --score's or the state's, which only the state file can say. */
     const char *rule_option;
+    /* --cost and --periods-per-year as given (NULL: not given), checked once every option
+     * is read. */
+    const char *cost_text, *periods_text;
 } cli_stream_options;
 
 extern const char cli_stream_help[];
@@ -198,6 +202,7 @@ typedef struct cli_selftest_options {
     const char *devices;
     uint64_t seed;
     size_t gpu_mb;
+    const char *sizes_text; /* --sizes as given (the last one); NULL: the default shapes */
     cli_shape shapes[CLI_SELFTEST_MAX_SHAPES]; /* 1 or more after a parse */
     size_t n_shapes;
 } cli_selftest_options;

@@ -1,11 +1,14 @@
 /*
- * `apportion selftest`: its options (cli/options.h), their help text and the parsing of
- * --sizes; the checks and the report are in cmd_selftest.c.
+ * `apportion selftest`: its options (cli/options.h) as rows of the option table
+ * (option_table.h), their help text and the parsing of --sizes; the checks and the report are
+ * in cmd_selftest.c.
  */
 #include "cli.h"
 #include "input.h"
+#include "option_table.h"
 #include "options.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,44 +105,31 @@ void cli_selftest_options_init(st_options *o) {
     o->gpu_mb = CLI_SELFTEST_DEFAULT_GPU_MB;
 }
 
+#define SELFTEST(field) offsetof(st_options, field)
+
+/* Every option of `selftest`: each may be given again, the last value winning. --sizes is
+ * read after the others. */
+static const cli_option selftest_rows[] = {
+    CLI_ROW_FLAG("--json", SELFTEST(json)),
+    CLI_ROW_TEXT("--devices", CLI_REPEATABLE, SELFTEST(devices)),
+    CLI_ROW_TEXT("--sizes", CLI_REPEATABLE, SELFTEST(sizes_text)),
+    CLI_ROW_U64("--seed", CLI_REPEATABLE, SELFTEST(seed), CLI_NO_FIELD, 0, UINT64_MAX,
+                "an integer from 0 to 18446744073709551615"),
+    CLI_ROW_SIZE("--gpu-memory-mb", CLI_REPEATABLE, SELFTEST(gpu_mb), CLI_NO_FIELD, ST_MIN_GPU_MB,
+                 ST_MAX_GPU_MB, "an integer from %" PRIu64 " to %" PRIu64),
+};
+
+static const cli_option_table selftest_table = {.command = "selftest",
+                                                CLI_TABLE_ROWS(selftest_rows)};
+
 int cli_selftest_parse_options(int argc, char **argv, st_options *o) {
-    const char *sizes = default_sizes;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int r;
-#define VALUE(name) ((r = cli_value("selftest", argc, argv, &i, name, &v)) != 0)
-        if (cli_flag(a, "--help") || cli_flag(a, "-h")) {
-            fputs(selftest_help, stdout);
-            return CLI_EXIT_OK;
-        } else if (cli_flag(a, "--json")) {
-            o->json = 1;
-            continue;
-        } else if (VALUE("--devices")) {
-            if (r > 0)
-                o->devices = v;
-        } else if (VALUE("--sizes")) {
-            if (r > 0)
-                sizes = v;
-        } else if (VALUE("--seed")) {
-            if (r > 0 && cli_parse_u64(v, &o->seed) != 0)
-                return cli_usage_error(
-                    "selftest", "--seed '%s': expected an integer from 0 to 18446744073709551615",
-                    v);
-        } else if (VALUE("--gpu-memory-mb")) {
-            if (r > 0 && (cli_parse_size(v, &o->gpu_mb) != 0 || o->gpu_mb < ST_MIN_GPU_MB ||
-                          o->gpu_mb > ST_MAX_GPU_MB))
-                return cli_usage_error("selftest",
-                                       "--gpu-memory-mb '%s': expected an integer from %zu to %zu",
-                                       v, ST_MIN_GPU_MB, ST_MAX_GPU_MB);
-        } else if (a[0] == '-') {
-            return cli_usage_error("selftest", "unknown option '%s'", a);
-        } else {
-            return cli_usage_error("selftest", "unexpected argument '%s'", a);
-        }
-#undef VALUE
-        if (r < 0)
-            return CLI_EXIT_USAGE;
+    int help = 0;
+    int rc = cli_options_read(&selftest_table, argc, argv, o, &help);
+    if (help) {
+        fputs(selftest_help, stdout);
+        return CLI_EXIT_OK;
     }
-    int rc = parse_sizes(sizes, o);
+    if (rc == CLI_EXIT_OK)
+        rc = parse_sizes(o->sizes_text != NULL ? o->sizes_text : default_sizes, o);
     return rc == CLI_EXIT_OK ? -1 : rc;
 }

@@ -1,10 +1,14 @@
 /*
- * The options of `apportion stream` (options.h; docs/cli/stream.md, "apportion stream").
+ * The options of `apportion stream` (options.h; docs/cli/stream.md, "apportion stream"): its
+ * help text, its options as rows of the option table (option_table.h) and the checks after
+ * them.
  */
 #include "cli.h"
+#include "option_table.h"
 #include "options.h"
 #include "sweep_values.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,98 +81,57 @@ static int add_score_param(cli_stream_options *o, const char *option, const char
     return cli_param_list_add_value(&o->given, "stream", option, name, v);
 }
 
+/* The words of --old-rows, indexed by their values. */
+static const char *const old_rows_words[] = {[CLI_OLD_ROWS_REFUSE] = "refuse",
+                                             [CLI_OLD_ROWS_SKIP] = "skip",
+                                             [CLI_OLD_ROWS_ACCEPT] = "accept"};
+_Static_assert(sizeof(cli_old_rows) == sizeof(int), "--old-rows is read as an int");
+
+#define STREAM(field) offsetof(cli_stream_options, field)
+
+/* Every option of `stream`; every value must be non-empty. --cost and --periods-per-year are
+ * checked after the others (add_score_param). */
+static const cli_option stream_rows[] = {
+    CLI_ROW_FLAG("--missing-as-nan", STREAM(missing_as_nan)),
+    CLI_ROW_TEXT("--state", CLI_ONCE, STREAM(state)),
+    CLI_ROW_TEXT("--kernel", CLI_ONCE, STREAM(kernel)),
+    CLI_ROW_TEXT("--input", CLI_ONCE, STREAM(input)),
+    CLI_ROW_READ("--input-format", CLI_ONCE, STREAM(input_format), STREAM(input_format_set),
+                 cli_option_read_input_format, "f64, csv or parquet"),
+    CLI_ROW_TEXT("--column", CLI_ONCE, STREAM(column)),
+    CLI_ROW_TEXT("--input-map", CLI_ONCE, STREAM(input_map)),
+    CLI_ROW_TEXT("--group-by", CLI_ONCE, STREAM(group_by)),
+    CLI_ROW_TEXT("--index-column", CLI_ONCE, STREAM(index_column)),
+    CLI_ROW_SIZE("--series", CLI_ONCE, STREAM(series), CLI_NO_FIELD, 1, APO_STREAM_MAX_SERIES,
+                 "%" PRIu64 " to %" PRIu64),
+    CLI_ROW_TEXT("--output", CLI_ONCE, STREAM(output)),
+    CLI_ROW_WORD("--old-rows", CLI_ONCE, STREAM(old_rows), old_rows_words,
+                 "refuse, skip or accept"),
+    CLI_ROW_TEXT("--devices", CLI_ONCE, STREAM(devices)),
+    CLI_ROW_TEXT("--score", CLI_ONCE, STREAM(score)),
+    CLI_ROW_TEXT("--cost", CLI_ONCE, STREAM(cost_text)),
+    CLI_ROW_TEXT("--periods-per-year", CLI_ONCE, STREAM(periods_text)),
+    CLI_ROW_READ("--param", CLI_REPEATABLE, STREAM(given), CLI_NO_FIELD, cli_option_read_param,
+                 NULL),
+};
+
+static const cli_option_table stream_table = {
+    .command = "stream", CLI_TABLE_ROWS(stream_rows), .nonempty = 1};
+
 int cli_stream_parse_options(int argc, char **argv, cli_stream_options *o, int *help) {
-    const char *cost = NULL, *periods = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int r;
-#define VALUE(name) ((r = cli_value_once("stream", argc, argv, &i, name, &v)) != 0)
-        if (cli_flag(a, "--help") || cli_flag(a, "-h")) {
-            *help = 1;
-            return CLI_EXIT_OK;
-        } else if (cli_flag(a, "--missing-as-nan")) {
-            o->missing_as_nan = 1;
-            continue;
-        } else if (VALUE("--state")) {
-            if (r > 0)
-                o->state = v;
-        } else if (VALUE("--kernel")) {
-            if (r > 0)
-                o->kernel = v;
-        } else if (VALUE("--input")) {
-            if (r > 0)
-                o->input = v;
-        } else if (VALUE("--input-format")) {
-            if (r > 0 && cli_input_format_parse(v, &o->input_format) != 0)
-                return cli_usage_error("stream",
-                                       "--input-format '%s': expected f64, csv or parquet", v);
-            o->input_format_set = 1;
-        } else if (VALUE("--column")) {
-            if (r > 0)
-                o->column = v;
-        } else if (VALUE("--input-map")) {
-            if (r > 0)
-                o->input_map = v;
-        } else if (VALUE("--group-by")) {
-            if (r > 0)
-                o->group_by = v;
-        } else if (VALUE("--index-column")) {
-            if (r > 0)
-                o->index_column = v;
-        } else if (VALUE("--series")) {
-            if (r > 0 && (cli_parse_size(v, &o->series) != 0 || o->series == 0 ||
-                          o->series > APO_STREAM_MAX_SERIES))
-                return cli_usage_error("stream", "--series '%s': expected 1 to %zu", v,
-                                       APO_STREAM_MAX_SERIES);
-        } else if (VALUE("--output")) {
-            if (r > 0)
-                o->output = v;
-        } else if (VALUE("--old-rows")) {
-            if (r > 0) {
-                if (strcmp(v, "refuse") == 0)
-                    o->old_rows = CLI_OLD_ROWS_REFUSE;
-                else if (strcmp(v, "skip") == 0)
-                    o->old_rows = CLI_OLD_ROWS_SKIP;
-                else if (strcmp(v, "accept") == 0)
-                    o->old_rows = CLI_OLD_ROWS_ACCEPT;
-                else
-                    return cli_usage_error("stream",
-                                           "--old-rows '%s': expected refuse, skip or accept", v);
-            }
-        } else if (VALUE("--devices")) {
-            if (r > 0)
-                o->devices = v;
-        } else if (VALUE("--score")) {
-            if (r > 0)
-                o->score = v;
-        } else if (VALUE("--cost")) {
-            if (r > 0)
-                cost = v;
-        } else if (VALUE("--periods-per-year")) {
-            if (r > 0)
-                periods = v;
-        } else if ((r = cli_value("stream", argc, argv, &i, "--param", &v)) != 0) {
-            if (r > 0) {
-                const int rc = cli_param_list_add(&o->given, "stream", v);
-                if (rc != CLI_EXIT_OK)
-                    return rc;
-            }
-        } else if (a[0] == '-') {
-            return cli_usage_error("stream", "unknown option '%s'", a);
-        } else {
-            return cli_usage_error("stream", "unexpected argument '%s'", a);
-        }
-#undef VALUE
-        if (r < 0)
-            return CLI_EXIT_USAGE;
-        if (v != NULL && v[0] == '\0')
-            return cli_usage_error("stream", "option %s needs a non-empty value", a);
+    int asked = 0;
+    int rc = cli_options_read(&stream_table, argc, argv, o, &asked);
+    if (asked) {
+        *help = 1;
+        return CLI_EXIT_OK;
     }
+    if (rc != CLI_EXIT_OK)
+        return rc;
     if (o->state == NULL)
         return cli_usage_error("stream", "--state FILE is required");
-    int rc = add_score_param(o, "--cost", "cost", cost);
+    rc = add_score_param(o, "--cost", "cost", o->cost_text);
     if (rc == CLI_EXIT_OK)
-        rc = add_score_param(o, "--periods-per-year", "periods_per_year", periods);
+        rc = add_score_param(o, "--periods-per-year", "periods_per_year", o->periods_text);
     if (rc != CLI_EXIT_OK)
         return rc;
     if (o->output != NULL && strcmp(o->output, o->state) == 0)
