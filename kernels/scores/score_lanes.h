@@ -392,6 +392,18 @@ static APO_SCORE_LANES_INLINE void apo__score_lanes_book_step(apo__score_lanes_b
     apo__score_lanes_close(b, k, change);
 }
 
+/* apo__score_lanes_book_step where no lane's trade ended in a gap: the close of a gap's trade
+ * left out, which with no lane ending adds +0 to counts and to sums that are never -0 (won
+ * adds values above 0 to +0, lost values below 0) and keeps the trade, so it changes no bit. */
+static APO_SCORE_LANES_INLINE void apo__score_lanes_book_step_held(apo__score_lanes_book *b,
+                                                                   const apo__score_lanes_k *k,
+                                                                   apo_vd r, apo_vm change) {
+    const apo_vd down = apo__score_lanes_min(r, k->zero);
+    b->down_sq = b->down_sq + down * down;
+    b->trade = b->trade + r;
+    apo__score_lanes_close(b, k, change);
+}
+
 /* Whether the trade held at the last scored bar ended in a gap before this one (its side
  * `held`, not flat, is not the position `prev` before the bar), and whether the position
  * changes at this bar from a side (prev, not flat, is not pos): apo__score_more_return's
@@ -591,13 +603,13 @@ apo__score_lanes_sums_more(apo__score_lanes *s, apo__score_lanes_more *c, const 
 
 /* apo__score_lanes_sums_more and the `/more` view's book over the same returns and their ends
  * (apo__score_lanes_ends: 2 for a trade ended in a gap, plus 1 for one that ends at the bar),
- * in one loop, each chain's operations in apo__score_more_return's order. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static void
-apo__score_lanes_sums_book(apo__score_lanes *s, apo__score_lanes_more *c, apo__score_lanes_book *b,
-                           const apo_vd *returns, const apo_vd *ends, size_t m) {
+ * in one loop, each chain's operations in apo__score_more_return's order. Without `gaps` (a
+ * constant: no trade of these bars ended in a gap, every end is 0 or 1), the close of a gap's
+ * trade is left out (apo__score_lanes_book_step_held). */
+static APO_SCORE_LANES_INLINE void
+apo__score_lanes_sums_book_run(const int gaps, apo__score_lanes *s, apo__score_lanes_more *c,
+                               apo__score_lanes_book *b, const apo_vd *returns, const apo_vd *ends,
+                               size_t m) {
     apo_vd total = s->total, dev_sum = s->dev_sum, dev_sq = s->dev_sq;
     apo_vd peak = s->peak, drawdown = s->drawdown;
     apo__score_lanes_more e = *c;
@@ -608,14 +620,33 @@ apo__score_lanes_sums_book(apo__score_lanes *s, apo__score_lanes_more *c, apo__s
         const apo_vd r = returns[j], end = ends[j];
         apo__score_lanes_sum_step(r, shift, &total, &dev_sum, &dev_sq, &peak, &drawdown);
         apo__score_lanes_compound(&e, k.one, r);
-        const apo_vm gap = apo_vd_gt(end, k.one);
-        const apo_vm change = apo_vd_gt(end - apo__score_lanes_if(gap, two), k.zero);
-        apo__score_lanes_book_step(&q, &k, r, gap, change);
+        if (gaps) {
+            const apo_vm gap = apo_vd_gt(end, k.one);
+            const apo_vm change = apo_vd_gt(end - apo__score_lanes_if(gap, two), k.zero);
+            apo__score_lanes_book_step(&q, &k, r, gap, change);
+        } else {
+            apo__score_lanes_book_step_held(&q, &k, r, apo_vd_gt(end, k.zero));
+        }
     }
     s->total = total, s->dev_sum = dev_sum, s->dev_sq = dev_sq;
     s->peak = peak, s->drawdown = drawdown;
     *c = e;
     *b = q;
+}
+
+/* apo__score_lanes_sums_book_run, `gaps` a constant of each loop. Not inlined, as
+ * apo__score_lanes_sums. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void
+apo__score_lanes_sums_book(int gaps, apo__score_lanes *s, apo__score_lanes_more *c,
+                           apo__score_lanes_book *b, const apo_vd *returns, const apo_vd *ends,
+                           size_t m) {
+    if (gaps)
+        apo__score_lanes_sums_book_run(1, s, c, b, returns, ends, m);
+    else
+        apo__score_lanes_sums_book_run(0, s, c, b, returns, ends, m);
 }
 
 /* Bars a chunk of the loop below holds: their returns fit in the L1 cache. */
@@ -719,6 +750,12 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds, const i
     const int finite_widths = widths && apo__score_lanes_finite_widths(set, rounds, k);
     while (i < end) {
         const size_t stop = end - i < APO_SCORE_LANES_CHUNK ? end : i + APO_SCORE_LANES_CHUNK;
+        /* A trade ends in a gap only after a bar that does not score changed the position: in
+         * a chunk whose every bar scores, at its first bar if the held side is not the
+         * position then. */
+        int gaps = 0;
+        for (int r = 0; r < rounds && book; r++)
+            gaps |= apo_vm_bits(apo_vd_ne(cb.held[r], pos[r])) != 0;
         size_t m;
         if (widths && finite_widths && apo__score_lanes_clean(tile, k, i, stop))
             m = apo__score_lanes_chunk(kind, widths, 1, rounds, book, tile, set, k, pos, returns,
@@ -726,6 +763,7 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds, const i
         else
             m = apo__score_lanes_chunk(kind, widths, 0, rounds, book, tile, set, k, pos, returns,
                                        trades, exposed, &cb, i, stop);
+        gaps |= m != stop - i;
         i = stop;
         for (int r = 0; r < rounds; r++) {
             if (m > 0 && fresh[r]) {
@@ -734,7 +772,7 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds, const i
                 fresh[r] = 0;
             }
             if (book)
-                apo__score_lanes_sums_book(&s[r], &c[r], &b[r], returns[r], cb.ends[r], m);
+                apo__score_lanes_sums_book(gaps, &s[r], &c[r], &b[r], returns[r], cb.ends[r], m);
             else if (c != NULL)
                 apo__score_lanes_sums_more(&s[r], &c[r], returns[r], m);
             else

@@ -223,22 +223,52 @@ static inline size_t apo__score_lone_returns_scalar(const apo__score_sets_tile *
 
 /* The sums of a chunk's m returns in bar order (apo__score_fold_return) and, with `compound`,
  * the compounded equity beside them; with `book` (the `/more` view), all the more statistics
- * of each scored bar (apo__score_more_return, the scalar body's step) from its previous and
- * new positions, pos[j] and pos[j + 1] of the chunk's bar j. */
+ * of each scored bar from its previous and new positions, pos[j] and pos[j + 1] of the chunk's
+ * bar j: the equity by apo__score_more_compound, the rest (apo__score_more_return's book) by
+ * score_lanes.h's lane operations with the set in every lane, read back from lane 0. Those
+ * select where the scalar step's comparisons compile to branches, mispredicted at every end
+ * of a trade. A chunk whose every bar scores, held at its first as before it, has no trade
+ * that ended in a gap (apo__score_lanes_book_step_held). */
 static APO_SCORE_LANES_INLINE void apo__score_lone_sums(const int compound, const int book,
                                                         const unsigned char *finite, size_t n,
                                                         const double *pos, const double *returns,
                                                         size_t m, apo__score_fold *f,
                                                         apo__score_more *more) {
     if (book) {
+        const apo__score_lanes_k k = apo__score_lanes_constants();
+        apo__score_lanes_book b;
+        memset(&b, 0, sizeof b);
+        apo__score_lanes_book_lane(&b, 0, more);
+        if (m == n && more->held == (int)pos[0]) {
+            for (size_t j = 0; j < n; j++) {
+                apo__score_fold_return(f, returns[j]);
+                apo__score_more_compound(more, returns[j]);
+                const apo_vd prev = apo__score_lanes_load1(&pos[j]);
+                const apo_vd now = apo__score_lanes_load1(&pos[j + 1]);
+                b.units = b.units + apo_vd_abs(now - prev);
+                apo__score_lanes_book_step_held(&b, &k, apo__score_lanes_load1(&returns[j]),
+                                                apo__score_lanes_change_end(&k, prev, now));
+            }
+            b.held = apo__score_lanes_load1(&pos[n]);
+            apo__score_lanes_book_store(&b, 0, more);
+            return;
+        }
         size_t q = 0;
         for (size_t j = 0; j < n; j++) {
             if (!finite[j])
                 continue;
             apo__score_fold_return(f, returns[q]);
-            apo__score_more_return(more, (int)pos[j], (int)pos[j + 1], returns[q]);
+            apo__score_more_compound(more, returns[q]);
+            const apo_vd r = apo__score_lanes_load1(&returns[q]);
+            const apo_vd prev = apo__score_lanes_load1(&pos[j]);
+            const apo_vd now = apo__score_lanes_load1(&pos[j + 1]);
+            b.units = b.units + apo_vd_abs(now - prev);
+            apo__score_lanes_book_step(&b, &k, r, apo__score_lanes_gap_end(&k, b.held, prev),
+                                       apo__score_lanes_change_end(&k, prev, now));
+            b.held = now;
             q++;
         }
+        apo__score_lanes_book_store(&b, 0, more);
     } else if (compound) {
         for (size_t q = 0; q < m; q++) {
             apo__score_fold_return(f, returns[q]);
