@@ -1,6 +1,7 @@
 /*
- * Shared pieces of the `apportion` command-line tool: exit statuses, messages, option parsing
- * and runtime creation. The tool uses only the public header include/apportion.h.
+ * Shared pieces of the `apportion` command-line tool: exit statuses, messages, number parsing
+ * and runtime creation (the options are read through option_table.h). The tool uses only the
+ * public header include/apportion.h.
  */
 #ifndef APO_CLI_CLI_H
 #define APO_CLI_CLI_H
@@ -40,30 +41,9 @@ int cli_usage_error(const char *command, const char *fmt, ...) CLI_PRINTF(2, 3);
  * parameter, bad device specification, invalid argument), CLI_EXIT_FAILURE otherwise. */
 int cli_status_error(apo_status status, const char *what);
 
-/* Option matching. cli_flag() returns 1 when arg is exactly `name`. cli_value() matches
- * "--name VALUE" and "--name=VALUE": it returns 0 when argv[*i] is another option, 1 with
- * *value set (and *i advanced past a separate value), -1 after printing a usage error when
- * the value is missing. */
+/* Whether arg is exactly `name` (an option without a value; the commands read their
+ * options through option_table.h). */
 int cli_flag(const char *arg, const char *name);
-int cli_value(const char *command, int argc, char **argv, int *i, const char *name,
-              const char **value);
-
-/* cli_value() for an option that takes one value: when it was given before in argv, prints
- * "option NAME is given twice" as a usage error and returns -1 (a value never starts with
- * "--", so an earlier argument that is NAME or NAME=... is that option). */
-int cli_value_once(const char *command, int argc, char **argv, int *i, const char *name,
-                   const char **value);
-
-/* Parses the options of a command that takes only --help, --json and --devices LIST.
- * Returns -1 to go on, or the exit status to return (help printed, or a usage error). */
-int cli_parse_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
-                           const char **devices);
-
-/* cli_parse_json_devices(), then the runtime on the devices it names (cli_runtime_create()):
- * the start of a command that takes only those options. Returns -1 with *rt set to go on,
- * or the exit status to return (help printed, a usage error, no runtime). */
-int cli_open_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
-                          apo_runtime **rt);
 
 /* Strict number parsing of a whole string: a decimal unsigned integer (no sign, no spaces)
  * and a finite double. Return 0 or -1. */

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "json_report.h"
 #include "kernels.h"
+#include "option_table.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -267,18 +267,6 @@ static size_t own_cols(const call *k, size_t i, size_t r) {
     return k->own_cols[i] != NULL ? k->own_cols[i][r] : k->out_cols[i];
 }
 
-/* Whether every series has the same index texts, so that one index column serves them all. */
-int cli_run_index_shared(const run_state *s) {
-    for (size_t j = 1; j < s->n_series; j++) {
-        if (s->series[j].length != s->series[0].length)
-            return 0;
-        for (size_t r = 0; r < s->series[0].length; r++)
-            if (strcmp(s->series[j].index[r], s->series[0].index[r]) != 0)
-                return 0;
-    }
-    return 1;
-}
-
 /* Writes output i of the named series: one column per series, named for it (one column
  * read alone keeps the output's name), with the index when the output runs along the
  * series. */

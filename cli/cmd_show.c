@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 #include "json_report.h"
+#include "option_table.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -1,10 +1,10 @@
 /*
- * The pieces that the commands of the `apportion` tool share: messages, option matching,
- * strict number and duration parsing, the mapping of library statuses to exit statuses and
- * runtime creation. main.c dispatches to the commands; see docs/cli.md.
+ * The pieces that the commands of the `apportion` tool share: messages, strict number and
+ * duration parsing, the mapping of library statuses to exit statuses and runtime creation
+ * (the commands read their options through option_table.c). main.c dispatches to the
+ * commands; see docs/cli.md.
  */
 #include "cli.h"
-#include "option_table.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -59,80 +59,6 @@ int cli_status_error(apo_status status, const char *what) {
 }
 
 int cli_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
-
-/* The options of a command that takes only --help, --json and --devices LIST. */
-typedef struct json_devices {
-    int json;
-    const char *devices;
-} json_devices;
-
-static const cli_option json_devices_rows[] = {
-    CLI_ROW_FLAG("--json", offsetof(json_devices, json)),
-    CLI_ROW_TEXT("--devices", CLI_ONCE, offsetof(json_devices, devices)),
-};
-
-int cli_parse_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
-                           const char **devices) {
-    const cli_option_table table = {.command = command, CLI_TABLE_ROWS(json_devices_rows)};
-    json_devices o = {*json, *devices};
-    int asked = 0;
-    const int rc = cli_options_read(&table, argc, argv, &o, &asked);
-    *json = o.json;
-    *devices = o.devices;
-    if (asked) {
-        fputs(help, stdout);
-        return CLI_EXIT_OK;
-    }
-    return rc != CLI_EXIT_OK ? rc : -1;
-}
-
-int cli_open_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
-                          apo_runtime **rt) {
-    const char *devices = NULL;
-    int done = cli_parse_json_devices(command, help, argc, argv, json, &devices);
-    if (done >= 0)
-        return done;
-    int rc = cli_runtime_create(devices, rt);
-    return rc != CLI_EXIT_OK ? rc : -1;
-}
-
-int cli_value(const char *command, int argc, char **argv, int *i, const char *name,
-              const char **value) {
-    const char *arg = argv[*i];
-    const size_t n = strlen(name);
-    if (strncmp(arg, name, n) != 0)
-        return 0;
-    if (arg[n] == '=') {
-        *value = arg + n + 1;
-        return 1;
-    }
-    if (arg[n] != '\0')
-        return 0;
-    /* A following option is not taken as the value: "--output --json" is a mistake. */
-    if (*i + 1 >= argc || (argv[*i + 1][0] == '-' && argv[*i + 1][1] == '-')) {
-        cli_usage_error(command, "option %s needs a value", name);
-        return -1;
-    }
-    *i += 1;
-    *value = argv[*i];
-    return 1;
-}
-
-int cli_value_once(const char *command, int argc, char **argv, int *i, const char *name,
-                   const char **value) {
-    const int at = *i;
-    const int r = cli_value(command, argc, argv, i, name, value);
-    if (r <= 0)
-        return r;
-    const size_t n = strlen(name);
-    for (int j = 1; j < at; j++) {
-        if (strncmp(argv[j], name, n) == 0 && (argv[j][n] == '\0' || argv[j][n] == '=')) {
-            cli_usage_error(command, "option %s is given twice (it takes one value)", name);
-            return -1;
-        }
-    }
-    return 1;
-}
 
 int cli_parse_u64(const char *text, uint64_t *out) {
     if (text[0] < '0' || text[0] > '9')

@@ -1,6 +1,7 @@
 /*
- * The one loop that reads a command's argv through its option table (option_table.h), and
- * the readers that several commands share.
+ * The one loop that reads a command's argv through its option table (option_table.h), the
+ * readers that several commands share, and the table of the commands that take only --json
+ * and --devices.
  */
 #include "option_table.h"
 
@@ -85,6 +86,50 @@ static int refused(const char *command, const cli_option *row, const char *text)
     return cli_usage_error(command, "%s '%s': expected %s", row->name, text, expected);
 }
 
+/* An option with a value: 0 when argv[*i] is not option `name`; 1 with *value set (from
+ * "NAME=VALUE", or the next argument, *i moved past it); -1 after the usage error of a
+ * missing value. */
+static int take_value(const char *command, int argc, char **argv, int *i, const char *name,
+                      const char **value) {
+    const char *arg = argv[*i];
+    const size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return 0;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        return 1;
+    }
+    if (arg[n] != '\0')
+        return 0;
+    /* A following option is not taken as the value: "--output --json" is a mistake. */
+    if (*i + 1 >= argc || (argv[*i + 1][0] == '-' && argv[*i + 1][1] == '-')) {
+        cli_usage_error(command, "option %s needs a value", name);
+        return -1;
+    }
+    *i += 1;
+    *value = argv[*i];
+    return 1;
+}
+
+/* take_value() for an option that takes one value: when it was given before in argv, the
+ * usage error "option NAME is given twice" and -1 (a value never starts with "--", so an
+ * earlier argument that is NAME or NAME=... is that option). */
+static int take_value_once(const char *command, int argc, char **argv, int *i, const char *name,
+                           const char **value) {
+    const int at = *i;
+    const int r = take_value(command, argc, argv, i, name, value);
+    if (r <= 0)
+        return r;
+    const size_t n = strlen(name);
+    for (int j = 1; j < at; j++) {
+        if (strncmp(argv[j], name, n) == 0 && (argv[j][n] == '\0' || argv[j][n] == '=')) {
+            cli_usage_error(command, "option %s is given twice (it takes one value)", name);
+            return -1;
+        }
+    }
+    return 1;
+}
+
 /* Reads argv[*i], row's option (and its value, moving *i past a separate one). */
 static int read_row(const cli_option_table *t, const cli_option *row, int argc, char **argv, int *i,
                     char *options) {
@@ -93,8 +138,8 @@ static int read_row(const cli_option_table *t, const cli_option *row, int argc, 
         *(int *)(void *)(options + row->at) = 1;
         return CLI_EXIT_OK;
     }
-    const int r = row->once ? cli_value_once(t->command, argc, argv, i, row->name, &v)
-                            : cli_value(t->command, argc, argv, i, row->name, &v);
+    const int r = row->once ? take_value_once(t->command, argc, argv, i, row->name, &v)
+                            : take_value(t->command, argc, argv, i, row->name, &v);
     if (r < 0)
         return CLI_EXIT_USAGE;
     int rc = store(t->command, row, v, options + row->at);
@@ -139,4 +184,40 @@ int cli_option_read_param(const char *command, const char *value, void *dest) {
 int cli_option_read_input_format(const char *command, const char *value, void *dest) {
     (void)command;
     return cli_input_format_parse(value, dest) == 0 ? CLI_EXIT_OK : CLI_OPT_BAD;
+}
+
+/* The options of a command that takes only --help, --json and --devices LIST. */
+typedef struct json_devices {
+    int json;
+    const char *devices;
+} json_devices;
+
+static const cli_option json_devices_rows[] = {
+    CLI_ROW_FLAG("--json", offsetof(json_devices, json)),
+    CLI_ROW_TEXT("--devices", CLI_ONCE, offsetof(json_devices, devices)),
+};
+
+int cli_parse_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
+                           const char **devices) {
+    const cli_option_table table = {.command = command, CLI_TABLE_ROWS(json_devices_rows)};
+    json_devices o = {*json, *devices};
+    int asked = 0;
+    const int rc = cli_options_read(&table, argc, argv, &o, &asked);
+    *json = o.json;
+    *devices = o.devices;
+    if (asked) {
+        fputs(help, stdout);
+        return CLI_EXIT_OK;
+    }
+    return rc != CLI_EXIT_OK ? rc : -1;
+}
+
+int cli_open_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
+                          apo_runtime **rt) {
+    const char *devices = NULL;
+    int done = cli_parse_json_devices(command, help, argc, argv, json, &devices);
+    if (done >= 0)
+        return done;
+    int rc = cli_runtime_create(devices, rt);
+    return rc != CLI_EXIT_OK ? rc : -1;
 }

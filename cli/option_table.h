@@ -19,6 +19,7 @@
 #ifndef APO_CLI_OPTION_TABLE_H
 #define APO_CLI_OPTION_TABLE_H
 
+#include <apportion.h>
 #include <float.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -114,6 +115,18 @@ typedef struct cli_option_table {
  * Returns CLI_EXIT_OK (*help set to 1 when --help or -h ended the reading), or the exit
  * status of the first argument refused, with its message printed. */
 int cli_options_read(const cli_option_table *t, int argc, char **argv, void *options, int *help);
+
+/* The options of a command that takes only --help, --json and --devices LIST (devices, show),
+ * read through a table of those two: *json set by --json, *devices by --devices. Returns -1
+ * to go on, or the exit status to return (the help printed, or a usage error). */
+int cli_parse_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
+                           const char **devices);
+
+/* cli_parse_json_devices(), then the runtime on the devices it names (cli_runtime_create()):
+ * the start of a command that takes only those options. Returns -1 with *rt set to go on,
+ * or the exit status to return (help printed, a usage error, no runtime). */
+int cli_open_json_devices(const char *command, const char *help, int argc, char **argv, int *json,
+                          apo_runtime **rt);
 
 /* Readers of the values that several commands take alike. */
 /* --param NAME=VALUE (or a sweep) into a cli_param_list (cli_param_list_add()). */

@@ -1,6 +1,6 @@
 /*
  * The options of the commands that take more than --help, --json and --devices (those use
- * cli_parse_json_devices() in cli.h): what each command's argv parses into, apart from
+ * cli_parse_json_devices() in option_table.h): what each command's argv parses into, apart from
  * running it, so that the parsing can be tested and fuzzed alone
  * (tests/fuzz/fuzz_cli_options.c).
  *

@@ -272,3 +272,16 @@ void cli_run_free_input(run_state *s) {
     free(s->series);
     apo__csv_table_free(&s->table);
 }
+
+/* The series read share one index when each has the same index texts: run_ranges.c looks a
+ * range's dates up in it, and the outputs are written against it. */
+int cli_run_index_shared(const run_state *s) {
+    for (size_t j = 1; j < s->n_series; j++) {
+        if (s->series[j].length != s->series[0].length)
+            return 0;
+        for (size_t r = 0; r < s->series[0].length; r++)
+            if (strcmp(s->series[j].index[r], s->series[0].index[r]) != 0)
+                return 0;
+    }
+    return 1;
+}

@@ -81,9 +81,6 @@ typedef struct run_state {
     size_t *wf_train_of, *wf_test_of, n_windows;
 } run_state;
 
-/* Whether every named series has the same index texts (and so one index serves them all). */
-int cli_run_index_shared(const run_state *s);
-
 /* Reads the input that the options name (a file, or the generated walk) into s: s->call's
  * rows and inputs and, for named CSV series, s->series and s->table. `info` is the kernel's
  * (its inputs' names choose the columns). Returns CLI_EXIT_OK, or the exit status with the
@@ -92,6 +89,9 @@ int cli_run_load_input(const cli_run_options *o, const apo_kernel_info *info, ru
 
 /* Frees what cli_run_load_input() made (the call's inputs, the series, the table). */
 void cli_run_free_input(run_state *s);
+
+/* Whether every named series has the same index texts (and so one index serves them all). */
+int cli_run_index_shared(const run_state *s);
 
 /* Sets aside, with a warning naming each, the named series too short for the kernel alone
  * (docs/cli/run.md, "Series shorter than the warm-up"), so that the call runs on the others;

@@ -1,13 +1,13 @@
 /*
  * The scores of a scored run (see scores_output.h and docs/cli/run.md, "Scores"): the ranking
- * of its lines, DIR/scores.csv, and the best lines in the text and JSON reports.
+ * of its lines (the lines --min-trades keeps), DIR/scores.csv, and the best lines in the text
+ * and JSON reports, with the first columns and entries that the best sets' reports share.
  */
 #include "scores_output.h"
 
 #include "cli.h"
 #include "json_report.h"
 #include "output_files.h"
-#include "scores_rank.h"
 #include "sweep_sets.h"
 
 #include <math.h>
@@ -82,6 +82,12 @@ int cli_scores_kernel(apo_runtime *rt, const cli_run_options *o, apo_kernel_info
         return cli_status_error(st, "--score");
     cli_error("--score %s: kernel %s has no such rule", o->score, o->kernel);
     return CLI_EXIT_USAGE;
+}
+
+int cli_scores_line_kept(const cli_scores *sc, size_t line) {
+    /* The view of more has no `trades`; its trades are the round trips. */
+    const int trades = cli_score_view_more(sc->o->score) ? APO_MORE_ROUND_TRIPS : APO_SCORE_TRADES;
+    return sc->values[trades][line] >= (double)sc->o->min_trades;
 }
 
 /* Whether index a ranks before index b by values v: NaN after every number, equal values
@@ -167,6 +173,33 @@ static int write_scores_csv(FILE *f, void *ctx) {
 
 int cli_scores_write_file(size_t i, const cli_scores *sc, char *err, size_t err_size) {
     return cli_output_files_write_with(i, write_scores_csv, (void *)sc, err, err_size);
+}
+
+void cli_scores_print_set_head(FILE *f, const cli_run_options *o) {
+    fprintf(f, "%4s %6s", "rank", "set");
+    for (size_t q = 0; q < o->given.n_sweep; q++)
+        fprintf(f, " %12s", o->given.sweep[q].name);
+}
+
+void cli_scores_print_set_cells(FILE *f, const cli_run_options *o, size_t rank, size_t set) {
+    fprintf(f, "%4zu %6zu", rank, set);
+    for (size_t q = 0; q < o->given.n_sweep; q++) {
+        char num[32];
+        cli_format_shortest(cli_sweep_value(o, set, q), num, sizeof num);
+        fprintf(f, " %12s", num);
+    }
+}
+
+json_t *cli_scores_best_entry(const cli_run_options *o, size_t rank, size_t set) {
+    json_t *x = json_object();
+    json_object_set_new(x, "rank", cli_json_u64(rank));
+    json_object_set_new(x, "set", cli_json_u64(set));
+    json_t *params = json_object();
+    for (size_t q = 0; q < o->given.n_sweep; q++)
+        json_object_set_new(params, o->given.sweep[q].name,
+                            cli_json_number(cli_sweep_value(o, set, q)));
+    json_object_set_new(x, "params", params);
+    return x;
 }
 
 void cli_scores_print_best(FILE *f, const cli_scores *sc, const size_t *best, size_t n) {

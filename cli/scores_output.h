@@ -1,6 +1,8 @@
 /*
  * The scores of a scored run (`apportion run --score RULE`, docs/cli/run.md "Scores"): their
- * names, the order that ranks them, DIR/scores.csv, and the best lines in the report.
+ * names, the order that ranks them, the lines --min-trades keeps, DIR/scores.csv, and the
+ * best lines in the report, with the first columns and JSON entries of a ranking's table
+ * that the best sets (scores_rank.h) share.
  *
  * A scored call's outputs are the APO_N_SCORES scores, each (sets x rows) x 1, set-major
  * (docs/api.md, "Scores"); a "line" here is one set and one series, line = set * rows + row,
@@ -46,6 +48,11 @@ typedef struct cli_scores {
     const char *const *series;          /* rows names */
 } cli_scores;
 
+/* Whether line `line` has at least o->min_trades trades (its `round_trips` under RULE/more,
+ * which has no `trades`): the lines --min-trades leaves in the ranking, the aggregates of
+ * scores_rank.h and the plot. */
+int cli_scores_line_kept(const cli_scores *sc, size_t line);
+
 /* The lines of the best min(o->top, sets x rows) by o->by, best first: a NaN ranks after
  * every number, and equal values keep line order (set, then series). Returns a malloc'ed
  * array of *n line numbers, or NULL when out of memory. */
@@ -63,6 +70,16 @@ int cli_scores_write_file(size_t i, const cli_scores *sc, char *err, size_t err_
 
 /* Prints the best lines as a table under a heading that says the order. */
 void cli_scores_print_best(FILE *f, const cli_scores *sc, const size_t *best, size_t n);
+
+/* The first columns of both rankings' tables (the best lines here, the best sets in
+ * scores_rank.h): the heading "rank", "set" and the swept parameters' names, then a line's
+ * rank, set and the set's swept values (shortest form). */
+void cli_scores_print_set_head(FILE *f, const cli_run_options *o);
+void cli_scores_print_set_cells(FILE *f, const cli_run_options *o, size_t rank, size_t set);
+
+/* One entry of a report's "best" list, as both rankings open it: {rank, set, params}, the
+ * params being the set's swept values by name; the caller adds what it ranked by. */
+json_t *cli_scores_best_entry(const cli_run_options *o, size_t rank, size_t set);
 
 /* The report's "scores" object: rule, by, order, lines, file (or null) and the best lines. */
 json_t *cli_scores_json(const cli_scores *sc, const size_t *best, size_t n, const char *file);

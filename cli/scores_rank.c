@@ -46,12 +46,6 @@ const char *cli_scores_agg_name(const cli_run_options *o, char *buf, size_t size
     return buf;
 }
 
-int cli_scores_line_kept(const cli_scores *sc, size_t line) {
-    /* The view of more has no `trades`; its trades are the round trips. */
-    const int trades = cli_score_view_more(sc->o->score) ? APO_MORE_ROUND_TRIPS : APO_SCORE_TRADES;
-    return sc->values[trades][line] >= (double)sc->o->min_trades;
-}
-
 static int by_value(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -126,33 +120,6 @@ void cli_scores_print_best_sets(FILE *f, const cli_scores *sc, const cli_ranked_
         cli_scores_print_set_cells(f, o, b + 1, set);
         fprintf(f, " %18.6g %7zu\n", rk->agg[set], rk->counted[set]);
     }
-}
-
-void cli_scores_print_set_head(FILE *f, const cli_run_options *o) {
-    fprintf(f, "%4s %6s", "rank", "set");
-    for (size_t q = 0; q < o->given.n_sweep; q++)
-        fprintf(f, " %12s", o->given.sweep[q].name);
-}
-
-void cli_scores_print_set_cells(FILE *f, const cli_run_options *o, size_t rank, size_t set) {
-    fprintf(f, "%4zu %6zu", rank, set);
-    for (size_t q = 0; q < o->given.n_sweep; q++) {
-        char num[32];
-        cli_format_shortest(cli_sweep_value(o, set, q), num, sizeof num);
-        fprintf(f, " %12s", num);
-    }
-}
-
-json_t *cli_scores_best_entry(const cli_run_options *o, size_t rank, size_t set) {
-    json_t *x = json_object();
-    json_object_set_new(x, "rank", cli_json_u64(rank));
-    json_object_set_new(x, "set", cli_json_u64(set));
-    json_t *params = json_object();
-    for (size_t q = 0; q < o->given.n_sweep; q++)
-        json_object_set_new(params, o->given.sweep[q].name,
-                            cli_json_number(cli_sweep_value(o, set, q)));
-    json_object_set_new(x, "params", params);
-    return x;
 }
 
 json_t *cli_scores_sets_json(const cli_scores *sc, const cli_ranked_sets *rk, const char *file) {

@@ -1,8 +1,9 @@
 /*
  * Ranking the sets of a scored run over the universe of its series (`apportion run --score
  * RULE --by SCORE:AGG --min-trades N`, docs/cli/run.md "Ranking sets over the series"): the
- * aggregate over series of one score for each set (mean, median or a quantile), the lines a
- * minimum of trades keeps, and the best sets. The heatmap (--plot) draws the same aggregate.
+ * aggregate over series of one score for each set (mean, median or a quantile) and the best
+ * sets, on the names, the ranking and the lines a minimum of trades keeps of
+ * scores_output.h. The heatmap (--plot) draws the same aggregate.
  *
  * A line (set, series) counts for its set when its trades (`round_trips` under RULE/more,
  * which has no `trades`) are at least --min-trades and its --by score is finite; a set none of
@@ -24,9 +25,6 @@ int cli_scores_parse_agg(const char *text, int *agg, double *quantile, char *err
 
 /* The name of o's aggregate as --by takes it ("median", "q0.25"), into buf. */
 const char *cli_scores_agg_name(const cli_run_options *o, char *buf, size_t size);
-
-/* Whether line `line` has at least o->min_trades trades. */
-int cli_scores_line_kept(const cli_scores *sc, size_t line);
 
 /* The aggregate over series of score o->by for each set (sets values; o->agg CLI_AGG_LINES
  * takes the mean, as the heatmap did before aggregates), and in counted (sets values, or
@@ -54,15 +52,6 @@ typedef struct cli_ranked_sets {
 /* Prints the best sets as a table: rank, set, the swept values, the aggregate, the series
  * counted. */
 void cli_scores_print_best_sets(FILE *f, const cli_scores *sc, const cli_ranked_sets *rk);
-
-/* The first columns of both rankings' tables: the heading "rank", "set" and the swept
- * parameters' names, then a line's rank, set and the set's swept values (shortest form). */
-void cli_scores_print_set_head(FILE *f, const cli_run_options *o);
-void cli_scores_print_set_cells(FILE *f, const cli_run_options *o, size_t rank, size_t set);
-
-/* One entry of a report's "best" list, as both rankings open it: {rank, set, params}, the
- * params being the set's swept values by name; the caller adds what it ranked by. */
-json_t *cli_scores_best_entry(const cli_run_options *o, size_t rank, size_t set);
 
 /* The report's "scores" object for sets ranked by an aggregate: rule, by, agg, order, lines,
  * sets, min_trades (when given), file (or null), and best: {rank, set, params, value,

@@ -1,6 +1,6 @@
 /*
  * Fuzz target: the option parsing of every `apportion` command (cli/options.h and
- * cli_parse_json_devices() in cli/cli.h), never running a command. The input is split at
+ * cli_parse_json_devices() in cli/option_table.h), never running a command. The input is split at
  * each NUL or line feed into argv, each argument in an allocation of its own (so that ASan
  * sees a read past its end); the first is the command's name, as main() passes it: devices,
  * run, profile, show, set-ratios, selftest or stream (anything else is ignored).
@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "fuzz_check.h"
+#include "option_table.h"
 #include "options.h"
 
 #define MAX_ARGS 64
