@@ -70,18 +70,14 @@ apo_status apo_cuda_host_pool_query(apo_runtime *rt, apo_cuda_host_pool_info *ou
                          "APO_CUDA_HOST_POOL_INFO_INIT)",
                          out->size, sizeof *out);
     struct apo__host_pool *pool = NULL;
-    apo_status st = pool_of(rt, "apo_cuda_host_pool_query", &pool);
-    if (st != APO_OK)
-        return st;
+    APO_CHECK(pool_of(rt, "apo_cuda_host_pool_query", &pool));
     apo__host_pool_figures(pool, out);
     return APO_OK;
 }
 
 apo_status apo_cuda_host_pool_limit(apo_runtime *rt, size_t bytes) {
     struct apo__host_pool *pool = NULL;
-    apo_status st = pool_of(rt, "apo_cuda_host_pool_limit", &pool);
-    if (st != APO_OK)
-        return st;
+    APO_CHECK(pool_of(rt, "apo_cuda_host_pool_limit", &pool));
     apo__host_pool_set_limit(pool, bytes);
     return APO_OK;
 }
