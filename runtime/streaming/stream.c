@@ -143,6 +143,9 @@ static size_t window_bound(const apo_stream *s) {
  * on its next bar is on a page of its own whatever the allocation. */
 #define APO_STREAM_SMALL_WINDOW 512
 
+/* Streams of this many series or more keep their young windows in a pool (young_slot). */
+#define APO_STREAM_YOUNG_SERIES 256
+
 /* Huge pages are 2 MiB on the systems that give them to anonymous memory on request. */
 #define APO_STREAM_HUGE_PAGE ((size_t)2 << 20)
 
@@ -152,30 +155,88 @@ static int in_slab(const apo_stream *s, const double *block) {
     return s->slab != NULL && at >= from && at < from + s->slab_bytes;
 }
 
+/* Whether `block` is a slot of the stream's pool of young windows. */
+static int in_young(const apo_stream *s, const double *block) {
+    const uintptr_t at = (uintptr_t)block, from = (uintptr_t)s->young;
+    return s->young != NULL && at >= from && at < from + s->young_bytes;
+}
+
+/* n_series slots of per_series doubles in one block, its pages asked to be huge ones
+ * (untouched pages cost nothing), *bytes its size; NULL when there is no memory for it. */
+static double *pool_make(size_t n_series, size_t per_series, size_t *bytes) {
+    *bytes = 0;
+    if (per_series == 0 || n_series > SIZE_MAX / sizeof(double) / per_series)
+        return NULL;
+    size_t size = n_series * per_series * sizeof(double);
+    size = (size + APO_STREAM_HUGE_PAGE - 1) / APO_STREAM_HUGE_PAGE * APO_STREAM_HUGE_PAGE;
+    double *pool = size > 0 ? aligned_alloc(APO_STREAM_HUGE_PAGE, size) : NULL;
+#if defined(MADV_HUGEPAGE)
+    /* Only advice: on a system without huge pages the pool is ordinary memory. */
+    if (pool != NULL)
+        (void)madvise(pool, size, MADV_HUGEPAGE);
+#endif
+    *bytes = pool != NULL ? size : 0;
+    return pool;
+}
+
 /*
  * Series r's slot in the slab, which is made at the first window to reach its bound; NULL
  * when there is none (no memory for it: the caller's own block serves, as before there was
- * a slab). Its pages are asked to be huge ones: untouched pages cost nothing, so the slab
- * of a stream whose series never fill costs address space only.
+ * a slab). Untouched pages cost nothing, so the slab of a stream whose series never fill
+ * costs address space only.
  */
 static double *slab_slot(apo_stream *s, size_t r) {
     const size_t per_series = s->kernel->n_inputs * window_bound(s);
     if (!s->slab_tried) {
         s->slab_tried = 1;
-        if (per_series > 0 && s->n_series <= SIZE_MAX / sizeof(double) / per_series) {
-            size_t bytes = s->n_series * per_series * sizeof(double);
-            bytes =
-                (bytes + APO_STREAM_HUGE_PAGE - 1) / APO_STREAM_HUGE_PAGE * APO_STREAM_HUGE_PAGE;
-            s->slab = bytes > 0 ? aligned_alloc(APO_STREAM_HUGE_PAGE, bytes) : NULL;
-            s->slab_bytes = s->slab != NULL ? bytes : 0;
-#if defined(MADV_HUGEPAGE)
-            /* Only advice: on a system without huge pages the slab is ordinary memory. */
-            if (s->slab != NULL)
-                (void)madvise(s->slab, bytes, MADV_HUGEPAGE);
-#endif
-        }
+        s->slab = pool_make(s->n_series, per_series, &s->slab_bytes);
     }
     return s->slab != NULL ? s->slab + r * per_series : NULL;
+}
+
+/* Bars per input of a young window's slot: a page of them, or the bound where it is less. */
+static size_t young_cap(const apo_stream *s) {
+    const size_t most = window_bound(s);
+    return most < APO_STREAM_SMALL_WINDOW ? most : APO_STREAM_SMALL_WINDOW;
+}
+
+/*
+ * Series r's slot in the pool of young windows (up to APO_STREAM_SMALL_WINDOW bars), made
+ * at the first series to keep a bar, for a stream of APO_STREAM_YOUNG_SERIES series or more;
+ * NULL for a smaller stream, or when there is no memory for it (a block of its own serves).
+ * Grown by doubling in blocks of their own, the windows of a stream fed a bar an update from
+ * the same first bar all grow in the same updates (at 64, 128 and 256 bars), thousands of
+ * allocations, copies and fresh pages at once, each series' bars on pages of their own; in
+ * the pool they never grow before the slab, and the next bars of neighbouring series share
+ * huge pages, as on the slab (docs/perf-log/2026-11-27-stream-latency-3.md). The cost: the
+ * pool's pages from the first bar, a page of bars per input and series (at 5,000 symbols x
+ * the bench's ten indicators, 400 MB, a tenth of their windows on the slab past 512 bars).
+ * It is given back when its last series has moved to the slab.
+ */
+static double *young_slot(apo_stream *s, size_t r) {
+    const size_t per_series = s->kernel->n_inputs * young_cap(s);
+    if (!s->young_tried && s->n_series >= APO_STREAM_YOUNG_SERIES) {
+        s->young_tried = 1;
+        s->young = pool_make(s->n_series, per_series, &s->young_bytes);
+    }
+    if (s->young == NULL)
+        return NULL;
+    s->young_users++;
+    return s->young + r * per_series;
+}
+
+/* Gives back series r's block (its own, or its slot in the young pool, which goes when its
+ * last series leaves); a slot of the slab stays. */
+static void drop_block(apo_stream *s, double *block) {
+    if (in_young(s, block)) {
+        if (--s->young_users == 0) {
+            free(s->young);
+            s->young = NULL;
+            s->young_bytes = 0;
+        }
+    } else if (!in_slab(s, block)) {
+        free(block);
+    }
 }
 
 apo_status apo__stream_reserve(apo_stream *s, size_t r, size_t bars) {
@@ -184,11 +245,16 @@ apo_status apo__stream_reserve(apo_stream *s, size_t r, size_t bars) {
         return APO_OK;
     size_t n_in = s->kernel->n_inputs;
     /* A window past a page of bars takes its slot in the slab, at its bound, where it never
-     * grows again; a short one (a short history, a test's) keeps a small block of its own. */
-    double *in = bars > APO_STREAM_SMALL_WINDOW ? slab_slot(s, r) : NULL;
-    if (in != NULL)
-        bars = window_bound(s);
-    else
+     * grows again; a short one takes its slot in the young pool of a stream of many series,
+     * else (a short history, a test's) keeps a small block of its own. */
+    double *in = NULL;
+    if (bars > APO_STREAM_SMALL_WINDOW) {
+        if ((in = slab_slot(s, r)) != NULL)
+            bars = window_bound(s);
+    } else if (!in_young(s, se->in) && (in = young_slot(s, r)) != NULL) {
+        bars = young_cap(s);
+    }
+    if (in == NULL)
         in = malloc(n_in * bars * sizeof *in);
     if (in == NULL)
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu bars of series %zu",
@@ -196,8 +262,7 @@ apo_status apo__stream_reserve(apo_stream *s, size_t r, size_t bars) {
     size_t kept = apo__stream_kept(s, se->n);
     for (size_t i = 0; i < n_in && kept > 0; i++)
         memcpy(in + i * bars, se->in + i * se->cap, kept * sizeof *in);
-    if (!in_slab(s, se->in))
-        free(se->in);
+    drop_block(s, se->in);
     se->in = in;
     se->cap = bars;
     return APO_OK;
@@ -524,6 +589,32 @@ apo_status apo__stream_sweep_of(apo_stream **sets, size_t n_sets, apo_stream **o
     return APO_OK;
 }
 
+/* Bars of room short of full at which series r's window already grows (reserve_update):
+ * under half its room and under APO_STREAM_GROW_SPREAD, by r's run of 2^shift series
+ * (grow_shift). Fed a bar per update from the same first bar, every series of a stream fills
+ * its room in the same update: grown there all together (to the slab at 512 bars; in blocks
+ * of their own, a small stream's, at every doubling), the update takes several times the
+ * median (5,000 symbols x 10 indicators: 50,000 allocations, copies and fresh pages,
+ * docs/perf-log/2026-11-27-stream-latency-3.md). Staggered, a run of neighbouring series grows
+ * at each of up to 64 updates. Only the layout moves: what a series keeps, and so every
+ * output and the saved state (bars, not blocks), is the same. */
+#define APO_STREAM_GROW_SPREAD 64
+static size_t grow_lead(size_t cap, size_t r, unsigned shift) {
+    size_t spread = APO_STREAM_GROW_SPREAD;
+    while (spread > 1 && spread > cap / 2)
+        spread /= 2;
+    return (r >> shift) & (spread - 1);
+}
+
+/* The run length of grow_lead, 2^shift series: the fewest that make at most
+ * APO_STREAM_GROW_SPREAD runs of the stream's series. */
+static unsigned grow_shift(size_t n_series) {
+    unsigned shift = 0;
+    while (n_series > 0 && (n_series - 1) >> shift >= APO_STREAM_GROW_SPREAD)
+        shift++;
+    return shift;
+}
+
 /* Every allocation an update needs, so that a failure leaves every series where it was. */
 static apo_status reserve_update(apo_stream *s, const size_t *n_new) {
     /* A carried run reads and writes the caller's arrays and keeps no bars (feed_carried). */
@@ -531,6 +622,7 @@ static apo_status reserve_update(apo_stream *s, const size_t *n_new) {
         return APO_OK;
     size_t widest = 0, bulk = 0;
     const size_t most = window_bound(s);
+    const unsigned shift = grow_shift(s->n_series);
     for (size_t r = 0; r < s->n_series; r++) {
         if (n_new[r] == 0)
             continue;
@@ -548,8 +640,11 @@ static apo_status reserve_update(apo_stream *s, const size_t *n_new) {
         size_t kept = (size_t)(s->series[r].n - base);
         size_t need = n_new[r] < most - kept ? kept + n_new[r] : most;
         /* Doubling (up to the bound), so that a tile filled bar by bar is not copied whole
-         * at every bar. */
+         * at every bar; early for some series (grow_lead), so that they do not all grow in
+         * the same update. */
         const size_t cap = s->series[r].cap;
+        if (need <= cap && cap < most && need > cap - grow_lead(cap, r, shift))
+            need = cap + 1;
         if (need > cap && need < 2 * cap)
             need = 2 * cap < most ? 2 * cap : most;
         if (need > cap)
@@ -687,9 +782,10 @@ void apo__stream_free(apo_stream *s) {
         return;
     apo__stream_free_sets(s->sets, s->n_sets);
     for (size_t r = 0; s->series != NULL && r < s->n_series; r++)
-        if (!in_slab(s, s->series[r].in))
+        if (!in_slab(s, s->series[r].in) && !in_young(s, s->series[r].in))
             free(s->series[r].in);
     free(s->slab);
+    free(s->young);
     free(s->series);
     free(s->scratch);
     free(s->resume);

@@ -73,6 +73,13 @@ struct apo_stream {
     double *slab;
     size_t slab_bytes;
     int slab_tried;
+    /* The windows of up to 512 bars of a stream of many series, a slot of them per series, in
+     * one block on huge pages (stream.c, young_slot), so that they do not grow, all together,
+     * by doubling; young_users: the series in it. NULL: none (yet, or any more), or a small
+     * stream, whose series keep blocks of their own. */
+    double *young;
+    size_t young_bytes, young_users;
+    int young_tried;
     /* n_series states of resume_stride bytes for apo__kernel.resume_tile, or NULL; each
      * starts a cache line, and its first resume_hot bytes are what a one-bar update reads. */
     unsigned char *resume;

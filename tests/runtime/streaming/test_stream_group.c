@@ -8,7 +8,9 @@
  * read by the last stream only, a NULL output of the last stream, counts that overflow) and a
  * peek change no stream's saved state; a user kernel that fails in the last stream, and a
  * large update whose device fails in the last stream, put back every stream the update had
- * already fed. Bad groups are refused at creation.
+ * already fed. Bad groups are refused at creation. Groups over many symbols (many_cases: 100,
+ * 150 and 300 symbols, fed mostly a bar or none an update, with gaps, across the windows'
+ * growth points, the young pool and the slab) give the lone streams' bits and the batch's.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -550,84 +552,193 @@ Test(stream_group, bad_groups_are_refused, .timeout = 60) {
 
 /* Symbols enough for several of the blocks an unjournaled group update feeds at a time
  * (stream_group.c, feed_blocks: 64), the last block short. */
-#define MANY 150
-#define MANY_BARS 200
 #define MANY_MEMBERS 5
 
-/* A built-in group over MANY symbols, fed random counts a symbol (none, one, a few; a long
- * update now and then) so that the symbols' packed offsets cross the blocks unevenly, gives
- * every stream's outputs and saved state bit for bit those of the same stream fed alone by
- * apo_stream_update(), which feeds its series in order. */
-Test(stream_group, blocks_of_symbols_give_each_lone_stream, .timeout = 60) {
+/* A run of a built-in group over many symbols (many_run): `series` symbols of `n_bars` bars,
+ * fed until every bar is in; each update brings each symbol 0 to `most` bars, 0 to `long_most`
+ * at every `long_every`th update; every `gap_every`th bar of a symbol is NaN (0: none). With
+ * `batch`, the outputs are compared with the batch call over the whole history too. */
+typedef struct many_case {
+    const char *what;
+    size_t series, n_bars, most, long_every, long_most, gap_every;
+    int batch;
+} many_case;
+
+static const many_case many_cases[] = {
+    /* The symbols' packed offsets cross the blocks of 64 symbols unevenly. */
+    {"blocks", 150, 200, 3, 10, 60, 0, 0},
+    /* A stream of 256 or more series keeps its young windows in one pool until they move to
+     * the slab past 512 bars, staggered by runs of series (runtime/streaming/stream.c,
+     * young_slot, grow_lead); fed mostly a bar or none an update, with gaps, the symbols cross
+     * 64, 128, 256 and 512 bars in different updates. */
+    {"young pool and slab", 300, 700, 1, 97, 40, 23, 1},
+    /* A stream of fewer series grows its windows in blocks of their own, staggered too. */
+    {"own blocks", 100, 600, 1, 0, 0, 31, 1},
+};
+
+/* The outputs of member pick's set `set` given by the batch call over the run's history
+ * (series-major, series x n_bars), compared bit for bit with got (the same layout). */
+static void many_against_batch(apo_runtime *rt, const many_case *c, size_t pick, size_t set,
+                               const size_t *reads, size_t n_in, size_t n_out, double *const *hist,
+                               double *const *got) {
+    apo_param params[4];
+    size_t n = members[pick].n_params;
+    memcpy(params, members[pick].params, n * sizeof *params);
+    if (members[pick].swept != NULL)
+        params[n++] = (apo_param){members[pick].swept, members[pick].values[set]};
+    const double *in[APO_MAX_IO];
+    double *out[APO_MAX_IO];
+    for (size_t i = 0; i < n_in; i++)
+        in[i] = hist[reads[i]];
+    for (size_t o = 0; o < n_out; o++)
+        cr_assert_not_null(out[o] = malloc(c->series * c->n_bars * sizeof(double)));
+    apo_workload w =
+        test_workload(members[pick].kernel, c->series, c->n_bars, in, n_in, out, n_out);
+    w.params = params;
+    w.n_params = n;
+    w.learn = APO_SWITCH_OFF;
+    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
+    for (size_t o = 0; o < n_out; o++) {
+        for (size_t q = 0; q < c->series * c->n_bars; q++)
+            cr_assert(memcmp(&got[o][q], &out[o][q], sizeof(double)) == 0,
+                      "%s: %s output %zu, series %zu, bar %zu: %.17g, the batch %.17g", c->what,
+                      members[pick].kernel, o, q / c->n_bars, q % c->n_bars, got[o][q], out[o][q]);
+        free(out[o]);
+    }
+}
+
+/* The members of the many-symbol runs, and what their kernels read and give. */
+static const size_t pick[MANY_MEMBERS] = {1, 3, 6, 8, 9}; /* macd, stoch, sma sweep, obv, mfi */
+
+typedef struct many_shape {
+    size_t n_in[MANY_MEMBERS], n_out[MANY_MEMBERS], n_sets[MANY_MEMBERS];
+    size_t reads[MANY_MEMBERS][APO_MAX_IO];
+} many_shape;
+
+/* Fills the packed inputs of one update (in, each symbol's n_new[r] bars from fed[r] on) and
+ * keeps them in the series-major history; returns the update's bars. */
+static size_t many_bars(const many_case *c, uint64_t *st, const size_t *fed, const size_t *n_new,
+                        double *const *in, double *const *hist) {
+    size_t total = 0;
+    for (size_t r = 0; r < c->series; r++)
+        for (size_t t = fed[r]; t < fed[r] + n_new[r]; t++, total++) {
+            const double u = (double)(stream_rng(st) >> 11) * 0x1.0p-53;
+            const double close = 100.0 + (double)r + (double)t * 0.01 + u;
+            const double v[N_NAMES] = {close - 0.1, close + u, close - u, close,
+                                       1000.0 + 100.0 * u};
+            const int gap = c->gap_every > 0 && (t + r) % c->gap_every == 0;
+            for (size_t n = 0; n < N_NAMES; n++)
+                in[n][total] = hist[n][r * c->n_bars + t] = gap ? NAN : v[n];
+        }
+    return total;
+}
+
+/*
+ * A built-in group over c->series symbols gives every stream's outputs and saved state bit
+ * for bit those of the same stream fed alone by apo_stream_update(), which feeds its series
+ * in order; with c->batch, the outputs are also those of the batch over the whole history.
+ */
+static void many_run(const many_case *c) {
     apo_runtime *rt = test_runtime("cpu");
-    static const size_t pick[MANY_MEMBERS] = {1, 3, 6, 8, 9}; /* macd, stoch, sma sweep, obv, mfi */
     apo_stream *grouped[MANY_MEMBERS], *lone[MANY_MEMBERS];
-    size_t n_in[MANY_MEMBERS], n_out[MANY_MEMBERS], n_sets[MANY_MEMBERS],
-        reads[MANY_MEMBERS][APO_MAX_IO];
+    many_shape sh;
+    double *got[MANY_MEMBERS][2][APO_MAX_IO] = {{{0}}};
+    const size_t cells = c->series * c->n_bars;
     for (size_t m = 0; m < MANY_MEMBERS; m++) {
         const member *mb = &members[pick[m]];
         apo_kernel_info info = APO_KERNEL_INFO_INIT;
         cr_assert_eq(apo_kernel_get(rt, mb->kernel, &info), APO_OK);
-        n_in[m] = info.n_inputs, n_out[m] = info.n_outputs, n_sets[m] = mb->swept ? 2 : 1;
+        sh.n_in[m] = info.n_inputs, sh.n_out[m] = info.n_outputs, sh.n_sets[m] = mb->swept ? 2 : 1;
         for (size_t i = 0; i < info.n_inputs; i++)
-            reads[m][i] = name_index(info.input_names[i]);
+            sh.reads[m][i] = name_index(info.input_names[i]);
         for (int copy = 0; copy < 2; copy++) {
-            const apo_stream_desc d = member_desc(pick[m], MANY);
+            const apo_stream_desc d = member_desc(pick[m], c->series);
             cr_assert_eq(apo_stream_create(rt, &d, copy ? &lone[m] : &grouped[m]), APO_OK, "%s",
                          apo_last_error());
         }
+        for (size_t k = 0; k < sh.n_sets[m]; k++)
+            for (size_t o = 0; o < sh.n_out[m]; o++)
+                cr_assert_not_null(got[m][k][o] = malloc(cells * sizeof(double)));
     }
     apo_stream_group *g = NULL;
     cr_assert_eq(apo_stream_group_create(grouped, MANY_MEMBERS, NULL, &g), APO_OK, "%s",
                  apo_last_error());
-    static double in[N_NAMES][MANY * 64];
-    static double out_g[MANY_MEMBERS][APO_MAX_IO][2 * MANY * 64],
-        out_l[MANY_MEMBERS][APO_MAX_IO][2 * MANY * 64];
-    size_t fed[MANY] = {0};
-    uint64_t st = 99;
-    for (size_t step = 0; step < 40; step++) {
-        size_t n_new[MANY], total = 0;
-        for (size_t r = 0; r < MANY; r++) {
-            const size_t most = step % 10 == 9 ? 60 : 3;
-            size_t want = (size_t)(stream_rng(&st) % (most + 1));
-            n_new[r] = want < MANY_BARS - fed[r] ? want : MANY_BARS - fed[r];
-            for (size_t t = 0; t < n_new[r]; t++, total++) {
-                const double u = (double)(stream_rng(&st) >> 11) * 0x1.0p-53;
-                const double c = 100.0 + (double)r + (double)(fed[r] + t) * 0.01 + u;
-                in[0][total] = c - 0.1, in[1][total] = c + u, in[2][total] = c - u;
-                in[3][total] = c, in[4][total] = 1000.0 + 100.0 * u;
-            }
+    const size_t room = c->series * (c->long_most > c->most ? c->long_most : c->most);
+    double *in[N_NAMES], *hist[N_NAMES], *out_g[MANY_MEMBERS][APO_MAX_IO],
+        *out_l[MANY_MEMBERS][APO_MAX_IO];
+    for (size_t n = 0; n < N_NAMES; n++) {
+        cr_assert_not_null(in[n] = malloc(room * sizeof(double)));
+        cr_assert_not_null(hist[n] = malloc(cells * sizeof(double)));
+    }
+    for (size_t m = 0; m < MANY_MEMBERS; m++)
+        for (size_t o = 0; o < sh.n_out[m]; o++) {
+            cr_assert_not_null(out_g[m][o] = malloc(2 * room * sizeof(double)));
+            cr_assert_not_null(out_l[m][o] = malloc(2 * room * sizeof(double)));
         }
+    size_t *fed = calloc(c->series, sizeof *fed), *n_new = malloc(c->series * sizeof *n_new);
+    cr_assert(fed != NULL && n_new != NULL);
+    uint64_t st = 99;
+    for (size_t step = 0;; step++) {
+        size_t left = 0;
+        for (size_t r = 0; r < c->series; r++) {
+            const size_t most = c->long_every > 0 && step % c->long_every == c->long_every - 1
+                                    ? c->long_most
+                                    : c->most;
+            size_t want = (size_t)(stream_rng(&st) % (most + 1));
+            n_new[r] = want < c->n_bars - fed[r] ? want : c->n_bars - fed[r];
+            left += c->n_bars - fed[r];
+        }
+        if (left == 0)
+            break;
+        const size_t total = many_bars(c, &st, fed, n_new, in, hist);
         apo_named_input named[N_NAMES];
         for (size_t n = 0; n < N_NAMES; n++)
             named[n] = (apo_named_input){names[n], in[n]};
         double *const *outs[MANY_MEMBERS];
-        double *og[MANY_MEMBERS][APO_MAX_IO];
-        for (size_t m = 0; m < MANY_MEMBERS; m++) {
-            for (size_t o = 0; o < n_out[m]; o++)
-                og[m][o] = out_g[m][o];
-            outs[m] = og[m];
-        }
+        for (size_t m = 0; m < MANY_MEMBERS; m++)
+            outs[m] = out_g[m];
         cr_assert_eq(apo_stream_group_update(g, n_new, named, N_NAMES, outs), APO_OK, "%s",
                      apo_last_error());
         for (size_t m = 0; m < MANY_MEMBERS; m++) {
             const double *lin[APO_MAX_IO];
-            double *lout[APO_MAX_IO];
-            for (size_t i = 0; i < n_in[m]; i++)
-                lin[i] = in[reads[m][i]];
-            for (size_t o = 0; o < n_out[m]; o++)
-                lout[o] = out_l[m][o];
-            cr_assert_eq(apo_stream_update(lone[m], n_new, lin, lout), APO_OK, "%s",
+            for (size_t i = 0; i < sh.n_in[m]; i++)
+                lin[i] = in[sh.reads[m][i]];
+            cr_assert_eq(apo_stream_update(lone[m], n_new, lin, out_l[m]), APO_OK, "%s",
                          apo_last_error());
-            for (size_t o = 0; o < n_out[m]; o++)
-                for (size_t q = 0; q < n_sets[m] * total; q++)
-                    cr_assert(memcmp(&out_g[m][o][q], &out_l[m][o][q], sizeof(double)) == 0,
-                              "step %zu: %s output %zu, packed value %zu: %.17g against %.17g",
-                              step, members[pick[m]].kernel, o, q, out_g[m][o][q], out_l[m][o][q]);
+            for (size_t o = 0; o < sh.n_out[m]; o++)
+                for (size_t k = 0; k < sh.n_sets[m]; k++)
+                    for (size_t r = 0, q = k * total; r < c->series; r++)
+                        for (size_t t = fed[r]; t < fed[r] + n_new[r]; t++, q++) {
+                            cr_assert(memcmp(&out_g[m][o][q], &out_l[m][o][q], sizeof(double)) == 0,
+                                      "%s, step %zu: %s output %zu, series %zu, bar %zu: %.17g "
+                                      "against %.17g",
+                                      c->what, step, members[pick[m]].kernel, o, r, t,
+                                      out_g[m][o][q], out_l[m][o][q]);
+                            got[m][k][o][r * c->n_bars + t] = out_g[m][o][q];
+                        }
         }
-        for (size_t r = 0; r < MANY; r++)
+        for (size_t r = 0; r < c->series; r++)
             fed[r] += n_new[r];
     }
+    for (size_t m = 0; m < MANY_MEMBERS; m++) {
+        for (size_t k = 0; k < sh.n_sets[m] && c->batch; k++)
+            many_against_batch(rt, c, pick[m], k, sh.reads[m], sh.n_in[m], sh.n_out[m], hist,
+                               got[m][k]);
+        for (size_t o = 0; o < sh.n_out[m]; o++) {
+            free(out_g[m][o]), free(out_l[m][o]);
+            for (size_t k = 0; k < sh.n_sets[m]; k++)
+                free(got[m][k][o]);
+        }
+    }
+    for (size_t n = 0; n < N_NAMES; n++)
+        free(in[n]), free(hist[n]);
+    free(fed), free(n_new);
     end_group_as_lone(g, grouped, lone, MANY_MEMBERS);
     apo_runtime_destroy(rt);
+}
+
+/* Each of many_cases, bit for bit against the lone streams (and the batch where it says). */
+Test(stream_group, blocks_of_symbols_give_each_lone_stream, .timeout = 240) {
+    for (size_t i = 0; i < sizeof many_cases / sizeof many_cases[0]; i++)
+        many_run(&many_cases[i]);
 }
