@@ -160,6 +160,57 @@ static inline void apo__window_extremes(const double *x, size_t t, size_t n, siz
     apo__extreme_pass(v, v_at, n, p - span, largest, ext, at);
 }
 
+/* apo__extreme_pass2 of v for both extremes at once, the smallest into lo and the largest into
+ * hi: each sample is loaded once for the two. */
+static inline void apo__extreme_pass2_both(const double *v, size_t count, size_t shift, double *lo,
+                                           double *hi) {
+    size_t i = 0;
+    for (; i + APO_TILE_LANES <= count; i += APO_TILE_LANES) {
+        const apo_tv a = apo_tv_load(v + i), b = apo_tv_load(v + i + shift);
+        const apo_tv c = apo_tv_load(v + i + 2 * shift), d = apo_tv_load(v + i + 3 * shift);
+        apo_tv_store(lo + i, apo__tv_keep_later(apo__tv_keep_later(a, b, 0),
+                                                apo__tv_keep_later(c, d, 0), 0));
+        apo_tv_store(hi + i, apo__tv_keep_later(apo__tv_keep_later(a, b, 1),
+                                                apo__tv_keep_later(c, d, 1), 1));
+    }
+    if (i < count) {
+        apo__extreme_pass2(v + i, count - i, shift, 0, lo + i);
+        apo__extreme_pass2(v + i, count - i, shift, 1, hi + i);
+    }
+}
+
+/* Both extremes of the windows, apo__window_extremes at largest 0 into lo and at 1 into hi
+ * without positions (minmax's block): the first two levels of both from one reading of the
+ * samples, the smallest's levels in the scratch's `at` (free without positions), then each
+ * extreme's passes as there, so the same picks in the same order and the same values. In a
+ * harness at p = 30 over 1e4 bars on Zen 4: 7.1 us against the two calls' 9.9 on avx512, 6.4
+ * against 9.7 on avx2. */
+static inline void apo__window_extremes_both(const double *x, size_t t, size_t n, size_t p,
+                                             double *lo, double *hi, apo__extreme_scratch *s) {
+    const double *v_lo = x + (t + 1 - p), *v_hi = v_lo;
+    size_t span = 1;
+    if (4 * span <= p) {
+        apo__extreme_pass2_both(v_lo, n + p - 4 * span, span, s->at, s->v);
+        v_lo = s->at;
+        v_hi = s->v;
+        span *= 4;
+    }
+    for (; 4 * span <= p; span *= 4) {
+        apo__extreme_pass2(v_lo, n + p - 4 * span, span, 0, s->at);
+        apo__extreme_pass2(v_hi, n + p - 4 * span, span, 1, s->v);
+        v_lo = s->at;
+        v_hi = s->v;
+    }
+    for (; 2 * span <= p; span *= 2) {
+        apo__extreme_pass(v_lo, NULL, n + p - 2 * span, span, 0, s->at, NULL);
+        apo__extreme_pass(v_hi, NULL, n + p - 2 * span, span, 1, s->v, NULL);
+        v_lo = s->at;
+        v_hi = s->v;
+    }
+    apo__extreme_pass(v_lo, NULL, n, p - span, 0, lo, NULL);
+    apo__extreme_pass(v_hi, NULL, n, p - span, 1, hi, NULL);
+}
+
 #endif /* APO_TILE_LANES */
 
 /* out[k] = num[k] / den[k], or 0 where den[k] is 0, for k < n (out may be num): the range

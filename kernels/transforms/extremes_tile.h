@@ -40,8 +40,7 @@ static inline APO_HD void apo__minmax_block(const apo__cat_io *io, size_t t, siz
 #ifdef APO_TILE_LANES
     const size_t p = (size_t)io->p[0];
     apo__extreme_scratch scratch;
-    apo__window_extremes(io->in[0], t, e - t, p, 0, io->out[0] + t, NULL, &scratch);
-    apo__window_extremes(io->in[0], t, e - t, p, 1, io->out[1] + t, NULL, &scratch);
+    apo__window_extremes_both(io->in[0], t, e - t, p, io->out[0] + t, io->out[1] + t, &scratch);
 #else
     (void)io, (void)t, (void)e;
 #endif
