@@ -135,18 +135,13 @@ static const struct {
     size_t at;
     int type, book;
 } more_fields[] = {
-    {"equity", offsetof(apo__score_more, equity), 0, 0},
-    {"epeak", offsetof(apo__score_more, epeak), 0, 0},
-    {"dd_num", offsetof(apo__score_more, dd_num), 0, 0},
-    {"dd_den", offsetof(apo__score_more, dd_den), 0, 0},
-    {"down_sq", offsetof(apo__score_more, down_sq), 0, 1},
-    {"units", offsetof(apo__score_more, units), 0, 1},
-    {"trade", offsetof(apo__score_more, trade), 0, 1},
-    {"won", offsetof(apo__score_more, won), 0, 1},
-    {"lost", offsetof(apo__score_more, lost), 0, 1},
-    {"held", offsetof(apo__score_more, held), 1, 1},
-    {"closed", offsetof(apo__score_more, closed), 2, 1},
-    {"wins", offsetof(apo__score_more, wins), 2, 1},
+#define MORE_FIELD(field, type, book)                                                              \
+    { #field, offsetof(apo__score_more, field), type, book }
+    MORE_FIELD(equity, 0, 0), MORE_FIELD(epeak, 0, 0),   MORE_FIELD(dd_num, 0, 0),
+    MORE_FIELD(dd_den, 0, 0), MORE_FIELD(down_sq, 0, 1), MORE_FIELD(units, 0, 1),
+    MORE_FIELD(trade, 0, 1),  MORE_FIELD(won, 0, 1),     MORE_FIELD(lost, 0, 1),
+    MORE_FIELD(held, 1, 1),   MORE_FIELD(closed, 2, 1),  MORE_FIELD(wins, 2, 1),
+#undef MORE_FIELD
 };
 
 /* Field f of m as a double for a message (a count is exact there below 2^53). */
