@@ -12,14 +12,17 @@
  * `begin` and which cannot be stored whole: a generator (apo__stochrsi_gen) runs the RSI's own
  * stream in pieces of APO_STOCHRSI_PIECE bars into a buffer, keeps the last APO_STOCHRSI_RING
  * values in a ring on the stack and scans the window of each fastk there, and hands fastk to
- * fastd piece by piece (ma_series.h). A fastd SMA or WMA reads the value leaving its window
- * from a second generator started at the same bar (the same bits) running fastd_period bars
- * behind. Halo: twice the larger of the RSI's halo (p + D(1/p)) and fastd's (its lookback and
- * warm-up), plus fastk_period - 1: fastd warms up from up to one of them before `begin`, its
- * first fastk reads fastk_period - 1 RSI values before that, and the RSI warms up from one more
- * before those (the table's STOCHRSI halo, catalog_dispatch.c). Every output is a function of
- * the tile grid alone. fastk_period above APO_STOCHRSI_RING, and fastd_matype TRIMA or KAMA above
- * fastd_period 1, are refused by the runtime; the body writes NaN if called with them.
+ * fastd piece by piece (ma_series.h). A fastd SMA or WMA reads the value leaving its window,
+ * fastk fastd_period bars back: for fastd_period up to APO_STOCHRSI_LAG_RING from a ring of the
+ * last fastk values the generator handed over (the very values fastd took then), above it from a
+ * second generator started at the same bar running fastd_period bars behind (the same bits: the
+ * same RSI stream from the same bar, the same scans). Halo: twice the larger of the RSI's halo (p +
+ * D(1/p)) and fastd's (its lookback and warm-up), plus fastk_period - 1: fastd warms up from up to
+ * one of them before `begin`, its first fastk reads fastk_period - 1 RSI values before that, and
+ * the RSI warms up from one more before those (the table's STOCHRSI halo, catalog_dispatch.c).
+ * Every output is a function of the tile grid alone. fastk_period above APO_STOCHRSI_RING, and
+ * fastd_matype TRIMA or KAMA above fastd_period 1, are refused by the runtime; the body writes NaN
+ * if called with them.
  *
  * Gaps: the RSI's rule (rsi_tile.h: NaN at a bar whose change is not finite, the averages skip
  * it); fastk is NaN where its window holds a NaN RSI (the windows' rule), fastd takes such a
@@ -38,6 +41,11 @@
  * launches reserves. */
 #define APO_STOCHRSI_RING 256
 #define APO_STOCHRSI_PIECE 128
+
+/* The longest fastd_period whose leaving fastk values come from a ring rather than a second
+ * generator. The ring shares the second generator's storage (apo__stochrsi_behind), which is
+ * larger, so a GPU thread's local memory does not grow. */
+#define APO_STOCHRSI_LAG_RING 256
 
 /* The RSI of the close and fastk over it, from bar `from` on. */
 typedef struct apo__stochrsi_gen {
@@ -105,6 +113,23 @@ static inline APO_HD void apo__stochrsi_gen_run(apo__stochrsi_gen *g, size_t t0,
     }
 }
 
+/* Where fastd reads the fastk leaving its window: one of the two, never both, so they share the
+ * storage. */
+typedef union apo__stochrsi_behind {
+    apo__stochrsi_gen gen;              /* fastd_period above APO_STOCHRSI_LAG_RING */
+    double ring[APO_STOCHRSI_LAG_RING]; /* fastk at bar j in ring[j % APO_STOCHRSI_LAG_RING] */
+} apo__stochrsi_behind;
+
+/* The fastk at bars [b0, b1) into old[j - b0], each either in the piece at hand (k[j - t0], bars
+ * from t0 on) or, before t0, in the ring, which holds the fastk of the APO_STOCHRSI_LAG_RING bars
+ * before t0 that were handed over (b0 >= t0 - fastd_period and at least the generator's first
+ * bar, so each is there). */
+static inline APO_HD void apo__stochrsi_lag_of_ring(const double *ring, const double *k, size_t t0,
+                                                    size_t b0, size_t b1, double *old) {
+    for (size_t j = b0; j < b1; j++)
+        old[j - b0] = j >= t0 ? k[j - t0] : ring[j % APO_STOCHRSI_LAG_RING];
+}
+
 static inline APO_HD void apo__stochrsi_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const size_t p = (size_t)io->p[0], fk = (size_t)io->p[1], fd = (size_t)io->p[2];
     const int matype = (int)io->p[3];
@@ -128,10 +153,14 @@ static inline APO_HD void apo__stochrsi_tile(const apo__cat_io *io, size_t begin
     apo__ma_series_start(&fastd, matype, fd, half, first - fastk_start);
     const size_t from = fastk_start + apo__ma_series_origin(&fastd);
     const int lags = apo__ma_series_lags(matype, fd);
-    apo__stochrsi_gen lead, behind;
+    /* A short lag reads the fastk the lead generator handed over, kept in a ring; a long one
+     * runs a second generator behind. */
+    const int ringed = lags && fd <= APO_STOCHRSI_LAG_RING;
+    apo__stochrsi_gen lead;
+    apo__stochrsi_behind behind;
     apo__stochrsi_gen_start(&lead, io->in[0], p, fk, half, from);
-    if (lags)
-        apo__stochrsi_gen_start(&behind, io->in[0], p, fk, half, from);
+    if (lags && !ringed)
+        apo__stochrsi_gen_start(&behind.gen, io->in[0], p, fk, half, from);
     double k[APO_STOCHRSI_PIECE], old[APO_STOCHRSI_PIECE], d[APO_STOCHRSI_PIECE];
     for (size_t t0 = from; t0 < end; t0 += APO_STOCHRSI_PIECE) {
         const size_t t1 = end - t0 > APO_STOCHRSI_PIECE ? t0 + APO_STOCHRSI_PIECE : end;
@@ -140,8 +169,15 @@ static inline APO_HD void apo__stochrsi_tile(const apo__cat_io *io, size_t begin
          * never entered it and are not read. */
         if (lags && t1 > from + fd) {
             const size_t b0 = t0 > from + fd ? t0 - fd : from;
-            apo__stochrsi_gen_run(&behind, b0, t1 - fd, old + (b0 + fd - t0));
+            double *at = old + (b0 + fd - t0);
+            if (ringed)
+                apo__stochrsi_lag_of_ring(behind.ring, k, t0, b0, t1 - fd, at);
+            else
+                apo__stochrsi_gen_run(&behind.gen, b0, t1 - fd, at);
         }
+        if (ringed)
+            for (size_t t = t0; t < t1; t++)
+                behind.ring[t % APO_STOCHRSI_LAG_RING] = k[t - t0];
         apo__ma_series_run(&fastd, k, old, d, t0 - fastk_start, t1 - fastk_start);
         for (size_t t = t0 > first ? t0 : first; t < t1; t++) {
             io->out[0][t] = k[t - t0];
