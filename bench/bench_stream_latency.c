@@ -21,12 +21,15 @@
  * between them). With --kernels, one row more per indicator: the median of the same one-bar
  * update made by apo_stream_update() on that stream alone, which says where the time goes.
  *
+ * The calling thread's CPU time leaves out the second thread a large group update is shared
+ * with (docs/streaming.md, "Groups", "Cost"): read the wall times for what the update takes.
+ *
  * The history stays inside the kernels' first tiles, where each series keeps its bars in a
- * block of its own of up to 512 bars (docs/streaming.md, "Memory"): the kept windows of a long
- * history, at their bound, would take some 0.8 MB a symbol for these ten (macd alone 139 KB), 40 GB
- * at 50,000 symbols, more than the development machine has; history + reps must stay under 512 bars
- * for the same reason. Every row says the machine's load average. Exit status: 0, or 2 on a usage
- * or runtime error.
+ * slot of 512 bars of its stream's young pool (docs/streaming.md, "Memory"): the kept windows of a
+ * long history, at their bound, would take some 0.8 MB a symbol for these ten (macd alone 139 KB),
+ * 40 GB at 50,000 symbols, more than the development machine has; history + reps must stay under
+ * 512 bars for the same reason. Every row says the machine's load average. Exit status: 0, or 2 on
+ * a usage or runtime error.
  */
 #include <math.h>
 #include <stdint.h>
