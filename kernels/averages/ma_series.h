@@ -23,7 +23,9 @@
  *   second copy of its series computed p bars behind from the same origin (the same bits). The
  *   average is S / p and W / (p (p + 1) / 2), each the double-double quotient's high part. p v
  *   is an exact product (dd.h), so the sums hold every term but for the double-double's
- *   rounding, about 2^-104 of their size a step.
+ *   rounding, about 2^-104 of their size a step. The SMA steps S alone: no SMA output reads W,
+ *   whose chain of two double-double additions a bar is longer than S's, and S's operations
+ *   are the WMA's (apo__ma_box_step, apo__ma_wma_step), so the SMA's bits are those of both.
  *   Period 1: the value itself (NaN where it is not finite), as TA-Lib's MA at period 1.
  *   TRIMA, HMA, KAMA and ZLEMA (ma_series_lagged.h) read the series at several distances back
  *   (a triangle is a box of a box, HMA a WMA of two WMAs, KAMA its efficiency ratio's lagged
@@ -50,7 +52,7 @@ typedef struct apo__ma_series {
     apo__cat_run r; /* its run state; r.t the next index the series is handed over at */
     int matype;
     size_t p, begin;
-    apo__dd sum, wsum;     /* SMA and WMA: the window's sums */
+    apo__dd sum, wsum;     /* SMA: S alone; WMA: S and W */
     size_t held;           /* SMA and WMA: the values the sums hold (at most p) */
     apo__ma_lagged lagged; /* TRIMA, HMA, KAMA, ZLEMA (ma_series_lagged.h) */
 } apo__ma_series;
@@ -105,22 +107,35 @@ static inline APO_HD void apo__ma_series_start(apo__ma_series *s, int matype, si
 /* The first index of the series the average reads. */
 static inline APO_HD size_t apo__ma_series_origin(const apo__ma_series *s) { return s->r.t; }
 
-/* One value of a window kind: the new sums and the average, NaN until the window is full of
- * finite values. */
-static inline APO_HD double apo__ma_series_window_step(apo__ma_series *s, double v, double v_old) {
+/* One value of the SMA: the new sum and the average, NaN until the window is full of finite
+ * values. S alone (see above), with apo__ma_wma_step's operations on S. */
+static inline APO_HD double apo__ma_series_sma_step(apo__ma_series *s, double v, double v_old) {
+    if (!isfinite(v)) {
+        s->sum = apo__dd_make(0.0, 0.0);
+        s->held = 0;
+        return NAN;
+    }
+    /* The r-th value of the window's run, r past p once it is full (ma_series_lagged.h). */
+    const size_t r = s->held < s->p ? ++s->held : s->p + 1;
+    apo__ma_box_step(&s->sum, s->p, r, v, v_old);
+    if (s->held < s->p)
+        return NAN;
+    return apo__dd_div_d(s->sum, (double)s->p).hi;
+}
+
+/* One value of the WMA: the new sums (W's step reads S) and the average, NaN until the window
+ * is full of finite values. */
+static inline APO_HD double apo__ma_series_wma_step(apo__ma_series *s, double v, double v_old) {
     if (!isfinite(v)) {
         s->sum = apo__dd_make(0.0, 0.0);
         s->wsum = apo__dd_make(0.0, 0.0);
         s->held = 0;
         return NAN;
     }
-    /* The r-th value of the window's run, r past p once it is full (ma_series_lagged.h). */
     const size_t r = s->held < s->p ? ++s->held : s->p + 1;
     apo__ma_wma_step(&s->sum, &s->wsum, s->p, r, v, v_old);
     if (s->held < s->p)
         return NAN;
-    if (s->matype == APO_MA_SMA)
-        return apo__dd_div_d(s->sum, (double)s->p).hi;
     return apo__ma_wma_of(s->wsum, s->p);
 }
 
@@ -137,10 +152,16 @@ static inline APO_HD void apo__ma_series_run(apo__ma_series *s, const double *v,
     } else if (s->p <= 1) {
         for (size_t u = u0; u < u1; u++)
             out[u - u0] = isfinite(v[u - u0]) ? v[u - u0] : (double)NAN;
-    } else if (apo__ma_series_lags(s->matype, s->p)) {
+    } else if (s->matype == APO_MA_SMA) {
+        /* The kind is chosen once a piece, not once a value. */
         for (size_t u = u0; u < u1; u++) {
             const double old = s->held < s->p ? 0.0 : lag[u - u0];
-            out[u - u0] = apo__ma_series_window_step(s, v[u - u0], old);
+            out[u - u0] = apo__ma_series_sma_step(s, v[u - u0], old);
+        }
+    } else if (s->matype == APO_MA_WMA) {
+        for (size_t u = u0; u < u1; u++) {
+            const double old = s->held < s->p ? 0.0 : lag[u - u0];
+            out[u - u0] = apo__ma_series_wma_step(s, v[u - u0], old);
         }
     } else {
         /* Offset rows: the stream reads v[u - u0] and writes out[u - u0] for u in [u0, u1). */
