@@ -175,12 +175,9 @@ static const cli_option profile_rows[] = {
 static const cli_option_table profile_table = {.command = "profile", CLI_TABLE_ROWS(profile_rows)};
 
 int cli_profile_parse_options(int argc, char **argv, cli_profile_options *o, int *help) {
-    int asked = 0;
-    int rc = cli_options_read(&profile_table, argc, argv, o, &asked);
-    if (asked) {
-        *help = 1;
+    int rc = cli_options_read(&profile_table, argc, argv, o, help);
+    if (*help)
         return CLI_EXIT_OK;
-    }
     if (rc != CLI_EXIT_OK)
         return rc;
     if (o->kernels_text == NULL && (rc = parse_kernels(o, "bollinger,macd")) != CLI_EXIT_OK)

@@ -80,12 +80,9 @@ static const cli_option_table set_ratios_table = {
     .command = "set-ratios", CLI_TABLE_ROWS(set_ratios_rows), .positional = read_items};
 
 int cli_set_ratios_parse_options(int argc, char **argv, cli_set_ratios_options *o, int *help) {
-    int asked = 0;
-    const int rc = cli_options_read(&set_ratios_table, argc, argv, o, &asked);
-    if (asked) {
-        *help = 1;
+    const int rc = cli_options_read(&set_ratios_table, argc, argv, o, help);
+    if (*help)
         return CLI_EXIT_OK;
-    }
     if (rc != CLI_EXIT_OK)
         return rc;
     if (o->tag == NULL)

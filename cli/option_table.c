@@ -155,6 +155,7 @@ static int read_row(const cli_option_table *t, const cli_option *row, int argc, 
 }
 
 int cli_options_read(const cli_option_table *t, int argc, char **argv, void *options, int *help) {
+    *help = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_flag(a, "--help") || cli_flag(a, "-h")) {

@@ -112,8 +112,8 @@ typedef struct cli_option_table {
 #define CLI_TABLE_ROWS(array) .rows = (array), .n_rows = sizeof(array) / sizeof *(array)
 
 /* Reads argv[1..argc-1] into `options` through t's rows, as the top of this file says.
- * Returns CLI_EXIT_OK (*help set to 1 when --help or -h ended the reading), or the exit
- * status of the first argument refused, with its message printed. */
+ * Returns CLI_EXIT_OK (*help set to 1 when --help or -h ended the reading, else 0), or the
+ * exit status of the first argument refused, with its message printed. */
 int cli_options_read(const cli_option_table *t, int argc, char **argv, void *options, int *help);
 
 /* The options of a command that takes only --help, --json and --devices LIST (devices, show),

@@ -353,12 +353,9 @@ static int check_score_options(cli_run_options *o) {
 }
 
 int cli_run_parse_options(int argc, char **argv, cli_run_options *o, int *help) {
-    int asked = 0;
-    int rc = cli_options_read(&run_table, argc, argv, o, &asked);
-    if (asked) {
-        *help = 1;
+    int rc = cli_options_read(&run_table, argc, argv, o, help);
+    if (*help)
         return CLI_EXIT_OK;
-    }
     if (rc == CLI_EXIT_OK)
         rc = check_input_options(o);
     return rc == CLI_EXIT_OK ? check_score_options(o) : rc;

@@ -119,12 +119,9 @@ static const cli_option_table stream_table = {
     .command = "stream", CLI_TABLE_ROWS(stream_rows), .nonempty = 1};
 
 int cli_stream_parse_options(int argc, char **argv, cli_stream_options *o, int *help) {
-    int asked = 0;
-    int rc = cli_options_read(&stream_table, argc, argv, o, &asked);
-    if (asked) {
-        *help = 1;
+    int rc = cli_options_read(&stream_table, argc, argv, o, help);
+    if (*help)
         return CLI_EXIT_OK;
-    }
     if (rc != CLI_EXIT_OK)
         return rc;
     if (o->state == NULL)
