@@ -19,7 +19,7 @@
 #                                   # `apportion selftest` and the Python device arrays
 #   APO_BUILD_DIR=dir scripts/test.sh ...
 #   APO_GPU_ARCHS=80,90 scripts/test.sh ...  # CUDA architectures (default: 80,90 where a GPU is
-#                                   # visible, else 90 alone, a compile check; see below)
+#                                   # visible, else the PTX of 90 alone, a compile check; below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,7 +44,7 @@ while [ $# -gt 0 ]; do
         fi
         ;;
     -h | --help)
-        sed -n '2,21p' "$0"
+        sed -n '2,22p' "$0"
         exit 0
         ;;
     *)
@@ -153,19 +153,18 @@ fi
 # tree's costliest compiles. The plain and ASan builds compile and run every path.
 [ "$sanitize" = thread ] && opts+=(-Dvector_paths=sse2)
 # Without a GPU to run them, the kernels' device code is compiled to check that it compiles
-# (warnings are errors under --werror), not to be run: one architecture does that, sm_90 and
-# its PTX, the same device code the default list compiles a second time for sm_80 (nvcc's
-# front end and ptxas run once per architecture; in the ninja log of a clean 80,90 build here,
-# nvcc took 5,623 of 7,479 s of compile time, the machine shared). With a GPU, the default
-# list, so that the gpu suite runs on it.
-# APO_GPU_ARCHS overrides either choice.
+# (warnings are errors under --werror), not to be run: one architecture does that, and as PTX
+# alone (-Dgpu_ptx_only, meson_options.txt): nvcc's front end and optimizer, where the C++
+# errors and warnings come from, without ptxas, which took 45 of volume.cu's 57 s and 149 of
+# oscillators.cu's 201 s even at -O0 (nvcc --time, this machine). The default list would
+# compile it all a second time for sm_80 (in the ninja log of a clean 80,90 build here, nvcc
+# took 5,623 of 7,479 s of compile time, the machine shared). With a GPU, the default list as
+# cubins, so that the gpu suite runs what users get. APO_GPU_ARCHS overrides the list.
 if [ "$sanitize" = none ]; then
-    if [ -n "${APO_GPU_ARCHS:-}" ]; then
-        opts+=(-Dgpu_archs="$APO_GPU_ARCHS")
-    elif nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-        opts+=(-Dgpu_archs=80,90)
+    if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+        opts+=(-Dgpu_archs="${APO_GPU_ARCHS:-80,90}" -Dgpu_ptx_only=false)
     else
-        opts+=(-Dgpu_archs=90)
+        opts+=(-Dgpu_archs="${APO_GPU_ARCHS:-90}" -Dgpu_ptx_only=true)
     fi
 fi
 
