@@ -19,10 +19,10 @@
 #include <stdlib.h>
 
 #include "base/clock.h"
+#include "base/host_team.h"
 #include "catalog/call_span.h"
 #include "devices/device.h"
 #include "devices/first_touch.h"
-#include "devices/host_team.h"
 #include "devices/host_tiles.h"
 #include "kernels.h"
 

@@ -16,15 +16,14 @@
  * The update path allocates nothing for a built-in group: the resolved inputs live in the
  * group, made once at its creation, and each stream is fed through the same path as
  * apo_stream_update(), so its bits are that call's. A large unjournaled update is shared with
- * a second thread of the group's own (feed_shared), started at the first such update.
+ * a second thread, the group's own host team (feed_shared), started at the first such update.
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "base/host_team.h"
 #include "catalog/volume_inputs.h"
 #include "streaming/stream.h"
 #include "streaming/stream_journal.h"
@@ -42,22 +41,19 @@ struct apo_stream_group {
     apo_stream **sets;
     size_t *set_stream, *set_index;
     apo__stream_journal *journals;
-    /* The second thread of large unjournaled updates (feed_shared), started at the first of
-     * them; NULL: none yet, or none to be had (helper_tried). */
-    struct group_helper *helper;
-    int helper_tried;
+    /* The second thread of large unjournaled updates (feed_shared), started by the first of
+     * them; NULL: none yet. */
+    apo__host_team *team;
 };
 
 /* The sets of a stream: a sweep's, or the stream itself. */
 static size_t sets_of(const apo_stream *s) { return s->n_sets > 0 ? s->n_sets : 1; }
 static apo_stream *set_of(apo_stream *s, size_t k) { return s->n_sets > 0 ? s->sets[k] : s; }
 
-static void helper_stop(struct group_helper *h);
-
 void apo_stream_group_destroy(apo_stream_group *g) {
     if (g == NULL)
         return;
-    helper_stop(g->helper);
+    apo__host_team_destroy(g->team);
     for (size_t j = 0; g->names != NULL && j < g->n_streams * APO_MAX_IO; j++)
         free(g->names[j]);
     free(g->names);
@@ -302,154 +298,53 @@ static apo_status feed_blocks(apo_stream_group *g, const size_t *n_new, size_t t
 }
 
 /*
- * A large unjournaled update on two threads: the calling thread and the group's helper take
- * the sets of the group one at a time from a shared counter, each feeding its set's every
- * series in order, as apo__stream_feed_set does, so every bit is a lone stream's; a set is
- * fed by one thread only, since a stream's scratch and states are its own. The caller never
- * waits for a helper that has not woken (a shared machine may leave it unscheduled for a
- * while): it takes every set the helper has not, and waits only for the one the helper is
- * feeding. The helper belongs to the group, so a group made without a runtime has it too.
+ * A large unjournaled update on two threads: the calling thread and the group's helper, a host
+ * team of one helper (base/host_team.h), take the sets of the group one at a time, each
+ * feeding its set's every series in order, as apo__stream_feed_set does, so every bit is a
+ * lone stream's; a set is fed by one thread only, since a stream's scratch and states are its
+ * own. The caller never waits for a helper that has not woken (a shared machine may leave it
+ * unscheduled for a while): it takes every set the helper has not, and waits only for the one
+ * the helper is feeding. An update that waited for a helper preempted inside a set keeps the
+ * helper out of the next ones until a probe (base/team_rule.h), as on the cpu device. The
+ * team belongs to the group, so a group made without a runtime has it too.
  */
 
 /* New bars x sets from which an update is shared with the helper: its hand-off (a wake-up,
  * some microseconds) is then a small part of the update (about 0.1 us a symbol and set). */
 #define APO_GROUP_SHARED_WORK 16384
 
-typedef struct group_helper {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake, finished;
-    int stop;
-    /* The update being shared: its generation in the high 32 bits of `next`, the next set to
-     * take in the low ones, so that a helper that wakes late takes no set of a later update. */
-    _Atomic uint64_t next;
-    atomic_size_t done;  /* sets fed (or skipped after a failure) this generation */
-    atomic_int status;   /* the first failure, else APO_OK */
-    uint32_t gen;        /* the generation being shared, under `lock` */
-    apo_stream_group *g; /* the update's arguments, set before gen moves */
+/* The update being shared, read by the thread that holds one of its sets. */
+typedef struct group_update {
+    apo_stream_group *g;
     const size_t *n_new;
     size_t total;
     double *const *const *outputs;
-} group_helper;
+} group_update;
 
-/* Feeds set t of the group over every series (its room reserved). */
-static apo_status feed_one_set(apo_stream_group *g, size_t t, const size_t *n_new, size_t total,
-                               double *const *const *outputs) {
-    const size_t j = g->set_stream[t], k = g->set_index[t];
+/* Feeds set `piece` of the group over every series (its room reserved): one piece of the
+ * team's run. */
+static apo_status feed_one_set(void *job, int slot, uint64_t piece, double *touch_s,
+                               double *compute_s) {
+    (void)slot, (void)touch_s, (void)compute_s;
+    const group_update *u = job;
+    apo_stream_group *g = u->g;
+    const size_t t = (size_t)piece, j = g->set_stream[t], k = g->set_index[t];
     double *set_out[APO_MAX_IO];
     for (size_t o = 0; o < g->streams[j]->kernel->n_outputs; o++)
-        set_out[o] = outputs[j][o] + k * total;
-    return apo__stream_feed_range(g->sets[t], n_new, g->in + j * APO_MAX_IO, set_out, 0,
+        set_out[o] = u->outputs[j][o] + k * u->total;
+    return apo__stream_feed_range(g->sets[t], u->n_new, g->in + j * APO_MAX_IO, set_out, 0,
                                   g->n_series, 0);
 }
 
-/* Takes and feeds the sets of generation `gen` until none is left; the thread that feeds the
- * last one wakes the caller. */
-static void take_sets(group_helper *h, uint32_t gen) {
-    apo_stream_group *g = h->g;
-    for (;;) {
-        uint64_t cur = atomic_load(&h->next);
-        if ((uint32_t)(cur >> 32) != gen || (size_t)(uint32_t)cur >= g->n_sets_total)
-            return;
-        if (!atomic_compare_exchange_weak(&h->next, &cur, cur + 1))
-            continue;
-        const size_t t = (size_t)(uint32_t)cur;
-        if (atomic_load(&h->status) == APO_OK) {
-            apo_status st = feed_one_set(g, t, h->n_new, h->total, h->outputs);
-            int ok = APO_OK;
-            if (st != APO_OK)
-                atomic_compare_exchange_strong(&h->status, &ok, (int)st);
-        }
-        if (atomic_fetch_add(&h->done, 1) + 1 == g->n_sets_total) {
-            pthread_mutex_lock(&h->lock);
-            pthread_cond_signal(&h->finished);
-            pthread_mutex_unlock(&h->lock);
-        }
-    }
-}
-
-static void *helper_main(void *arg) {
-    group_helper *h = arg;
-    uint32_t seen = 0;
-    pthread_mutex_lock(&h->lock);
-    for (;;) {
-        while (!h->stop && h->gen == seen)
-            pthread_cond_wait(&h->wake, &h->lock);
-        if (h->stop)
-            break;
-        seen = h->gen;
-        pthread_mutex_unlock(&h->lock);
-        take_sets(h, seen);
-        pthread_mutex_lock(&h->lock);
-    }
-    pthread_mutex_unlock(&h->lock);
-    return NULL;
-}
-
-static void helper_stop(group_helper *h) {
-    if (h == NULL)
-        return;
-    pthread_mutex_lock(&h->lock);
-    h->stop = 1;
-    pthread_cond_signal(&h->wake);
-    pthread_mutex_unlock(&h->lock);
-    pthread_join(h->thread, NULL);
-    pthread_mutex_destroy(&h->lock);
-    pthread_cond_destroy(&h->wake);
-    pthread_cond_destroy(&h->finished);
-    free(h);
-}
-
-/* The group's helper, started at its first large update; NULL when it cannot be (the caller
- * then feeds alone, as before there was one). */
-static group_helper *helper_of(apo_stream_group *g) {
-    if (g->helper_tried)
-        return g->helper;
-    g->helper_tried = 1;
-    group_helper *h = calloc(1, sizeof *h);
-    if (h == NULL)
-        return NULL;
-    int made = 0;
-    if (pthread_mutex_init(&h->lock, NULL) == 0) {
-        if (pthread_cond_init(&h->wake, NULL) == 0) {
-            if (pthread_cond_init(&h->finished, NULL) == 0) {
-                if (pthread_create(&h->thread, NULL, helper_main, h) == 0)
-                    made = 1;
-                else
-                    pthread_cond_destroy(&h->finished);
-            }
-            if (!made)
-                pthread_cond_destroy(&h->wake);
-        }
-        if (!made)
-            pthread_mutex_destroy(&h->lock);
-    }
-    if (!made) {
-        free(h);
-        return NULL;
-    }
-    g->helper = h;
-    return h;
-}
-
-/* Feeds every set of every stream on the calling thread and the helper (above), their room
- * reserved: an unjournaled update. */
-static apo_status feed_shared(apo_stream_group *g, group_helper *h, const size_t *n_new,
-                              size_t total, double *const *const *outputs) {
-    pthread_mutex_lock(&h->lock);
-    h->g = g, h->n_new = n_new, h->total = total, h->outputs = outputs;
-    atomic_store(&h->done, 0);
-    atomic_store(&h->status, APO_OK);
-    const uint32_t gen = ++h->gen;
-    atomic_store(&h->next, (uint64_t)gen << 32);
-    pthread_cond_signal(&h->wake);
-    pthread_mutex_unlock(&h->lock);
-    take_sets(h, gen);
-    pthread_mutex_lock(&h->lock);
-    while (atomic_load(&h->done) < g->n_sets_total)
-        pthread_cond_wait(&h->finished, &h->lock);
-    pthread_mutex_unlock(&h->lock);
-    return (apo_status)atomic_load(&h->status);
+/* Feeds every set of every stream on the calling thread and the group's helper (above), their
+ * room reserved: an unjournaled update. Where the helper cannot be started, the calling
+ * thread feeds every set. The machine's processor pressure is not read here (a group may have
+ * no runtime): the team's rule learns from the updates themselves. */
+static apo_status feed_shared(apo_stream_group *g, const size_t *n_new, size_t total,
+                              double *const *const *outputs) {
+    group_update u = {g, n_new, total, outputs};
+    apo__team_times times;
+    return apo__host_team_run(&g->team, 2, -1.0, g->n_sets_total, feed_one_set, &u, &times);
 }
 
 /* Feeds every set of every stream, their room reserved; journaled (and put back on a
@@ -491,14 +386,12 @@ static apo_status group_feed(apo_stream_group *g, const size_t *n_new,
     for (size_t t = 0; t < g->n_sets_total; t++)
         APO_CHECK(apo__stream_reserve_set(g->sets[t], n_new));
     const int journaled = peek || may_fail_part_way(g, total);
-    /* A large unjournaled update goes on two threads where the group has its helper. */
-    group_helper *h =
-        !journaled && g->n_sets_total > 1 && total * g->n_sets_total >= APO_GROUP_SHARED_WORK
-            ? helper_of(g)
-            : NULL;
-    apo_status st = journaled   ? feed_all(g, n_new, total, outputs, journaled, peek)
-                    : h != NULL ? feed_shared(g, h, n_new, total, outputs)
-                                : feed_blocks(g, n_new, total, outputs);
+    /* A large unjournaled update goes on two threads. */
+    const int shared =
+        !journaled && g->n_sets_total > 1 && total * g->n_sets_total >= APO_GROUP_SHARED_WORK;
+    apo_status st = journaled ? feed_all(g, n_new, total, outputs, journaled, peek)
+                    : shared  ? feed_shared(g, n_new, total, outputs)
+                              : feed_blocks(g, n_new, total, outputs);
     if (st != APO_OK && !journaled)
         /* Unreachable for built-in kernels on the calling thread (they do not fail once
          * their room is reserved); should one ever, the streams already fed stay fed, and

@@ -1,7 +1,7 @@
 /*
- * The cpu device's threads (runtime/devices/host_team.c, docs/scheduling.md, "The cpu
- * device's threads"): tiles are handed out one piece at a time, the calling thread computes
- * too, and a call ends when its tiles are done.
+ * The cpu device's threads (runtime/devices/host_tiles.c on runtime/base/host_team.c;
+ * docs/scheduling.md, "The cpu device's threads"): tiles are handed out one piece at a time,
+ * the calling thread computes too, and a call ends when its tiles are done.
  *
  * - Every built-in kernel, on every vector path this machine has, computes the same bits with
  *   four threads as with one, and four-thread bollinger matches the long-double reference.
@@ -32,9 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/host_team.h"
+#include "base/team_rule.h"
 #include "cpu_isa.h"
-#include "devices/host_team.h"
-#include "devices/team_rule.h"
 #include "helpers.h"
 #include "reference.h"
 #include "test_tmpdir.h"

@@ -1,11 +1,11 @@
 /*
- * When the cpu device keeps its helper threads out (team_rule.c; docs/scheduling.md, "A
- * helper preempted inside a piece"). The host team (host_team.c) asks before each run its
+ * When a host team keeps its helper threads out (team_rule.c; docs/scheduling.md, "A
+ * helper preempted inside a piece"). The team (host_team.c) asks before each run its
  * helpers could share whether to run it alone instead, and has each shared run judged once
  * its pieces are done. Pure bookkeeping on the numbers it is given: no clock, no thread.
  */
-#ifndef APO_RUNTIME_DEVICES_TEAM_RULE_H
-#define APO_RUNTIME_DEVICES_TEAM_RULE_H
+#ifndef APO_RUNTIME_BASE_TEAM_RULE_H
+#define APO_RUNTIME_BASE_TEAM_RULE_H
 
 #include <stdint.h>
 

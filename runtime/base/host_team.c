@@ -27,8 +27,8 @@
 #include <stdlib.h>
 
 #include "base/clock.h"
-#include "devices/host_team.h"
-#include "devices/team_rule.h"
+#include "base/host_team.h"
+#include "base/team_rule.h"
 
 #define SEQ_SHIFT 24
 #define PIECE_MASK ((UINT64_C(1) << SEQ_SHIFT) - 1)
@@ -68,7 +68,8 @@ struct apo__host_team {
     int active; /* helpers that take part in the current run (slots 1 to active) */
     team_helper *helpers;
     team_slot *slots; /* n_helpers + 1 */
-    /* Read and written only by the thread running the device's task, between its runs. */
+    /* Read and written only by the thread that runs the team (a device's task, a group's
+     * update), between runs. */
     apo__team_rule rule;
 };
 

@@ -1,14 +1,14 @@
 /*
- * When the cpu device keeps its helper threads out; see team_rule.h.
+ * When a host team keeps its helper threads out; see team_rule.h.
  *
  * A helper that the operating system preempts inside a piece still holds it, and the
  * calling thread must wait for it: the piece cannot be computed again on the calling
  * thread, since the helper, once it runs again, would read the call after it returned. So
- * the device avoids the wait instead: a shared run that waited more than the helpers saved
+ * the team avoids the wait instead: a shared run that waited more than the helpers saved
  * keeps them out of the next shared runs, which then wake nobody; the first one after them
  * probes the helpers again, and the count doubles with each further loss.
  */
-#include "devices/team_rule.h"
+#include "base/team_rule.h"
 
 void apo__team_rule_init(apo__team_rule *rule) {
     *rule = (apo__team_rule){.alone_next = APO_TEAM_ALONE_FIRST};

@@ -1,5 +1,5 @@
 /*
- * When the cpu device keeps its helper threads out (runtime/devices/team_rule.c), on made-up
+ * When a host team keeps its helper threads out (runtime/base/team_rule.c), on made-up
  * times, against the rule as docs/scheduling.md states it ("A helper preempted inside a
  * piece"):
  *
@@ -18,7 +18,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "devices/team_rule.h"
+#include "base/team_rule.h"
 
 /* The calling thread computed 10 of 20 pieces in 1 s: alone, about 2 s. */
 #define OWN_S 1.0
