@@ -198,12 +198,30 @@ static inline APO_HD apo__log_parts apo__log_split(double x) {
     return p;
 }
 
+/* log(x) from its pieces. */
+static inline APO_HD double apo__log_of(const apo__log_parts *p) {
+    return p->kd * APO_LN2_HI - ((p->hfsq - (p->s * (p->hfsq + p->r) + p->kd * APO_LN2_LO)) - p->f);
+}
+
+/* log10(x) from the pieces of log(x): log(1 + f) = head + tail, the head f - f^2/2 cut to 21
+ * bits so that its products with the 27-bit part of 1/ln 10 are exact. */
+static inline APO_HD double apo__log10_of(const apo__log_parts *p) {
+    const double head = apo__double_of(apo__bits_of(p->f - p->hfsq) & 0xffffffff00000000ULL);
+    const double tail = ((p->f - head) - p->hfsq) + p->s * (p->hfsq + p->r);
+    const double k_hi = p->kd * APO_LOG10_2_HI; /* exact: 11 bits times 32 */
+    const double h = head * APO_INV_LN10_HI;    /* exact: 21 bits times 27 */
+    const double low =
+        (tail + head) * APO_INV_LN10_LO + tail * APO_INV_LN10_HI + p->kd * APO_LOG10_2_LO;
+    const double w = k_hi + h;
+    return ((k_hi - w) + h + low) + w;
+}
+
 static inline APO_HD double apo__log(double x) {
     double special;
     if (apo__log_special(x, &special))
         return special;
     const apo__log_parts p = apo__log_split(x);
-    return p.kd * APO_LN2_HI - ((p.hfsq - (p.s * (p.hfsq + p.r) + p.kd * APO_LN2_LO)) - p.f);
+    return apo__log_of(&p);
 }
 
 static inline APO_HD double apo__log10(double x) {
@@ -211,16 +229,96 @@ static inline APO_HD double apo__log10(double x) {
     if (apo__log_special(x, &special))
         return special;
     const apo__log_parts p = apo__log_split(x);
-    /* log(1 + f) = head + tail, the head f - f^2/2 cut to 21 bits so that its products with
-     * the 27-bit part of 1/ln 10 are exact. */
-    const double head = apo__double_of(apo__bits_of(p.f - p.hfsq) & 0xffffffff00000000ULL);
-    const double tail = ((p.f - head) - p.hfsq) + p.s * (p.hfsq + p.r);
-    const double k_hi = p.kd * APO_LOG10_2_HI; /* exact: 11 bits times 32 */
-    const double h = head * APO_INV_LN10_HI;   /* exact: 21 bits times 27 */
-    const double low =
-        (tail + head) * APO_INV_LN10_LO + tail * APO_INV_LN10_HI + p.kd * APO_LOG10_2_LO;
-    const double w = k_hi + h;
-    return ((k_hi - w) + h + low) + w;
+    return apo__log10_of(&p);
+}
+
+/*
+ * apo__exp, apo__log and apo__log10 once more, without a branch, for loops the compiler vectorises:
+ * every value takes the operations it takes there, in the same order, so the same bits (the tests
+ * check them against both); the special values are chosen at the end by selects of the bits,
+ * integer operations, where a select of doubles would let gcc move one arm's arithmetic under
+ * a branch (its -ftrapping-math does not run a floating operation the C did not ask for), and
+ * the loop would stay scalar. On the avx2 and avx512 paths gcc vectorises the element-wise
+ * loops of exp, ln and log10 over them (math_tile.h; 3 to 5 times the branching forms' pace
+ * there); as scalar code they are slower than the branching forms (about 4 times on Zen 4 in a
+ * harness, cause not found without the VM's counters), so the sse2 path and a GPU keep those.
+ */
+
+/* The bits of a where c, else b. */
+static inline APO_HD uint64_t apo__pick_bits(int c, uint64_t a, uint64_t b) {
+    const uint64_t m = (uint64_t)0 - (uint64_t)(c != 0);
+    return (a & m) | (b & ~m);
+}
+
+#define APO_BITS_NAN 0x7ff8000000000000ULL /* the NAN constant's */
+#define APO_BITS_INF 0x7ff0000000000000ULL
+#define APO_BITS_NEG_INF 0xfff0000000000000ULL
+#define APO_BITS_ONE 0x3ff0000000000000ULL
+#define APO_BITS_NEG_ZERO 0x8000000000000000ULL
+
+static inline APO_HD double apo__exp_select(double x) {
+    const int ordinary = (x <= APO_EXP_OVERFLOW) & (x >= APO_EXP_UNDERFLOW);
+    /* The others (NaN included) are reduced as 0, a k in range, and their value dropped. */
+    const double xc = apo__double_of(apo__pick_bits(ordinary, apo__bits_of(x), 0));
+    const double kd = (xc * APO_INV_LN2 + APO_ROUND_SHIFTER) - APO_ROUND_SHIFTER;
+    const double hi = xc - kd * APO_LN2_HI;
+    const double lo = kd * APO_LN2_LO;
+    const int k = (int)kd;
+    const double p = apo__expm1_reduced(hi - lo);
+    /* apo__scale2(1 + p, k) as (y 2^a) 2^b: where k is a normal exponent, b = 0 and the second
+     * product, by 1, is exact; elsewhere its two steps. */
+    const int a = k > 1023 ? 1023 : (k < -1022 ? k + 1000 : k);
+    const int b = k > 1023 ? k - 1023 : (k < -1022 ? -1000 : 0);
+    const double v = ((1.0 + p) * apo__pow2i(a)) * apo__pow2i(b);
+    const uint64_t other = x > APO_EXP_OVERFLOW    ? APO_BITS_INF
+                           : x < APO_EXP_UNDERFLOW ? 0
+                                                   : APO_BITS_NAN;
+    return apo__double_of(apo__pick_bits(ordinary, apo__bits_of(v), other));
+}
+
+/* apo__log_split for the bits of any double, without a branch: the pieces of an ordinary
+ * positive x; those of 1 for the others (a zero, a negative number, an infinity, NaN), whose
+ * value the caller drops. */
+static inline APO_HD apo__log_parts apo__log_split_select(uint64_t xb) {
+    const int ordinary = (xb - 1) < (APO_BITS_INF - 1); /* x > 0 and below +inf, as integers */
+    const uint64_t xob = apo__pick_bits(ordinary, xb, APO_BITS_ONE);
+    /* apo__log_reduce: a subnormal (exponent bits 0) times 2^54 (a product by 1 otherwise,
+     * exact); the mantissa above sqrt(2) (its double's fraction bits above sqrt(2)'s) halved
+     * by its exponent. */
+    const int sub = (xob >> 52) == 0;
+    const double xs = apo__double_of(xob) * apo__double_of((uint64_t)(1023 + 54 * sub) << 52);
+    const uint64_t bits = apo__bits_of(xs);
+    const uint64_t frac = bits & 0x000fffffffffffffULL;
+    const int high = frac > 0x6a09e667f3bcdULL;
+    const double m = apo__double_of(frac | ((uint64_t)(1023 - high) << 52));
+    apo__log_parts p;
+    p.f = m - 1.0;
+    p.s = p.f / (2.0 + p.f);
+    p.hfsq = 0.5 * p.f * p.f;
+    p.r = apo__log_tail(p.s);
+    p.kd = (double)((int)((bits >> 52) & 0x7ff) - 1023 + high - 54 * sub);
+    return p;
+}
+
+/* The bits of v where x (bits xb) is an ordinary positive number, else apo__log_special's. */
+static inline APO_HD double apo__log_pick(uint64_t xb, double v) {
+    const int ordinary = (xb - 1) < (APO_BITS_INF - 1);
+    const int zero = (xb & ~APO_BITS_NEG_ZERO) == 0;
+    const uint64_t other = apo__pick_bits(
+        zero, APO_BITS_NEG_INF, apo__pick_bits(xb == APO_BITS_INF, APO_BITS_INF, APO_BITS_NAN));
+    return apo__double_of(apo__pick_bits(ordinary, apo__bits_of(v), other));
+}
+
+static inline APO_HD double apo__log_select(double x) {
+    const uint64_t xb = apo__bits_of(x);
+    const apo__log_parts p = apo__log_split_select(xb);
+    return apo__log_pick(xb, apo__log_of(&p));
+}
+
+static inline APO_HD double apo__log10_select(double x) {
+    const uint64_t xb = apo__bits_of(x);
+    const apo__log_parts p = apo__log_split_select(xb);
+    return apo__log_pick(xb, apo__log10_of(&p));
 }
 
 /* The largest |x| whose sinh and cosh are finite (ln(2 DBL_MAX)). */

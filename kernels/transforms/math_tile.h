@@ -40,9 +40,17 @@ static inline APO_HD double apo__ceil(double x) {
 APO_ELEMENTWISE_1(ceil, apo__ceil(x))
 APO_ELEMENTWISE_1(floor, apo__floor(x))
 APO_ELEMENTWISE_1(sqrt, sqrt(x))
+/* On the avx2 and avx512 paths exp, ln and log10 run the branchless forms (exp_log.h), whose
+ * loops gcc vectorises; the same bits as the branching ones, which the sse2 path and a GPU run. */
+#if defined(__AVX2__) && !defined(__CUDACC__)
+APO_ELEMENTWISE_1(exp, apo__exp_select(x))
+APO_ELEMENTWISE_1(ln, apo__log_select(x))
+APO_ELEMENTWISE_1(log10, apo__log10_select(x))
+#else
 APO_ELEMENTWISE_1(exp, apo__exp(x))
 APO_ELEMENTWISE_1(ln, apo__log(x))
 APO_ELEMENTWISE_1(log10, apo__log10(x))
+#endif
 APO_ELEMENTWISE_1(sinh, apo__sinh(x))
 APO_ELEMENTWISE_1(cosh, apo__cosh(x))
 APO_ELEMENTWISE_1(tanh, apo__tanh(x))

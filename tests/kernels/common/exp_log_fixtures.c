@@ -17,11 +17,23 @@ static double call_log10(double x) { return apo__log10(x); }
 static double call_sinh(double x) { return apo__sinh(x); }
 static double call_cosh(double x) { return apo__cosh(x); }
 static double call_tanh(double x) { return apo__tanh(x); }
+static double call_exp_select(double x) { return apo__exp_select(x); }
+static double call_log_select(double x) { return apo__log_select(x); }
+static double call_log10_select(double x) { return apo__log10_select(x); }
 
 const exp_log_fn exp_log_fns[] = {
-    {"exp", call_exp, expl},       {"expm1", call_expm1, expm1l}, {"log", call_log, logl},
-    {"log10", call_log10, log10l}, {"sinh", call_sinh, sinhl},    {"cosh", call_cosh, coshl},
+    {"exp", call_exp, expl},
+    {"expm1", call_expm1, expm1l},
+    {"log", call_log, logl},
+    {"log10", call_log10, log10l},
+    {"sinh", call_sinh, sinhl},
+    {"cosh", call_cosh, coshl},
     {"tanh", call_tanh, tanhl},
+    /* The branchless forms of the vectorised loops: the same promise, and the bits of exp, log
+     * and log10 (test_exp_log.c checks that). */
+    {"exp_select", call_exp_select, expl},
+    {"log_select", call_log_select, logl},
+    {"log10_select", call_log10_select, log10l},
 };
 const size_t n_exp_log_fns = sizeof exp_log_fns / sizeof exp_log_fns[0];
 

@@ -3,15 +3,18 @@
  * that tile bodies share with CUDA, against long double (expl, logl, ...): their special
  * values (zeros, subnormals, the overflow and underflow thresholds, infinities, NaN, negative
  * arguments of log) exactly, and within 2 ulps on a few thousand seeded arguments a function
- * and range. The dense sweeps are test_exp_log_slow.c's.
+ * and range; the branchless exp, log and log10 that vectorised loops run give the branching
+ * forms' bits on every kind of double. The dense sweeps are test_exp_log_slow.c's.
  */
 #include <criterion/criterion.h>
 
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "exp_log.h"
 #include "exp_log_fixtures.h"
+#include "splitmix64.h"
 
 /* The accuracy the functions promise (docs/kernels/transforms.md, "Math operators and transforms").
  */
@@ -77,9 +80,16 @@ Test(exp_log, within_two_ulps_on_seeded_arguments) {
         const char *name;
         int lo_exp, hi_exp, both_signs;
     } ranges[] = {
-        {"exp", -60, 9, 1},        {"expm1", -60, 9, 1}, {"log", -1074, 1023, 0},
-        {"log10", -1074, 1023, 0}, {"sinh", -40, 9, 1},  {"cosh", -40, 9, 1},
+        {"exp", -60, 9, 1},
+        {"expm1", -60, 9, 1},
+        {"log", -1074, 1023, 0},
+        {"log10", -1074, 1023, 0},
+        {"sinh", -40, 9, 1},
+        {"cosh", -40, 9, 1},
         {"tanh", -40, 5, 1},
+        {"exp_select", -60, 9, 1},
+        {"log_select", -1074, 1023, 0},
+        {"log10_select", -1074, 1023, 0},
     };
     for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
         const exp_log_fn *f = exp_log_fn_named(ranges[r].name);
@@ -92,12 +102,76 @@ Test(exp_log, within_two_ulps_on_seeded_arguments) {
     const struct {
         const char *name;
         double lo, hi;
-    } lines[] = {{"exp", -745.2, 709.8},  {"log", 0.5, 2.0},       {"log10", 0.5, 2.0},
-                 {"sinh", -711.0, 711.0}, {"cosh", -711.0, 711.0}, {"tanh", -3.0, 3.0}};
+    } lines[] = {
+        {"exp", -745.2, 709.8},        {"log", 0.5, 2.0},        {"log10", 0.5, 2.0},
+        {"sinh", -711.0, 711.0},       {"cosh", -711.0, 711.0},  {"tanh", -3.0, 3.0},
+        {"exp_select", -745.2, 709.8}, {"log_select", 0.5, 2.0}, {"log10_select", 0.5, 2.0}};
     for (size_t r = 0; r < sizeof lines / sizeof lines[0]; r++) {
         const exp_log_fn *f = exp_log_fn_named(lines[r].name);
         double at = 0.0;
         const double w = exp_log_sweep_linear(f, 77 + r, 4000, lines[r].lo, lines[r].hi, &at);
         cr_assert(w <= EXP_LOG_MAX_ULPS, "%s: %g ulps at %a", f->name, w, at);
     }
+}
+
+/* Each branchless form at x against its branching form, bit for bit. */
+static void assert_same_bits(double x) {
+    const struct {
+        const char *name;
+        double branching, branchless;
+    } pairs[] = {{"exp", apo__exp(x), apo__exp_select(x)},
+                 {"log", apo__log(x), apo__log_select(x)},
+                 {"log10", apo__log10(x), apo__log10_select(x)}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        cr_assert(memcmp(&pairs[i].branching, &pairs[i].branchless, sizeof(double)) == 0,
+                  "%s(%a): %a, branchless %a", pairs[i].name, x, pairs[i].branching,
+                  pairs[i].branchless);
+}
+
+/* apo__exp_select, apo__log_select and apo__log10_select give the branching forms' bits (a GPU
+ * runs the branching forms, the avx2 and avx512 paths the branchless: the same outputs
+ * everywhere): on doubles of any bits (NaNs, infinities, subnormals among them), on each function's
+ * range and past its thresholds, near 1, and on the neighbours of the special values. */
+Test(exp_log, the_branchless_forms_give_the_branching_forms_bits) {
+    const double specials[] = {0.0,
+                               -0.0,
+                               DBL_MIN,
+                               0x1p-1074,
+                               -1.0,
+                               1.0,
+                               DBL_MAX,
+                               INFINITY,
+                               -INFINITY,
+                               NAN,
+                               0x1.62e42fefa39efp+9,
+                               -0x1.74910d52d3052p+9,
+                               -708.4,
+                               0x1.6a09e667f3bcdp+0,
+                               0x1.fffffffffffffp-1023,
+                               22.0};
+    size_t compared = 0;
+    for (int kind = 0; kind < 6; kind++)
+        for (int i = 0; i < 20000; i++) {
+            const uint64_t r = apo__splitmix64(0x5eed + (uint64_t)kind, (uint64_t)i);
+            const double u = (double)(r >> 11) * 0x1p-53;
+            double x;
+            if (kind == 0)
+                memcpy(&x, &r, sizeof x);
+            else if (kind == 1)
+                x = (u - 0.5) * 1500.0;
+            else if (kind == 2)
+                x = ldexp(u + 0.5, (int)(r % 2200) - 1100);
+            else if (kind == 3)
+                x = 1.0 + (u - 0.5) * 1e-6;
+            else if (kind == 4)
+                x = -ldexp(u + 0.5, (int)(r % 2200) - 1100);
+            else
+                x = nextafter(specials[r % (sizeof specials / sizeof specials[0])],
+                              (r >> 40) & 1 ? INFINITY : -INFINITY);
+            assert_same_bits(x);
+            compared++;
+        }
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
+        assert_same_bits(specials[i]);
+    cr_assert_eq(compared, 120000);
 }
