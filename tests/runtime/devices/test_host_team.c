@@ -37,6 +37,7 @@
 #include "cpu_isa.h"
 #include "helpers.h"
 #include "reference.h"
+#include "team_hold.h"
 #include "test_tmpdir.h"
 #include "test_user_kernel.h"
 
@@ -124,24 +125,7 @@ Test(host_team, four_thread_bollinger_matches_the_long_double_reference, .timeou
     test_job_close(&job, rt);
 }
 
-/* ---- helpers held before they look for work ------------------------------------------------ */
-
-static pthread_mutex_t hold_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t hold_cond = PTHREAD_COND_INITIALIZER;
-static int hold_released;
-static int hold_arrived, hold_passed;
-
-static void hold_helper(int slot) {
-    (void)slot;
-    pthread_mutex_lock(&hold_mutex);
-    hold_arrived++;
-    pthread_cond_broadcast(&hold_cond);
-    while (!hold_released)
-        pthread_cond_wait(&hold_cond, &hold_mutex);
-    hold_passed++;
-    pthread_cond_broadcast(&hold_cond);
-    pthread_mutex_unlock(&hold_mutex);
-}
+/* ---- helpers held before they look for work (team_hold.h) --------------------------------- */
 
 /* A user kernel y[t] = 2 x[t] + 1 that counts the tiles each kind of thread computed. */
 static pthread_t test_thread;
@@ -195,7 +179,7 @@ static void run_and_check(apo_runtime *rt, const char *name, size_t n) {
 Test(host_team, a_call_completes_while_every_helper_is_held_before_it_looks_for_work,
      .timeout = 120) {
     test_thread = pthread_self();
-    apo__host_team_wake_hook = hold_helper;
+    team_hold_start();
     apo_runtime *rt = runtime_on("cpu:threads=4", NULL);
     register_user(rt, "twice", twice_plus_one, 1000);
 
@@ -208,15 +192,7 @@ Test(host_team, a_call_completes_while_every_helper_is_held_before_it_looks_for_
     /* The helpers may not have been run by the scheduler yet: wait until all three are held
      * (they were woken for the call), then let them go. The call is over and its arrays are
      * freed: they must find nothing to do. */
-    pthread_mutex_lock(&hold_mutex);
-    while (hold_arrived < 3)
-        pthread_cond_wait(&hold_cond, &hold_mutex);
-    hold_released = 1;
-    pthread_cond_broadcast(&hold_cond);
-    while (hold_passed < 3)
-        pthread_cond_wait(&hold_cond, &hold_mutex);
-    pthread_mutex_unlock(&hold_mutex);
-    apo__host_team_wake_hook = NULL;
+    cr_assert_eq(team_hold_release(3), 3, "not every helper was woken for the call");
     cr_assert_eq(atomic_load(&tiles_by_others), 0, "a late helper computed a finished call's tile");
 
     /* The team still works: later calls are exact, whoever computes their tiles. */

@@ -17,15 +17,13 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "base/host_team.h"
 #include "helpers.h"
 #include "stream_fixtures.h"
+#include "team_hold.h"
 #include "test_user_kernel.h"
 
 #define ROWS 4
@@ -564,8 +562,8 @@ Test(stream_group, bad_groups_are_refused, .timeout = 60) {
  * fed until every bar is in; each update brings each symbol 0 to `most` bars, 0 to `long_most`
  * at every `long_every`th update; every `gap_every`th bar of a symbol is NaN (0: none). With
  * `batch`, the outputs are compared with the batch call over the whole history too. With
- * `hold_helper`, the group's helper is held as it wakes (hold_helper below) until the run's
- * updates are done. */
+ * `hold_helper`, the group's helper is held as it wakes (team_hold.h) until the run's updates
+ * are done. */
 typedef struct many_case {
     const char *what;
     size_t series, n_bars, most, long_every, long_most, gap_every;
@@ -586,46 +584,6 @@ static const many_case many_cases[] = {
      * shares an update with its helper (stream_group.c), which is held. */
     {"blocks, the helper held", 150, 200, 3, 10, 60, 0, 0, 1},
 };
-
-static pthread_mutex_t hold_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t hold_cond = PTHREAD_COND_INITIALIZER;
-static int hold_released, hold_arrived, hold_passed;
-
-/* The host team's wake hook: holds the helper until hold_release(). */
-static void hold_helper(int slot) {
-    (void)slot;
-    pthread_mutex_lock(&hold_mutex);
-    hold_arrived++;
-    pthread_cond_broadcast(&hold_cond);
-    while (!hold_released)
-        pthread_cond_wait(&hold_cond, &hold_mutex);
-    hold_passed++;
-    pthread_cond_broadcast(&hold_cond);
-    pthread_mutex_unlock(&hold_mutex);
-}
-
-/* Waits (up to 60 s) for the helper woken by a shared update to reach the hook, takes the hook
- * away while the helper is held there (so that no thread reads it as it is written; the helper
- * then catches up with the later updates without it) and lets the helper go; returns how many
- * helpers arrived. */
-static int hold_release(void) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 60;
-    pthread_mutex_lock(&hold_mutex);
-    while (hold_arrived == 0 && pthread_cond_timedwait(&hold_cond, &hold_mutex, &until) == 0)
-        ;
-    pthread_mutex_unlock(&hold_mutex);
-    apo__host_team_wake_hook = NULL;
-    pthread_mutex_lock(&hold_mutex);
-    hold_released = 1;
-    pthread_cond_broadcast(&hold_cond);
-    while (hold_passed < hold_arrived)
-        pthread_cond_wait(&hold_cond, &hold_mutex);
-    const int arrived = hold_arrived;
-    pthread_mutex_unlock(&hold_mutex);
-    return arrived;
-}
 
 /* The outputs of member pick's set `set` given by the batch call over the run's history
  * (series-major, series x n_bars), compared bit for bit with got (the same layout). */
@@ -692,7 +650,7 @@ static size_t many_bars(const many_case *c, uint64_t *st, const size_t *fed, con
 static void many_run(const many_case *c) {
     apo_runtime *rt = test_runtime("cpu");
     if (c->hold_helper)
-        apo__host_team_wake_hook = hold_helper;
+        team_hold_start();
     apo_stream *grouped[MANY_MEMBERS], *lone[MANY_MEMBERS];
     many_shape sh;
     double *got[MANY_MEMBERS][2][APO_MAX_IO] = {{{0}}};
@@ -776,7 +734,7 @@ static void many_run(const many_case *c) {
     /* The updates are done, every bit checked: the held helper fed nothing. Let go, it finds
      * those updates over (a sanitizer build would report it reading their arguments). */
     if (c->hold_helper)
-        cr_assert_eq(hold_release(), 1, "%s: the group's helper was not woken once", c->what);
+        cr_assert_eq(team_hold_release(1), 1, "%s: the group's helper was not woken once", c->what);
     for (size_t m = 0; m < MANY_MEMBERS; m++) {
         for (size_t k = 0; k < sh.n_sets[m] && c->batch; k++)
             many_against_batch(rt, c, pick[m], k, sh.reads[m], sh.n_in[m], sh.n_out[m], hist,
