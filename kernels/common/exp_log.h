@@ -233,15 +233,16 @@ static inline APO_HD double apo__log10(double x) {
 }
 
 /*
- * apo__exp, apo__log and apo__log10 once more, without a branch, for loops the compiler vectorises:
- * every value takes the operations it takes there, in the same order, so the same bits (the tests
- * check them against both); the special values are chosen at the end by selects of the bits,
- * integer operations, where a select of doubles would let gcc move one arm's arithmetic under
- * a branch (its -ftrapping-math does not run a floating operation the C did not ask for), and
- * the loop would stay scalar. On the avx2 and avx512 paths gcc vectorises the element-wise
- * loops of exp, ln and log10 over them (math_tile.h; 3 to 5 times the branching forms' pace
- * there); as scalar code they are slower than the branching forms (about 4 times on Zen 4 in a
- * harness, cause not found without the VM's counters), so the sse2 path and a GPU keep those.
+ * apo__exp, apo__log and apo__log10 once more, without a branch, for loops the compiler
+ * vectorises: every value takes the operations it takes there, in the same order, so the same
+ * bits (the tests check them against both); the special values are chosen at the end by selects
+ * of the bits, integer operations, where a select of doubles would let gcc move one arm's
+ * arithmetic under a branch (its -ftrapping-math does not run a floating operation the C did
+ * not ask for), and the loop would stay scalar. On the avx2 and avx512 paths gcc vectorises the
+ * element-wise loops of exp, ln and log10 over them (math_tile.h; 3 to 5 times the branching
+ * forms' pace there); as scalar code they are slower than the branching forms (about 4 times on
+ * Zen 4 in a harness, cause not found without the VM's counters), so the sse2 path and a GPU
+ * keep those.
  */
 
 /* The bits of a where c, else b. */
