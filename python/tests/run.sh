@@ -59,6 +59,16 @@ fi
 # second build type), and that fails: without a configured folder, the file goes first.
 if [ ! -f "$build_dir/python-wheel/meson-private/coredata.dat" ]; then
     rm -f "$source_dir/.mesonpy-native-file.ini"
+else
+    # A folder configured before pyproject.toml asked for -O3 kept meson-python's -O2 when pip
+    # reconfigured it (meson-python 0.12, here): set the level once, so that the suite, and
+    # the benches run on this venv, use the kernels as the library builds them.
+    level=$(meson introspect --buildoptions "$build_dir/python-wheel" 2>/dev/null | "$python" -c '
+import json, sys
+print(next((o["value"] for o in json.load(sys.stdin) if o["name"] == "optimization"), "?"))' 2>/dev/null)
+    if [ "$level" != 3 ]; then
+        meson configure "$build_dir/python-wheel" -Doptimization=3 >/dev/null 2>&1 || true
+    fi
 fi
 # On a machine without a GPU the wheel is built without the CUDA backend: nothing here could
 # run it, the C suites build and test it already (tests/README.md), and its kernels took nvcc
