@@ -5,6 +5,7 @@
  */
 #include "core/nonfinite_count.h"
 
+#include <omp.h>
 #include <stdlib.h>
 
 #include "base/error.h"
@@ -28,26 +29,63 @@ apo_status apo__nonfinite_start(apo__call *call) {
     return APO_OK;
 }
 
+/* A tile no device checked: its piece's call and its range there. */
+typedef struct unchecked_tile {
+    const apo__call *call;
+    size_t row, begin, end;
+} unchecked_tile;
+
+/* Unchecked elements from which the count takes the host's cores: a team's start costs some
+ * microseconds, a million elements' read about a millisecond on one thread. */
+#define APO_NONFINITE_TEAM_MIN ((uint64_t)1 << 20)
+
+/* Counts the listed tiles, on every core when they hold enough elements: a GPU's tiles of a
+ * 1e8-sample bollinger leave 3.2 GB to read here, about 100 ms on one thread, which doubled the
+ * call's time on an H200 (docs/perf-log/2026-11-27-h200-fourth-visit.md). The total is a sum of
+ * integers, the same in any order. */
+static uint64_t count_tiles(const apo__kernel *kernel, const unchecked_tile *todo, size_t n,
+                            uint64_t elements) {
+    uint64_t total = 0;
+    const int threads = elements >= APO_NONFINITE_TEAM_MIN && n > 1 ? omp_get_max_threads() : 1;
+    const long long count = (long long)n;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) reduction(+ : total) if (threads > 1)
+    for (long long i = 0; i < count; i++)
+        total += kernel->count_nonfinite(todo[i].call, todo[i].row, todo[i].begin, todo[i].end);
+    return total;
+}
+
 uint64_t apo__nonfinite_finish(apo__call *call) {
     if (call->nonfinite == NULL)
         return 0;
     /* A sweep's tiles lie in their pieces' grids, piece by piece; those no device checked
-     * are counted here, in their piece's call. */
-    uint64_t total = 0;
+     * are counted here, in their piece's call. Without memory for the list, they are counted
+     * one by one as they are met. */
+    unchecked_tile *todo = malloc((size_t)call->tiles * sizeof *todo);
+    uint64_t total = 0, elements = 0;
+    size_t n = 0;
     apo__grid_iter it;
     apo__grid_run run;
     apo__grid_iter_init(&it, call, 0, call->tiles);
     while (apo__grid_iter_next(&it, &run)) {
         for (uint64_t g = run.first; g < run.end; g++) {
-            uint64_t count = call->nonfinite[run.at + (g - run.first)];
-            if (count == APO_NONFINITE_UNCHECKED) {
-                size_t row, begin, end;
-                apo__tile_range(run.call, g, &row, &begin, &end);
-                count = call->kernel->count_nonfinite(run.call, row, begin, end);
+            const uint64_t count = call->nonfinite[run.at + (g - run.first)];
+            if (count != APO_NONFINITE_UNCHECKED) {
+                total += count;
+                continue;
             }
-            total += count;
+            unchecked_tile t = {run.call, 0, 0, 0};
+            apo__tile_range(run.call, g, &t.row, &t.begin, &t.end);
+            if (todo == NULL) {
+                total += call->kernel->count_nonfinite(t.call, t.row, t.begin, t.end);
+                continue;
+            }
+            todo[n++] = t;
+            elements += t.end - t.begin;
         }
     }
+    if (todo != NULL)
+        total += count_tiles(call->kernel, todo, n, elements);
+    free(todo);
     apo__nonfinite_discard(call);
     return total;
 }

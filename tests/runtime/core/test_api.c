@@ -249,22 +249,29 @@ Test(api, nonfinite_count_skips_gaps_and_does_not_depend_on_the_split, .timeout 
 }
 
 /* Tiles that no host device checked (those a GPU or a rank computed) are checked after the
- * call: a call whose every tile is left unchecked gives the count of the checked run. */
+ * call: a call whose every tile is left unchecked gives the count of the checked run, at a size
+ * counted on one thread and at one (1.2 million elements) counted on every core. */
 Test(api, nonfinite_count_checks_tiles_no_device_checked, .timeout = 60) {
-    test_job job;
-    apo_runtime *rt = test_job_on(&job, test_runtime("cpu"), "bollinger", 3, 20000, 5);
-    for (size_t t = 5000; t < 5100; t++)
-        job.input[20000 + t] *= 1e160;
-    apo_report report = APO_REPORT_INIT;
-    cr_assert_eq(test_job_run(&job, rt, &report), APO_OK, "%s", apo_last_error());
-    cr_assert_gt(report.nonfinite_outputs, 0);
-    apo__call call;
-    cr_assert_eq(apo__resolve_call(rt, &job.w, &call, 1), APO_OK, "%s", apo_last_error());
-    cr_assert_eq(apo__nonfinite_start(&call), APO_OK);
-    cr_assert_not_null(call.nonfinite);
-    cr_assert_eq(apo__nonfinite_finish(&call), report.nonfinite_outputs);
-    cr_assert_null(call.nonfinite);
-    test_job_close(&job, rt);
+    static const size_t cols[2] = {20000, 400000};
+    for (int c = 0; c < 2; c++) {
+        test_job job;
+        apo_runtime *rt = test_job_on(&job, test_runtime("cpu"), "bollinger", 3, cols[c], 5);
+        for (size_t t = 5000; t < 5100; t++)
+            job.input[cols[c] + t] *= 1e160;
+        for (size_t t = cols[c] - 300; t < cols[c] - 200; t++)
+            job.input[2 * cols[c] + t] *= 1e160;
+        apo_report report = APO_REPORT_INIT;
+        cr_assert_eq(test_job_run(&job, rt, &report), APO_OK, "%s", apo_last_error());
+        cr_assert_gt(report.nonfinite_outputs, 0);
+        apo__call call;
+        cr_assert_eq(apo__resolve_call(rt, &job.w, &call, 1), APO_OK, "%s", apo_last_error());
+        cr_assert_eq(apo__nonfinite_start(&call), APO_OK);
+        cr_assert_not_null(call.nonfinite);
+        cr_assert_eq(apo__nonfinite_finish(&call), report.nonfinite_outputs, "%zu columns",
+                     cols[c]);
+        cr_assert_null(call.nonfinite);
+        test_job_close(&job, rt);
+    }
 }
 
 Test(api, output_shapes) {
