@@ -169,7 +169,9 @@ static inline APO_HD size_t apo__catalog_no_anchors(int id, const double *p) {
         const size_t spacing = whole_rows ? 0 : anchor_spacing(id, base->p);                       \
         if (spacing > 0) {                                                                         \
             const size_t slots = apo__anchor_slots(v->tile, spacing);                              \
-            const unsigned int blocks = apo__cuda_blocks(v->rows * tiles * slots);                 \
+            const unsigned int cap = apo__cuda_anchored_grid_get();                                \
+            unsigned int blocks = apo__cuda_blocks(v->rows * tiles * slots);                       \
+            blocks = cap > 0 && blocks > cap ? cap : blocks;                                       \
             switch (id) { own_blocks(APO__CATALOG_BLOCKS_LAUNCH_OF, family) default : break; }     \
             apo__##family##_blocks_kernel<<<blocks, APO_CUDA_BLOCK, 0,                             \
                                             static_cast<cudaStream_t>(stream)>>>(                  \

@@ -65,6 +65,16 @@ int apo__cuda_bootstrap(const apo__cuda_view *v, uint64_t seed, void *stream);
 void apo__cuda_kernels_set(int variant);
 int apo__cuda_kernels_get(void);
 
+/*
+ * The most blocks an anchored catalog kernel's grid has (catalog_launch.h; docs/cuda.md, "The
+ * anchored kernels"), 0 for no cap beyond the launch's own: APPORTION_CUDA_BLOCKS_PER_SM times
+ * the largest multiprocessor count of the process's GPUs, set when the GPUs are discovered.
+ * The kernels walk their items in a grid-stride loop, so a smaller grid keeps fewer blocks on a
+ * multiprocessor at once and changes no bit.
+ */
+void apo__cuda_anchored_grid_set(unsigned int max_blocks);
+unsigned int apo__cuda_anchored_grid_get(void);
+
 /* The staged launchers, called by the ones above when the variant is staged, after their
  * argument checks and with a non-empty view. APO_CUDA_NOT_STAGED: the staged kernel does not
  * apply (bollinger's period exceeds the longest lookback), run the simple one. */

@@ -1,7 +1,8 @@
 /*
  * staged.cu: the staged CUDA kernels, which bring each tile's samples and outputs through
  * shared memory with coalesced copies (kernels/cuda/stage.h), and the choice between them and the
- * simple kernels of kernels/<room>/<name>.cu.
+ * simple kernels of kernels/<room>/<name>.cu, and the cap on the anchored catalog kernels'
+ * grid (kernels_cuda.h), the other choice of launch made once for the process.
  *
  * What: apo__cuda_<name>_staged computes a chunk view (kernels_cuda.h) as apo__cuda_<name>
  * does, with the warp code of staged_kernels.h. The simple launchers call them when the
@@ -41,6 +42,17 @@ extern "C" void apo__cuda_kernels_set(int variant) {
 
 extern "C" int apo__cuda_kernels_get(void) {
     return __atomic_load_n(&apo__variant, __ATOMIC_RELAXED);
+}
+
+/* The anchored kernels' grid cap (0: none). Set at discovery; read by the catalog launchers. */
+static unsigned int apo__anchored_grid_cap = 0;
+
+extern "C" void apo__cuda_anchored_grid_set(unsigned int max_blocks) {
+    __atomic_store_n(&apo__anchored_grid_cap, max_blocks, __ATOMIC_RELAXED);
+}
+
+extern "C" unsigned int apo__cuda_anchored_grid_get(void) {
+    return __atomic_load_n(&apo__anchored_grid_cap, __ATOMIC_RELAXED);
 }
 
 #define APO_GRID_MAX 65535

@@ -108,6 +108,12 @@
       "the CUDA kernels of the built-in kernels: warps staging tiles through shared memory, or "   \
       "one thread per tile ([cuda.md](cuda.md#staged-kernels)); another value is warned about "    \
       "and `staged` is used")                                                                      \
+    X(cuda_blocks_per_sm, "APPORTION_CUDA_BLOCKS_PER_SM", NULL, INT, "an integer", 1, 1, 64,       \
+      "`1`",                                                                                       \
+      "the most 256-thread blocks of an anchored catalog kernel that a GPU's multiprocessor runs " \
+      "at once, by the grid's size; 8 or more: as many as fit "                                    \
+      "([cuda.md](cuda.md#the-anchored-kernels-a-thread-per-block-between-anchors)); the bits "    \
+      "never change")                                                                              \
     X(gpu_early_staging, "APPORTION_GPU_EARLY_STAGING", NULL, SWITCH, APO_SWITCH_WORDS,            \
       APO_SWITCH_OFF, APO_SWITCH_ON, APO_SWITCH_OFF, "off; on in the `apportion` tool",            \
       "pin each GPU's first staging slots when the runtime is created rather than at the GPU's "   \

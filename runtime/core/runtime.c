@@ -54,6 +54,7 @@ static apo_status resolve_settings(const apo_config *config, apo__warnings *w, s
      * apportion numbers GPUs by PCI bus id (docs/cuda.md). */
     s->cuda.pci_order = !r.cuda_device_order;
     s->cuda.kernels = r.cuda_kernels;
+    s->cuda.blocks_per_sm = r.cuda_blocks_per_sm;
     s->nccl = r.nccl == APO_SWITCH_ON;
     apo__balance_settings *b = &s->balance;
     b->profiles_on = r.profiles == APO_SWITCH_ON;

@@ -530,7 +530,7 @@ Test(catalog_simt, the_position_launch_walks_many_short_rows, .timeout = 300) {
  * tile's first block starts between anchors and a tile may end inside a block, on a view of
  * five rows from position 37 (inside the first tile) to 870 (inside the ninth). Every position
  * inside the view has the bits of the CPU's tile (the tiles of the grid, each one CPU call),
- * every other keeps its poison. */
+ * every other keeps its poison; so too with the grid capped at one block. */
 Test(catalog_simt, the_anchored_launch_cuts_tiles_at_their_anchors, .timeout = 300) {
     static const cat_params kernels[] = {
         {APO_CAT_SMA, 1, {30}, {0}, {0}},     {APO_CAT_WMA, 1, {100}, {0}, {0}},
@@ -564,14 +564,23 @@ Test(catalog_simt, the_anchored_launch_cuts_tiles_at_their_anchors, .timeout = 3
                 apo__cpu_catalog_tile(id, &row, b, e < v.end ? e : v.end);
             }
         }
-        char what[64];
-        snprintf(what, sizeof what, "kernel %d", (int)id);
-        launch(id, &v, in, got, kernels[k].defaults, kernels[k].n, what);
-        size_t wrong = 0;
-        for (int out = 0; out < APO_CAT_MAX_OUT; out++)
-            for (size_t i = 0; i < rows * cols; i++)
-                wrong += !simt_same_bits(got[out][i], ref[out][i]);
-        cr_expect_eq(wrong, 0, "kernel %d: %zu positions differ", (int)id, wrong);
+        /* The grid as the launch sizes it (2 blocks here), then capped at one block
+         * (APPORTION_CUDA_BLOCKS_PER_SM): its grid-stride loop must take every item. */
+        for (unsigned int cap = 0; cap < 2; cap++) {
+            char what[64];
+            snprintf(what, sizeof what, "kernel %d, grid cap %u", (int)id, cap);
+            for (int out = 0; out < APO_CAT_MAX_OUT; out++)
+                for (size_t i = 0; i < rows * cols; i++)
+                    got[out][i] = simt_poison();
+            apo__cuda_anchored_grid_set(cap);
+            launch(id, &v, in, got, kernels[k].defaults, kernels[k].n, what);
+            apo__cuda_anchored_grid_set(0);
+            size_t wrong = 0;
+            for (int out = 0; out < APO_CAT_MAX_OUT; out++)
+                for (size_t i = 0; i < rows * cols; i++)
+                    wrong += !simt_same_bits(got[out][i], ref[out][i]);
+            cr_expect_eq(wrong, 0, "%s: %zu positions differ", what, wrong);
+        }
         free_outputs(ref);
         free_outputs(got);
     }

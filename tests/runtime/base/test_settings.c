@@ -72,6 +72,7 @@ static int same_LOG_SUBSYS(unsigned a, unsigned b) { return a == b; }
 #define SAMPLE_quarantine_after "1000000", 1000000u
 #define SAMPLE_cpu_isa "AVX2", 2 /* kernels/common/cpu_isa.h: APO_CPU_ISA_AVX2 */
 #define SAMPLE_cuda_kernels "simple", "simple"
+#define SAMPLE_cuda_blocks_per_sm "2", 2
 #define SAMPLE_gpu_early_staging "on", APO_SWITCH_ON
 #define SAMPLE_cpu_pressure_file "/env/pressure", "/env/pressure"
 #define SAMPLE_profile_dir "/env/profiles", "/env/profiles"
@@ -120,8 +121,9 @@ static int same_LOG_SUBSYS(unsigned a, unsigned b) { return a == b; }
 #define DEFAULT_deadline_factor 10.0
 #define DEFAULT_deadline_floor_s 60.0
 #define DEFAULT_quarantine_after 3u
-#define DEFAULT_cpu_isa 0         /* auto: the runtime picks the fastest path the CPU has */
-#define DEFAULT_cuda_kernels NULL /* the CUDA backend stages */
+#define DEFAULT_cpu_isa 0            /* auto: the runtime picks the fastest path the CPU has */
+#define DEFAULT_cuda_kernels NULL    /* the CUDA backend stages */
+#define DEFAULT_cuda_blocks_per_sm 1 /* one anchored block an SM (docs/cuda.md) */
 #define DEFAULT_gpu_early_staging APO_SWITCH_OFF /* a library pins at the GPU's first task */
 #define DEFAULT_cpu_pressure_file NULL           /* the cpu device reads /proc/pressure/cpu */
 #define DEFAULT_profile_dir NULL
@@ -265,6 +267,8 @@ static const struct {
     {"APPORTION_QUARANTINE_AFTER", "0", "an integer from 1 to 1000000"},
     {"APPORTION_QUARANTINE_AFTER", "1000001", "an integer from 1 to 1000000"},
     {"APPORTION_GPU_EARLY_STAGING", "early", "1 or 0 (on, off)"},
+    {"APPORTION_CUDA_BLOCKS_PER_SM", "0", "an integer from 1 to 64"},
+    {"APPORTION_CUDA_BLOCKS_PER_SM", "65", "an integer from 1 to 64"},
     {"APPORTION_CPU_ISA", "avx", "auto, sse2, avx2 or avx512"},
     {"APPORTION_CPU_ISA", "sse2 ", "auto, sse2, avx2 or avx512"},
     /* Blanks around a number: every number variable refuses them (docs/env.md). */
