@@ -37,9 +37,16 @@
  * a warp on consecutive blocks of a row. A 1e8-sample sma row is then 1.56 million chains of at
  * most 64 steps (A = 64, period up to 64) instead of 24,415 chains of 4,096, and a warp's 32
  * blocks are 32 neighbours, whose windows overlap in the caches. A period past a body's range
- * (A = 0) takes the tile kernel. Predicted on an H100, not measured: sma at 1e8 in 0.7 to
- * 1.2 ms, 45 to 78% of the copy, where a thread per tile took 6.0 ms (9.0%); the lanes' stores
- * a block apart are what remains (docs/cuda.md, "The anchored kernels").
+ * (A = 0) takes the tile kernel. On an H200 sma at 1e8 took 2.6 ms at one block an SM
+ * (APPORTION_CUDA_BLOCKS_PER_SM), 4.6 with as many as fit: the lanes a block apart evict
+ * each other's lines from L1 (docs/cuda.md, "The anchored kernels").
+ *
+ * Staged (the default variant, APPORTION_CUDA_KERNELS), for the kernels a family names
+ * (APO_CATALOG_CUDA_FAMILY_STAGED; statistics.cu: var, stddev and the linearreg family, 1.3 to
+ * 2 times faster so on an H200, where sma, wma and correl were slower) and where a warp's 32
+ * blocks with their halos fit in 48 KB of shared memory (anchor_stage.h): the warp copies them
+ * into shared memory with coalesced asynchronous copies, each lane runs its block there, and
+ * the warp stores the outputs coalesced: the same bodies on the same positions, the same bits.
  *
  * No state is shared between threads and every output is written by one thread, so the bits
  * are the CPU's (catalog.h).
@@ -50,8 +57,12 @@
 #include <cuda_runtime.h>
 
 #include "anchor_blocks.h"
+#include "anchor_stage.h"
 #include "catalog_cuda.h"
 #include "cuda_chunk.h"
+
+/* The staged blocks kernels' dynamic shared memory: each warp's regions (anchor_stage.h). */
+extern __shared__ double apo__catalog_stage[];
 
 /* Positions a thread of the position-independent launch takes, at least: the grid is this many
  * times smaller than the view's positions. A 1e8-sample row is still some 48,000 blocks (every
@@ -89,6 +100,25 @@ static inline APO_HD size_t apo__catalog_no_anchors(int id, const double *p) {
     }                                                                                              \
     (void)0
 
+/* The loop of a staged blocks kernel (anchor_stage.h): each warp takes groups of 32 items,
+ * stages their regions, runs each lane's block on its region and stores the outputs. A warp's
+ * lanes go round the loop together (g is the same for all 32), as the shuffles need. */
+#define APO__CATALOG_STAGED_LOOP(family, id)                                                       \
+    const unsigned lane = threadIdx.x % 32u;                                                       \
+    const size_t warps_here = blockDim.x / 32u;                                                    \
+    double *const warp_sm = apo__catalog_stage + (threadIdx.x / 32u) * st.warp_doubles;            \
+    const size_t groups = (v.rows * tiles * slots + 31u) / 32u;                                    \
+    for (size_t g = blockIdx.x * warps_here + threadIdx.x / 32u; g < groups;                       \
+         g += gridDim.x * warps_here) {                                                            \
+        const apo__chunk_item it = apo__anchor_group_item(&v, tiles, slots, spacing, g, lane);     \
+        apo__anchor_stage_in(&v, &base, &st, warp_sm, it, lane);                                   \
+        apo__cat_io io = apo__anchor_stage_io(&base, &st, warp_sm, it, lane);                      \
+        if (it.begin < it.end)                                                                     \
+            apo__##family##_tile(id, &io, it.begin, it.end);                                       \
+        apo__anchor_stage_out(&v, &base, &st, warp_sm, it, lane);                                  \
+    }                                                                                              \
+    (void)0
+
 /* A blocks kernel of its own for kernel ID of a family, with the id a constant: the family's
  * switch folds to that one body, and the kernel keeps that body's registers and stack rather
  * than the largest body's (ptxas, sm_90: the averages' blocks kernel 127 registers and a 9 KB
@@ -107,6 +137,47 @@ static inline APO_HD size_t apo__catalog_no_anchors(int id, const double *p) {
             *v, tiles, slots, spacing, *base);                                                     \
         return (int)cudaGetLastError();
 
+/* The staged blocks kernel of a family that stages some of its anchored kernels (X of
+ * APO_CATALOG_CUDA_FAMILY_STAGED; `stages` says which), and its launch, a step of the
+ * launcher taken when the kernel stages, the variant is staged and its regions fit. */
+#define APO__CATALOG_STAGED_KERNEL(family, stages)                                                 \
+    static __global__ void apo__##family##_staged_blocks_kernel(                                   \
+        apo__cuda_view v, size_t tiles, size_t slots, size_t spacing, apo__anchor_stage st,        \
+        int id, apo__cat_io base) {                                                                \
+        APO__CATALOG_STAGED_LOOP(family, id);                                                      \
+    }
+#define APO__CATALOG_STAGED_LAUNCH(family, stages)                                                 \
+    {                                                                                              \
+        apo__anchor_stage st;                                                                      \
+        if (stages(id) && apo__cuda_kernels_get() == APO_CUDA_KERNELS_STAGED &&                    \
+            apo__anchor_stage_plan(base, spacing, &st)) {                                          \
+            unsigned int blocks, threads;                                                          \
+            size_t bytes;                                                                          \
+            apo__anchor_stage_shape(&st, v->rows *tiles *slots, &blocks, &threads, &bytes);        \
+            apo__##family##_staged_blocks_kernel<<<blocks, threads, bytes,                         \
+                                                   static_cast<cudaStream_t>(stream)>>>(           \
+                *v, tiles, slots, spacing, st, id, *base);                                         \
+            return (int)cudaGetLastError();                                                        \
+        }                                                                                          \
+    }
+/* A family that stages none of its kernels. */
+#define APO__CATALOG_NOT_STAGED(X, family)
+
+/* A staged launch's shape: warps a block (as many as fit under the shared memory's limit, at
+ * most APO_ANCHOR_STAGE_WARPS) and blocks for the items' groups of 32. */
+static inline void apo__anchor_stage_shape(const apo__anchor_stage *st, size_t items,
+                                           unsigned int *blocks, unsigned int *threads,
+                                           size_t *bytes) {
+    const size_t warp_bytes = st->warp_doubles * sizeof(double);
+    size_t warps = APO_ANCHOR_STAGE_BYTES_MAX / warp_bytes;
+    warps = warps < APO_ANCHOR_STAGE_WARPS ? warps : APO_ANCHOR_STAGE_WARPS;
+    const size_t groups = (items + 31u) / 32u;
+    const size_t needed = (groups + warps - 1) / warps;
+    *blocks = (unsigned int)(needed < 65535 ? needed : 65535);
+    *threads = (unsigned int)(32u * warps);
+    *bytes = warps * warp_bytes;
+}
+
 /* No kernel of the family has a blocks kernel of its own. */
 #define APO__CATALOG_NO_OWN_BLOCKS(X, family)
 
@@ -117,10 +188,16 @@ static inline APO_HD size_t apo__catalog_no_anchors(int id, const double *p) {
 /* The same, where own_blocks(X, family) lists as X(family, ID) the kernels that take a blocks
  * kernel of their own (APO__CATALOG_BLOCKS_KERNEL_OF); the others share the family's. */
 #define APO_CATALOG_CUDA_FAMILY_OWN_BLOCKS(family, anchor_spacing, own_blocks)                     \
+    APO_CATALOG_CUDA_FAMILY_STAGED(family, anchor_spacing, own_blocks, APO__CATALOG_NOT_STAGED)
+
+/* The same, where staged(X, family) is X(family, stages) for a family whose anchored kernels
+ * with stages(id) true take the staged launch (anchor_stage.h), or nothing. */
+#define APO_CATALOG_CUDA_FAMILY_STAGED(family, anchor_spacing, own_blocks, staged)                 \
     static __global__ void apo__##family##_blocks_kernel(                                          \
         apo__cuda_view v, size_t tiles, size_t slots, size_t spacing, int id, apo__cat_io base) {  \
         APO__CATALOG_BLOCKS_LOOP(family, id);                                                      \
     }                                                                                              \
+    staged(APO__CATALOG_STAGED_KERNEL, family) static_assert(true, "a staged blocks kernel");      \
     own_blocks(APO__CATALOG_BLOCKS_KERNEL_OF, family) static_assert(true, "own blocks kernels");   \
     static __global__ void apo__##family##_positions_kernel(apo__cuda_view v, int id,              \
                                                             apo__cat_io base) {                    \
@@ -169,7 +246,8 @@ static inline APO_HD size_t apo__catalog_no_anchors(int id, const double *p) {
         const size_t spacing = whole_rows ? 0 : anchor_spacing(id, base->p);                       \
         if (spacing > 0) {                                                                         \
             const size_t slots = apo__anchor_slots(v->tile, spacing);                              \
-            const unsigned int cap = apo__cuda_anchored_grid_get();                                \
+            staged(APO__CATALOG_STAGED_LAUNCH, family) const unsigned int cap =                    \
+                apo__cuda_anchored_grid_get();                                                     \
             unsigned int blocks = apo__cuda_blocks(v->rows * tiles * slots);                       \
             blocks = cap > 0 && blocks > cap ? cap : blocks;                                       \
             switch (id) { own_blocks(APO__CATALOG_BLOCKS_LAUNCH_OF, family) default : break; }     \

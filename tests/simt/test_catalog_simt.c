@@ -296,13 +296,21 @@ static family_launcher launcher_of(apo__cat_id id) {
 }
 
 /* The io of the whole arrays (row 0), parameters p and the kernel's halo. */
+/* Each kernel's inputs and outputs, from the catalog's table: the runtime leaves the others
+ * NULL (runtime/catalog/catalog_kernels.c), and so do these tests, since the staged anchored
+ * launch sizes a warp's shared memory by them (anchor_stage.h). */
+#define CAT_ARITY_(ID, name, room, inputs, outputs, ...)                                           \
+    {APO_CAT_COUNT_OF inputs, APO_CAT_COUNT_OF outputs},
+static const struct { int in, out; } cat_arity[] = {APO_CATALOG(CAT_ARITY_)};
+#undef CAT_ARITY_
+
 static apo__cat_io io_of(apo__cat_id id, double *const *in, double *const *out, const double *p,
                          size_t n) {
     apo__cat_io io;
     memset(&io, 0, sizeof io);
-    for (int i = 0; i < APO_CAT_MAX_IN; i++)
+    for (int i = 0; i < cat_arity[id].in; i++)
         io.in[i] = in[i];
-    for (int o = 0; o < APO_CAT_MAX_OUT; o++)
+    for (int o = 0; o < cat_arity[id].out; o++)
         io.out[o] = out[o];
     for (size_t k = 0; k < n; k++)
         io.p[k] = p[k];
@@ -315,9 +323,9 @@ static apo__cat_io row_io(const apo__cat_io *io, double *const *in, double *cons
                           size_t cols) {
     apo__cat_io row = *io;
     for (int i = 0; i < APO_CAT_MAX_IN; i++)
-        row.in[i] = in[i] + r * cols;
+        row.in[i] = io->in[i] != NULL ? in[i] + r * cols : NULL;
     for (int o = 0; o < APO_CAT_MAX_OUT; o++)
-        row.out[o] = out[o] + r * cols;
+        row.out[o] = io->out[o] != NULL ? out[o] + r * cols : NULL;
     return row;
 }
 
@@ -530,7 +538,8 @@ Test(catalog_simt, the_position_launch_walks_many_short_rows, .timeout = 300) {
  * tile's first block starts between anchors and a tile may end inside a block, on a view of
  * five rows from position 37 (inside the first tile) to 870 (inside the ninth). Every position
  * inside the view has the bits of the CPU's tile (the tiles of the grid, each one CPU call),
- * every other keeps its poison; so too with the grid capped at one block. */
+ * every other keeps its poison: staged, and a thread per block with the grid as sized and capped
+ * at one block. */
 Test(catalog_simt, the_anchored_launch_cuts_tiles_at_their_anchors, .timeout = 300) {
     static const cat_params kernels[] = {
         {APO_CAT_SMA, 1, {30}, {0}, {0}},
@@ -540,6 +549,8 @@ Test(catalog_simt, the_anchored_launch_cuts_tiles_at_their_anchors, .timeout = 3
         {APO_CAT_CORREL, 1, {30}, {0}, {0}},
         {APO_CAT_BETA, 1, {40}, {0}, {0}},
         {APO_CAT_MA, 2, {20, 2}, {0}, {0}},
+        /* var at a period whose regions fit the staged launch (at 200 they do not). */
+        {APO_CAT_VAR, 2, {5, 1}, {0}, {0}},
         /* Windows shorter than the eight partials of a direct sum (window_plain.h). */
         {APO_CAT_SMA, 1, {5}, {0}, {0}},
         {APO_CAT_WMA, 1, {3}, {0}, {0}},
@@ -570,17 +581,28 @@ Test(catalog_simt, the_anchored_launch_cuts_tiles_at_their_anchors, .timeout = 3
                 apo__cpu_catalog_tile(id, &row, b, e < v.end ? e : v.end);
             }
         }
-        /* The grid as the launch sizes it (2 blocks here), then capped at one block
-         * (APPORTION_CUDA_BLOCKS_PER_SM): its grid-stride loop must take every item. */
-        for (unsigned int cap = 0; cap < 2; cap++) {
+        /* Staged (anchor_stage.h), then a thread per block with the grid as the launch sizes
+         * it (2 blocks here) and capped at one block (APPORTION_CUDA_BLOCKS_PER_SM): the
+         * grid-stride loops must take every item. */
+        static const struct {
+            int variant;
+            unsigned int cap;
+        } runs[] = {{APO_CUDA_KERNELS_STAGED, 0},
+                    {APO_CUDA_KERNELS_SIMPLE, 0},
+                    {APO_CUDA_KERNELS_SIMPLE, 1}};
+        for (size_t run = 0; run < sizeof runs / sizeof runs[0]; run++) {
             char what[64];
-            snprintf(what, sizeof what, "kernel %d, grid cap %u", (int)id, cap);
+            snprintf(what, sizeof what, "kernel %d, %s, grid cap %u", (int)id,
+                     runs[run].variant == APO_CUDA_KERNELS_STAGED ? "staged" : "simple",
+                     runs[run].cap);
             for (int out = 0; out < APO_CAT_MAX_OUT; out++)
                 for (size_t i = 0; i < rows * cols; i++)
                     got[out][i] = simt_poison();
-            apo__cuda_anchored_grid_set(cap);
+            apo__cuda_kernels_set(runs[run].variant);
+            apo__cuda_anchored_grid_set(runs[run].cap);
             launch(id, &v, in, got, kernels[k].defaults, kernels[k].n, what);
             apo__cuda_anchored_grid_set(0);
+            apo__cuda_kernels_set(APO_CUDA_KERNELS_STAGED);
             size_t wrong = 0;
             for (int out = 0; out < APO_CAT_MAX_OUT; out++)
                 for (size_t i = 0; i < rows * cols; i++)
