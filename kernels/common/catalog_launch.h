@@ -153,7 +153,7 @@ static inline APO_HD size_t apo__catalog_no_anchors(int id, const double *p) {
             apo__anchor_stage_plan(base, spacing, &st)) {                                          \
             unsigned int blocks, threads;                                                          \
             size_t bytes;                                                                          \
-            apo__anchor_stage_shape(&st, v->rows *tiles *slots, &blocks, &threads, &bytes);        \
+            apo__anchor_stage_shape(&st, items, &blocks, &threads, &bytes);                        \
             apo__##family##_staged_blocks_kernel<<<blocks, threads, bytes,                         \
                                                    static_cast<cudaStream_t>(stream)>>>(           \
                 *v, tiles, slots, spacing, st, id, *base);                                         \
@@ -246,9 +246,10 @@ static inline void apo__anchor_stage_shape(const apo__anchor_stage *st, size_t i
         const size_t spacing = whole_rows ? 0 : anchor_spacing(id, base->p);                       \
         if (spacing > 0) {                                                                         \
             const size_t slots = apo__anchor_slots(v->tile, spacing);                              \
-            staged(APO__CATALOG_STAGED_LAUNCH, family) const unsigned int cap =                    \
-                apo__cuda_anchored_grid_get();                                                     \
-            unsigned int blocks = apo__cuda_blocks(v->rows * tiles * slots);                       \
+            const size_t items = v->rows * tiles * slots;                                          \
+            staged(APO__CATALOG_STAGED_LAUNCH, family);                                            \
+            const unsigned int cap = apo__cuda_anchored_grid_get();                                \
+            unsigned int blocks = apo__cuda_blocks(items);                                         \
             blocks = cap > 0 && blocks > cap ? cap : blocks;                                       \
             switch (id) { own_blocks(APO__CATALOG_BLOCKS_LAUNCH_OF, family) default : break; }     \
             apo__##family##_blocks_kernel<<<blocks, APO_CUDA_BLOCK, 0,                             \
