@@ -43,7 +43,7 @@ typedef struct apo__anchor_stage {
 /* The layout for blocks of at most `spacing` positions with the halo of `base`, or 0 when a
  * warp's share would exceed APO_ANCHOR_STAGE_BYTES_MAX (a long period: the unstaged launch). */
 static inline APO_HD int apo__anchor_stage_plan(const apo__cat_io *base, size_t spacing,
-                                               apo__anchor_stage *st) {
+                                                apo__anchor_stage *st) {
     size_t n_in = 0, n_out = 0;
     for (int k = 0; k < APO_CAT_MAX_IN; k++)
         n_in += base->in[k] != NULL;
