@@ -4,8 +4,10 @@
  * kernels").
  *
  * Why: a thread per block between anchors puts a warp's 32 lanes a block apart (512 bytes for
- * sma at A = 64), so each of its loads and stores touches 32 lines and the lanes' lines evict
- * each other from L1 (sma 2.6 ms at 1e8 on an H200, 15% of the copy). Here a warp owns 32
+ * A = 64), so each of its loads and stores touches 32 lines and the lanes' lines evict each
+ * other from L1. Taken only for the kernels a family names (catalog_launch.h): on an H200 it
+ * made var, stddev and the linearreg family 1.3 to 2 times faster, and sma, wma and correl
+ * slower (docs/perf-log/2026-11-27-h200-fourth-visit.md). Here a warp owns 32
  * consecutive items (blocks) and, for each, the warp copies the block's samples, from its
  * halo on, into that lane's region of shared memory, 32 consecutive doubles a load; each lane
  * runs its unchanged tile body on its region, writing its outputs into an output region; then
@@ -37,6 +39,7 @@
 /* A staged launch's layout, the same for every warp. */
 typedef struct apo__anchor_stage {
     size_t in_stride, out_stride; /* doubles of a lane's input and output regions */
+    size_t outs_at;               /* where the output regions start, after the inputs' */
     size_t warp_doubles;          /* a warp's whole share */
 } apo__anchor_stage;
 
@@ -53,7 +56,8 @@ static inline APO_HD int apo__anchor_stage_plan(const apo__cat_io *base, size_t 
         return 0;
     st->in_stride = (spacing + base->h) | 1u;
     st->out_stride = spacing | 1u;
-    st->warp_doubles = 32u * (n_in * st->in_stride + n_out * st->out_stride);
+    st->outs_at = 32u * n_in * st->in_stride;
+    st->warp_doubles = st->outs_at + 32u * n_out * st->out_stride;
     return st->warp_doubles * sizeof(double) <= APO_ANCHOR_STAGE_BYTES_MAX;
 }
 
@@ -128,7 +132,7 @@ static inline __device__ apo__cat_io apo__anchor_stage_io(const apo__cat_io *bas
         io.in[k] = warp_sm + (slot * 32u + lane) * st->in_stride - lo;
         slot++;
     }
-    double *outs = warp_sm + slot * 32u * st->in_stride;
+    double *outs = warp_sm + st->outs_at;
     slot = 0;
     for (int k = 0; k < APO_CAT_MAX_OUT; k++) {
         if (base->out[k] == NULL)
@@ -146,10 +150,7 @@ static inline __device__ void apo__anchor_stage_out(const apo__cuda_view *v,
                                                     const apo__cat_io *base,
                                                     const apo__anchor_stage *st, double *warp_sm,
                                                     apo__chunk_item it, unsigned lane) {
-    size_t n_in = 0;
-    for (int k = 0; k < APO_CAT_MAX_IN; k++)
-        n_in += base->in[k] != NULL;
-    const double *outs = warp_sm + n_in * 32u * st->in_stride;
+    const double *outs = warp_sm + st->outs_at;
     __syncwarp();
     for (unsigned j = 0; j < 32u; j++) {
         const size_t bj = __shfl_sync(0xffffffffu, it.begin, (int)j);

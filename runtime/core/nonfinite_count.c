@@ -58,9 +58,11 @@ uint64_t apo__nonfinite_finish(apo__call *call) {
     if (call->nonfinite == NULL)
         return 0;
     /* A sweep's tiles lie in their pieces' grids, piece by piece; those no device checked
-     * are counted here, in their piece's call. Without memory for the list, they are counted
-     * one by one as they are met. */
-    unchecked_tile *todo = malloc((size_t)call->tiles * sizeof *todo);
+     * are listed, then counted. The list is allocated at the first such tile, so that a call
+     * whose host devices checked every tile allocates nothing; without memory for it, the
+     * tiles are counted one by one as they are met. */
+    unchecked_tile *todo = NULL;
+    int listing = 1;
     uint64_t total = 0, elements = 0;
     size_t n = 0;
     apo__grid_iter it;
@@ -75,6 +77,10 @@ uint64_t apo__nonfinite_finish(apo__call *call) {
             }
             unchecked_tile t = {run.call, 0, 0, 0};
             apo__tile_range(run.call, g, &t.row, &t.begin, &t.end);
+            if (todo == NULL && listing) {
+                todo = malloc((size_t)call->tiles * sizeof *todo);
+                listing = todo != NULL;
+            }
             if (todo == NULL) {
                 total += call->kernel->count_nonfinite(t.call, t.row, t.begin, t.end);
                 continue;
