@@ -163,21 +163,6 @@ static inline APO_HD size_t apo__catalog_no_anchors(int id, const double *p) {
 /* A family that stages none of its kernels. */
 #define APO__CATALOG_NOT_STAGED(X, family)
 
-/* A staged launch's shape: warps a block (as many as fit under the shared memory's limit, at
- * most APO_ANCHOR_STAGE_WARPS) and blocks for the items' groups of 32. */
-static inline void apo__anchor_stage_shape(const apo__anchor_stage *st, size_t items,
-                                           unsigned int *blocks, unsigned int *threads,
-                                           size_t *bytes) {
-    const size_t warp_bytes = st->warp_doubles * sizeof(double);
-    size_t warps = APO_ANCHOR_STAGE_BYTES_MAX / warp_bytes;
-    warps = warps < APO_ANCHOR_STAGE_WARPS ? warps : APO_ANCHOR_STAGE_WARPS;
-    const size_t groups = (items + 31u) / 32u;
-    const size_t needed = (groups + warps - 1) / warps;
-    *blocks = (unsigned int)(needed < 65535 ? needed : 65535);
-    *threads = (unsigned int)(32u * warps);
-    *bytes = warps * warp_bytes;
-}
-
 /* No kernel of the family has a blocks kernel of its own. */
 #define APO__CATALOG_NO_OWN_BLOCKS(X, family)
 
