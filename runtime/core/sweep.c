@@ -318,8 +318,10 @@ apo_status apo__sweep_set_params(const apo_workload *w, const apo__kernel *k, si
     if (all == NULL)
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "%s: no memory for the parameters of %zu sets",
                          k->name, *n_run);
-    /* Every set is checked, as a call's sweep checks them: a sweep is valid as a whole. */
-    double set[APO_MAX_PARAMS];
+    /* Every set is checked, as a call's sweep checks them: a sweep is valid as a whole. The
+     * slots past the kernel's parameters stay 0 (resolving writes only the kernel's): a
+     * stream's saved state holds all APO_MAX_PARAMS of each set, zeros after its own. */
+    double set[APO_MAX_PARAMS] = {0};
     for (size_t s = 0; s < sp.total; s++) {
         apo_status st = resolve_set(w, k, &sp, s, set);
         if (st != APO_OK) {
