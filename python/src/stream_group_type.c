@@ -11,6 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The most outputs a member gives: a rule's stream gives APO_LIVE_N_OUTPUTS, more than a
+ * kernel's APO_MAX_IO. */
+#define MEMBER_OUTPUTS_MAX (APO_LIVE_N_OUTPUTS > APO_MAX_IO ? APO_LIVE_N_OUTPUTS : APO_MAX_IO)
+
 typedef struct {
     PyObject_HEAD apo_stream_group *g;
     PyObject *streams; /* tuple of Stream objects, in the group's order */
@@ -174,7 +178,7 @@ static PyObject *group_feed(PyObject *op, PyObject *args, int peek) {
     size_t count = (size_t)bars * self->n_series;
     size_t n_inputs = (size_t)PyTuple_GET_SIZE(inputs);
     apo_named_input *named = PyMem_Calloc(n_inputs > 0 ? n_inputs : 1, sizeof *named);
-    double **out_ptrs = PyMem_Calloc(self->n_streams * APO_MAX_IO, sizeof *out_ptrs);
+    double **out_ptrs = PyMem_Calloc(self->n_streams * MEMBER_OUTPUTS_MAX, sizeof *out_ptrs);
     double *const **outs = PyMem_Calloc(self->n_streams, sizeof *outs);
     PyObject *result = PyList_New((Py_ssize_t)self->n_streams);
     if (named == NULL || out_ptrs == NULL || outs == NULL) {
@@ -212,10 +216,10 @@ static PyObject *group_feed(PyObject *op, PyObject *args, int peek) {
             PyObject *arr = PyArray_EMPTY(sweep ? 3 : 2, sweep ? dims : dims + 1, NPY_DOUBLE, 0);
             if (arr == NULL)
                 goto fail;
-            out_ptrs[j * APO_MAX_IO + k] = (double *)PyArray_DATA((PyArrayObject *)arr);
+            out_ptrs[j * MEMBER_OUTPUTS_MAX + k] = (double *)PyArray_DATA((PyArrayObject *)arr);
             PyTuple_SET_ITEM(tuple, (Py_ssize_t)k, arr);
         }
-        outs[j] = out_ptrs + j * APO_MAX_IO;
+        outs[j] = out_ptrs + j * MEMBER_OUTPUTS_MAX;
     }
     if (self->n_new == NULL) {
         if ((self->n_new = PyMem_Calloc(self->n_series, sizeof *self->n_new)) == NULL) {

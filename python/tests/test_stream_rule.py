@@ -3,8 +3,10 @@ rules"): a history with NaN gaps fed in random pieces, with a peek and a save an
 between them, gives at every bar the position, return and running total of
 apportion.positions() over the whole history, and the running scores at a bar count are those
 of apportion.score() over the history up to it, bit for bit; a sweep's every set too, and the
-set that rank() put first, handed to a Stream as its index names it. A refused update and a
-refused stream change nothing; a rule's state loads with its rule and parameters."""
+set that rank() put first, handed to a Stream as its index names it; bars fed wrong and
+revised give the true history's bits; in a StreamGroup a rule's stream gives its bits alone.
+A refused update and a refused stream change nothing; a rule's state loads with its rule and
+parameters."""
 
 import numpy as np
 import pandas as pd
@@ -139,6 +141,58 @@ def test_a_frame_update_keeps_its_dates_and_columns(cpu_rt):
     assert same(last.sharpe.iloc[-1].to_numpy(), apportion.score(frame, "rsi", "rsi_zone", runtime=cpu_rt)["sharpe"].to_numpy())
 
 
+def test_bars_fed_wrong_and_revised_give_the_true_historys_bits(cpu_rt):
+    """Each piece's last bars fed wrong and then revised: the outputs are the true history's,
+    bit for bit, and the stream saves the bytes of one fed the true bars alone; a revise of
+    more bars than revise_bars raises with nothing changed."""
+    x = closes(6)
+    params = {"timeperiod": 9, "lower": 35, "upper": 65, "cost": 0.001}
+    s = apportion.Stream("rsi", SERIES, rule="rsi_revert", runtime=cpu_rt, revise_bars=12, **params)
+    true = apportion.Stream("rsi", SERIES, rule="rsi_revert", runtime=cpu_rt, revise_bars=12, **params)
+    got = {f: [] for f in s.outputs}
+    for i, (a, b) in enumerate(pieces(8)):
+        k = min(b - a, 1 + i % 12)  # the piece's last k bars are fed wrong
+        wrong = x[:, a:b].copy()
+        wrong[:, b - a - k :] *= 1.25
+        out = s.update(wrong, axis=1)
+        true.update(x[:, a:b], axis=1)
+        fixed = s.revise(x[:, b - k : b], axis=1)
+        for f in s.outputs:
+            got[f].append(np.concatenate([getattr(out, f)[:, : b - a - k], getattr(fixed, f)], axis=-1))
+        assert bytes(s) == bytes(true), a
+        if i % 3 == 2:
+            s = apportion.Stream.load(bytes(s), runtime=cpu_rt)
+    check_set({f: np.concatenate(v, axis=-1) for f, v in got.items()}, x, "rsi", "rsi_revert", params, cpu_rt)
+    before = bytes(s)
+    with pytest.raises(errors.InvalidArgumentError, match="cannot be revised"):
+        s.revise(x[:, BARS - 13 :], axis=1)
+    assert bytes(s) == before
+
+
+def test_a_group_feeds_a_rule_stream_as_it_is_fed_alone(cpu_rt):
+    """A rule's stream in a StreamGroup beside an indicator's gives, update after update,
+    the outputs and the saved bytes of the same stream fed alone."""
+    x = closes(7)
+    params = {"timeperiod": 9, "lower": 35, "upper": 65}
+
+    def members():
+        return {
+            "rule": apportion.Stream("rsi", SERIES, rule="rsi_zone", runtime=cpu_rt, revise_bars=4, **params),
+            "macd": apportion.Stream("macd", SERIES, runtime=cpu_rt),
+        }
+
+    grouped, alone = members(), members()
+    g = apportion.StreamGroup(grouped)
+    for a, b in pieces(9):
+        out = g.update(close=x[:, a:b], axis=1)
+        for key, s in alone.items():
+            want = s.update(x[:, a:b], axis=1)
+            for f in s.outputs:
+                assert same(getattr(out[key], f), getattr(want, f)), (key, f, a)
+    for key in grouped:
+        assert bytes(grouped[key]) == bytes(alone[key]), key
+
+
 def test_refusals_change_nothing(cpu_rt):
     x = closes(5)
     s = apportion.Stream("rsi", SERIES, rule="rsi_zone", runtime=cpu_rt)
@@ -151,12 +205,8 @@ def test_refusals_change_nothing(cpu_rt):
     assert bytes(s) == before
     with pytest.raises(errors.BadParameterError):
         apportion.Stream("rsi", SERIES, rule="rsi_zone", runtime=cpu_rt, lower=80, upper=20)
-    with pytest.raises(errors.InvalidArgumentError, match="revise"):
-        apportion.Stream("rsi", SERIES, rule="rsi_zone", runtime=cpu_rt, revise_bars=5)
     with pytest.raises(errors.InvalidArgumentError, match="first bar"):
         apportion.Stream.resume("rsi", x[:, :100], first=0, axis=1, rule="rsi_zone", runtime=cpu_rt)
-    with pytest.raises(errors.InvalidArgumentError, match="group"):
-        apportion.StreamGroup([s])
     with pytest.raises(TypeError, match="rule must be a str"):
         apportion.Stream("rsi", SERIES, rule=3, runtime=cpu_rt)
     # A rule's state is refused where the stream it must be is an indicator's, and kept.

@@ -127,7 +127,7 @@ static void attach_devices(apo_runtime *rt, const apo_stream_desc *desc, apo_str
 /* The indicator's stream of a rule's sets (n_sets x APO_MAX_PARAMS scored-kernel parameters):
  * each set's own parameters, the indicator's first, as a stream of it alone. */
 static apo_status rule_inner(const apo__kernel *k, const double *set_params, size_t n_sets,
-                             size_t n_series, uint64_t seed, apo_stream **inner) {
+                             const apo_stream_desc *desc, apo_stream **inner) {
     const apo__kernel *ind = k->scoring->indicator;
     apo_stream **sets = calloc(n_sets, sizeof *sets);
     apo_status st = sets == NULL ? apo__fail(APO_ERR_OUT_OF_MEMORY,
@@ -138,7 +138,7 @@ static apo_status rule_inner(const apo__kernel *k, const double *set_params, siz
         memcpy(p, set_params + j * APO_MAX_PARAMS, ind->n_params * sizeof *p);
         st = apo__stream_check_kernel(ind, p);
         if (st == APO_OK)
-            st = apo__stream_new(ind, p, n_series, seed, 0, &sets[j]);
+            st = apo__stream_new(ind, p, desc->n_series, desc->seed, desc->revise_bars, &sets[j]);
     }
     if (st != APO_OK) {
         apo__stream_free_sets(sets, n_sets);
@@ -156,20 +156,17 @@ static apo_status rule_inner(const apo__kernel *k, const double *set_params, siz
  * parameters. */
 static apo_status create_rule(const apo__kernel *k, const apo_stream_desc *desc,
                               const double *params, apo_stream **out) {
-    if (desc->revise_bars != 0)
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_stream_create: a rule's stream keeps no bars for revises "
-                         "(revise_bars %zu); not built yet (docs/streaming.md, \"Live rules\")",
-                         desc->revise_bars);
+    APO_CHECK(
+        apo__stream_check_revise(k->scoring->indicator, desc->revise_bars, "apo_stream_create"));
     size_t n_sets = 1;
     double *set_params = NULL;
     if (desc->sweep != NULL)
         APO_CHECK(sweep_params(k, desc, "apo_stream_create", &n_sets, &set_params));
     const double *p = desc->sweep != NULL ? set_params : params;
     apo_stream *inner = NULL;
-    apo_status st = rule_inner(k, p, n_sets, desc->n_series, desc->seed, &inner);
+    apo_status st = rule_inner(k, p, n_sets, desc, &inner);
     if (st == APO_OK)
-        st = apo__stream_rule_new(k, p, n_sets, inner, out);
+        st = apo__stream_rule_new(k, p, n_sets, desc->revise_bars, inner, out);
     free(set_params);
     return st;
 }
@@ -276,13 +273,11 @@ apo_status apo_stream_peek(apo_stream *s, const size_t *n_new, const double *con
 apo_status apo_stream_revise(apo_stream *s, const size_t *k, const double *const *inputs,
                              double *const *outputs) {
     size_t total = 0;
-    if (s != NULL && s->rule != NULL)
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "apo_stream_revise: a rule's stream keeps no bars for revises; not built "
-                         "yet (docs/streaming.md, \"Live rules\")");
     APO_CHECK(check_update(s, k, inputs, outputs, "apo_stream_revise", &total));
     if (total == 0)
         return APO_OK;
+    if (s->rule != NULL)
+        return apo__stream_rule_revise(s, k, total, inputs, outputs);
     return apo__stream_revise(s, k, total, inputs, outputs);
 }
 
@@ -531,6 +526,12 @@ static apo_status check_rule(apo_runtime *rt, const apo_stream_desc *expect, con
                          "apo_stream_load: the rule's indicator state is not of %s, %zu series "
                          "and %zu sets",
                          ind->name, h->n_series, h->n_sets);
+    const size_t inner_revise = (inner->n_sets > 0 ? inner->sets[0] : inner)->revise;
+    if (inner_revise != h->revise || (h->revise > 0 && h->slot != 1 + ind->n_outputs))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_load: the rule keeps %zu bars of %zu doubles for revises, "
+                         "its indicator state %zu bars of %s's %zu outputs",
+                         h->revise, h->slot, inner_revise, ind->name, ind->n_outputs);
     for (size_t j = 0; j < h->n_sets; j++) {
         APO_CHECK(check_rule_params(k, h->params + j * APO_MAX_PARAMS, j));
         const apo_stream *one = inner->n_sets > 0 ? inner->sets[j] : inner;
@@ -559,6 +560,11 @@ static apo_status check_rule(apo_runtime *rt, const apo_stream_desc *expect, con
     if (want != k)
         st = apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_stream_load: the state is of %s, not %s",
                        k->name, want->name);
+    else if (expect->revise_bars != h->revise)
+        st = apo__fail(APO_ERR_INVALID_ARGUMENT,
+                       "apo_stream_load: the state keeps %zu bars for revises, not %zu "
+                       "(revise_bars)",
+                       h->revise, expect->revise_bars);
     else if (n_want != h->n_sets || expect->n_series != h->n_series || expect->seed != inner->seed)
         st = apo__fail(APO_ERR_INVALID_ARGUMENT,
                        "apo_stream_load: the state has %zu sets, %zu series and seed %llu; expect "
@@ -597,7 +603,7 @@ static apo_status load_rule(apo_runtime *rt, const apo_stream_desc *expect, cons
     if (st == APO_OK)
         st = check_rule(rt, expect, k, &h, inner);
     if (st == APO_OK) {
-        st = apo__stream_rule_new(k, h.params, h.n_sets, inner, out);
+        st = apo__stream_rule_new(k, h.params, h.n_sets, h.revise, inner, out);
         inner = NULL; /* taken, also on failure */
     }
     if (st == APO_OK)

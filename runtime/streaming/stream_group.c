@@ -17,6 +17,12 @@
  * group, made once at its creation, and each stream is fed through the same path as
  * apo_stream_update(), so its bits are that call's. A large unjournaled update is shared with
  * a second thread, the group's own host team (feed_shared), started at the first such update.
+ *
+ * A rule's stream (stream_rule.h) takes part through its indicator's stream: the group feeds
+ * that stream's sets as any other's, their outputs into a scratch of the group's (grown, before
+ * any stream moves, when an update is larger than any before), and once every set has taken
+ * the bars, folds each rule's sets from that scratch (apo__stream_rule_fold, which cannot
+ * fail): the steps of a lone rule stream's update, so its bits.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +33,7 @@
 #include "catalog/volume_inputs.h"
 #include "streaming/stream.h"
 #include "streaming/stream_journal.h"
+#include "streaming/stream_rule.h"
 
 struct apo_stream_group {
     size_t n_streams, n_series;
@@ -44,7 +51,18 @@ struct apo_stream_group {
     /* The second thread of large unjournaled updates (feed_shared), started by the first of
      * them; NULL: none yet. */
     apo__host_team *team;
+    /* The rule streams' indicator outputs of an update (rule_at[j] doubles in for stream j, each
+     * output's sets' bars packed as apo__stream_rule_feed packs them) and, for a peek, copies of
+     * their folds (live_at[j] folds in); cap: what each holds, grown by reserve_rules. */
+    double *rule_out;
+    size_t rule_out_cap;
+    apo__score_live *peek_live;
+    size_t peek_live_cap;
+    size_t *rule_at, *live_at;
 };
+
+/* The stream whose sets the group feeds: a rule's indicator stream, or the stream itself. */
+static apo_stream *fed_of(apo_stream *s) { return s->rule != NULL ? s->rule->inner : s; }
 
 /* The sets of a stream: a sweep's, or the stream itself. */
 static size_t sets_of(const apo_stream *s) { return s->n_sets > 0 ? s->n_sets : 1; }
@@ -61,6 +79,7 @@ void apo_stream_group_destroy(apo_stream_group *g) {
     free(g->streams);
     free(g->sets), free(g->set_stream), free(g->set_index);
     free(g->journals);
+    free(g->rule_out), free(g->peek_live), free(g->rule_at), free(g->live_at);
     free(g);
 }
 
@@ -82,11 +101,6 @@ static apo_status check_members(apo_stream *const *streams, size_t n,
     for (size_t j = 0; j < n; j++) {
         if (streams[j] == NULL)
             return apo__fail(APO_ERR_NULL, "apo_stream_group_create: stream %zu is NULL", j);
-        if (streams[j]->rule != NULL)
-            return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                             "apo_stream_group_create: stream %zu follows a rule (%s); groups of "
-                             "rule streams are not built yet (docs/streaming.md, \"Live rules\")",
-                             j, streams[j]->kernel->name);
         if (streams[j]->n_series != streams[0]->n_series)
             return apo__fail(APO_ERR_INVALID_ARGUMENT,
                              "apo_stream_group_create: stream %zu (%s) follows %zu series, "
@@ -123,7 +137,7 @@ apo_status apo_stream_group_create(apo_stream *const *streams, size_t n_streams,
     g->n_streams = n_streams;
     g->n_series = streams[0]->n_series;
     for (size_t j = 0; j < n_streams; j++)
-        g->n_sets_total += sets_of(streams[j]);
+        g->n_sets_total += sets_of(fed_of(streams[j]));
     g->streams = malloc(n_streams * sizeof *g->streams);
     g->names = calloc(n_streams * APO_MAX_IO, sizeof *g->names);
     g->in = calloc(n_streams * APO_MAX_IO, sizeof *g->in);
@@ -131,12 +145,15 @@ apo_status apo_stream_group_create(apo_stream *const *streams, size_t n_streams,
     g->set_stream = malloc(g->n_sets_total * sizeof *g->set_stream);
     g->set_index = malloc(g->n_sets_total * sizeof *g->set_index);
     g->journals = calloc(g->n_sets_total, sizeof *g->journals);
+    g->rule_at = calloc(n_streams, sizeof *g->rule_at);
+    g->live_at = calloc(n_streams, sizeof *g->live_at);
     int bad = g->streams == NULL || g->names == NULL || g->in == NULL || g->sets == NULL ||
-              g->set_stream == NULL || g->set_index == NULL || g->journals == NULL;
+              g->set_stream == NULL || g->set_index == NULL || g->journals == NULL ||
+              g->rule_at == NULL || g->live_at == NULL;
     for (size_t j = 0, t = 0; j < n_streams && !bad; j++) {
         g->streams[j] = streams[j];
-        for (size_t k = 0; k < sets_of(streams[j]); k++, t++) {
-            g->sets[t] = set_of(streams[j], k);
+        for (size_t k = 0; k < sets_of(fed_of(streams[j])); k++, t++) {
+            g->sets[t] = set_of(fed_of(streams[j]), k);
             g->set_stream[t] = j;
             g->set_index[t] = k;
         }
@@ -240,10 +257,12 @@ static apo_status check_update(apo_stream_group *g, const size_t *n_new,
         if (outputs[j] == NULL)
             return apo__fail(APO_ERR_NULL, "%s: the outputs of stream %zu (%s) are NULL", call, j,
                              k->name);
-        for (size_t o = 0; o < k->n_outputs; o++)
+        /* A rule's stream writes the APO_LIVE_N_OUTPUTS, any but the position where given. */
+        const int rule = g->streams[j]->rule != NULL;
+        for (size_t o = 0; o < (rule ? 1 : k->n_outputs); o++)
             if (outputs[j][o] == NULL)
                 return apo__fail(APO_ERR_NULL, "%s: output %zu (%s) of stream %zu (%s) is NULL",
-                                 call, o, k->output_names[o], j, k->name);
+                                 call, o, rule ? "position" : k->output_names[o], j, k->name);
         if (!inputs_checked_before(g, j))
             APO_CHECK(apo__check_volumes(k, g->in + j * APO_MAX_IO, g->n_series, 0, n_new, 0, call,
                                          "series"));
@@ -266,6 +285,72 @@ static int may_fail_part_way(const apo_stream_group *g, size_t total) {
     return 0;
 }
 
+/* Room for the rule streams' indicator outputs of an update of `total` bars (and, for a peek,
+ * their folds' copies), and where each stream's lie; made before any stream moves. */
+static apo_status reserve_rules(apo_stream_group *g, size_t total, int peek, const char *call) {
+    size_t outs = 0, lives = 0;
+    for (size_t j = 0; j < g->n_streams; j++) {
+        const apo_stream *s = g->streams[j];
+        g->rule_at[j] = outs, g->live_at[j] = lives;
+        if (s->rule == NULL)
+            continue;
+        const size_t per_bar = s->rule->n_sets * s->rule->scored->scoring->indicator->n_outputs;
+        if (total > (SIZE_MAX / sizeof(double) - outs) / per_bar)
+            return apo__fail(APO_ERR_OVERFLOW, "%s: the new bars overflow size_t", call);
+        outs += per_bar * total;
+        lives += s->rule->n_sets * s->n_series;
+    }
+    if (outs > g->rule_out_cap) {
+        double *grown = realloc(g->rule_out, outs * sizeof *grown);
+        if (grown == NULL)
+            return apo__fail(APO_ERR_OUT_OF_MEMORY,
+                             "%s: no memory for the rule streams' indicator outputs", call);
+        g->rule_out = grown, g->rule_out_cap = outs;
+    }
+    if (peek && lives > g->peek_live_cap) {
+        apo__score_live *grown = realloc(g->peek_live, lives * sizeof *grown);
+        if (grown == NULL)
+            return apo__fail(APO_ERR_OUT_OF_MEMORY, "%s: no memory for the rule streams' folds",
+                             call);
+        g->peek_live = grown, g->peek_live_cap = lives;
+    }
+    return APO_OK;
+}
+
+/* Where set t writes its outputs in an update of `total` bars: a sweep's sets one after
+ * another, as apo_stream_update() packs them; a rule's indicator sets into the group's
+ * scratch, laid out as apo__stream_rule_feed lays out its own. */
+static void set_outputs(const apo_stream_group *g, size_t t, double *const *const *outputs,
+                        size_t total, double **set_out) {
+    const size_t j = g->set_stream[t], k = g->set_index[t];
+    const apo_stream *s = g->streams[j];
+    if (s->rule == NULL) {
+        for (size_t o = 0; o < s->kernel->n_outputs; o++)
+            set_out[o] = outputs[j][o] + k * total;
+        return;
+    }
+    const size_t n_sets = s->rule->n_sets;
+    for (size_t o = 0; o < g->sets[t]->kernel->n_outputs; o++)
+        set_out[o] = g->rule_out + g->rule_at[j] + (o * n_sets + k) * total;
+}
+
+/* Folds every rule stream's bars, once every set has taken them: into its own folds, or for a
+ * peek into the group's copies of them. */
+static void fold_rules(apo_stream_group *g, const size_t *n_new, size_t total,
+                       double *const *const *outputs, int peek) {
+    for (size_t j = 0; j < g->n_streams; j++) {
+        apo_stream *s = g->streams[j];
+        if (s->rule == NULL)
+            continue;
+        const size_t n_sets = s->rule->n_sets;
+        const double *ind[APO_MAX_IO];
+        for (size_t o = 0; o < s->rule->scored->scoring->indicator->n_outputs; o++)
+            ind[o] = g->rule_out + g->rule_at[j] + o * n_sets * total;
+        apo__stream_rule_fold(s, n_new, total, g->in + j * APO_MAX_IO, ind, outputs[j],
+                              peek ? g->peek_live + g->live_at[j] : NULL);
+    }
+}
+
 /* Symbols a block of an unjournaled update feeds to every stream before the next block. */
 #define APO_GROUP_BLOCK 64
 
@@ -284,12 +369,10 @@ static apo_status feed_blocks(apo_stream_group *g, const size_t *n_new, size_t t
         const size_t to =
             g->n_series - from < APO_GROUP_BLOCK ? g->n_series : from + APO_GROUP_BLOCK;
         for (size_t t = 0; t < g->n_sets_total; t++) {
-            const size_t j = g->set_stream[t], k = g->set_index[t];
             double *set_out[APO_MAX_IO];
-            for (size_t o = 0; o < g->streams[j]->kernel->n_outputs; o++)
-                set_out[o] = outputs[j][o] + k * total;
-            APO_CHECK(apo__stream_feed_range(g->sets[t], n_new, g->in + j * APO_MAX_IO, set_out,
-                                             from, to, at));
+            set_outputs(g, t, outputs, total, set_out);
+            APO_CHECK(apo__stream_feed_range(
+                g->sets[t], n_new, g->in + g->set_stream[t] * APO_MAX_IO, set_out, from, to, at));
         }
         for (; from < to; from++)
             at += n_new[from];
@@ -328,12 +411,11 @@ static apo_status feed_one_set(void *job, int slot, uint64_t piece, double *touc
     (void)slot, (void)touch_s, (void)compute_s;
     const group_update *u = job;
     apo_stream_group *g = u->g;
-    const size_t t = (size_t)piece, j = g->set_stream[t], k = g->set_index[t];
+    const size_t t = (size_t)piece;
     double *set_out[APO_MAX_IO];
-    for (size_t o = 0; o < g->streams[j]->kernel->n_outputs; o++)
-        set_out[o] = u->outputs[j][o] + k * u->total;
-    return apo__stream_feed_range(g->sets[t], u->n_new, g->in + j * APO_MAX_IO, set_out, 0,
-                                  g->n_series, 0);
+    set_outputs(g, t, u->outputs, u->total, set_out);
+    return apo__stream_feed_range(g->sets[t], u->n_new, g->in + g->set_stream[t] * APO_MAX_IO,
+                                  set_out, 0, g->n_series, 0);
 }
 
 /* Feeds every set of every stream on the calling thread and the group's helper (above), their
@@ -354,18 +436,15 @@ static apo_status feed_all(apo_stream_group *g, const size_t *n_new, size_t tota
     apo_status st = APO_OK;
     size_t taken = 0; /* journals taken: those of sets 0 .. taken - 1 */
     for (size_t t = 0; t < g->n_sets_total && st == APO_OK; t++) {
-        const size_t j = g->set_stream[t], k = g->set_index[t];
         if (journaled) {
             if ((st = apo__stream_journal_take(g->sets[t], n_new, &g->journals[t])) != APO_OK)
                 break;
             taken++;
         }
-        /* A sweep's sets write their packed outputs one after another, as in
-         * apo_stream_update(). */
         double *set_out[APO_MAX_IO];
-        for (size_t o = 0; o < g->streams[j]->kernel->n_outputs; o++)
-            set_out[o] = outputs[j][o] + k * total;
-        st = apo__stream_feed_set(g->sets[t], n_new, g->in + j * APO_MAX_IO, set_out, !peek);
+        set_outputs(g, t, outputs, total, set_out);
+        st = apo__stream_feed_set(g->sets[t], n_new, g->in + g->set_stream[t] * APO_MAX_IO, set_out,
+                                  !peek);
     }
     if (journaled && (peek || st != APO_OK))
         for (size_t t = taken; t-- > 0;)
@@ -385,6 +464,7 @@ static apo_status group_feed(apo_stream_group *g, const size_t *n_new,
     /* Every set's room before any set moves: nothing is allocated once feeding starts. */
     for (size_t t = 0; t < g->n_sets_total; t++)
         APO_CHECK(apo__stream_reserve_set(g->sets[t], n_new));
+    APO_CHECK(reserve_rules(g, total, peek, call));
     const int journaled = peek || may_fail_part_way(g, total);
     /* A large unjournaled update goes on two threads. */
     const int shared =
@@ -392,12 +472,16 @@ static apo_status group_feed(apo_stream_group *g, const size_t *n_new,
     apo_status st = journaled ? feed_all(g, n_new, total, outputs, journaled, peek)
                     : shared  ? feed_shared(g, n_new, total, outputs)
                               : feed_blocks(g, n_new, total, outputs);
+    if (st == APO_OK)
+        fold_rules(g, n_new, total, outputs, peek);
     if (st != APO_OK && !journaled)
         /* Unreachable for built-in kernels on the calling thread (they do not fail once
          * their room is reserved); should one ever, the streams already fed stay fed, and
          * every stream is left refusing rather than the group half a bar apart. */
-        for (size_t j = 0; j < g->n_streams; j++)
+        for (size_t j = 0; j < g->n_streams; j++) {
             g->streams[j]->broken = 1;
+            fed_of(g->streams[j])->broken = 1;
+        }
     return st;
 }
 

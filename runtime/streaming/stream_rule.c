@@ -10,6 +10,7 @@
 #include "streaming/state_format.h"
 #include "streaming/stream_copy.h"
 #include "streaming/stream_journal.h"
+#include "streaming/stream_revise.h"
 #include "streaming/stream_rule.h"
 
 static const unsigned char magic[8] = {'A', 'P', 'O', 'R', 'U', 'L', 'E', 0};
@@ -38,6 +39,8 @@ void apo__stream_rule_free(struct apo__stream_rule *rule) {
     free(rule->params);
     free(rule->rules);
     free(rule->live);
+    free(rule->base);
+    free(rule->kept);
     free(rule);
 }
 
@@ -49,8 +52,27 @@ void apo__stream_rule_destroy(apo_stream *s) {
     apo__stream_free(s);
 }
 
+/* Allocates the folds K bars back and the kept bars of a rule that keeps `revise` bars: 0
+ * and nothing allocated for none; APO_ERR_OUT_OF_MEMORY where they do not fit. */
+static apo_status alloc_kept(struct apo__stream_rule *rule, size_t n_series, size_t revise) {
+    rule->revise = revise;
+    if (revise == 0)
+        return APO_OK;
+    const size_t folds = rule->n_sets * n_series, slot = APO_STREAM_RULE_SLOT(rule);
+    const int fits = folds <= SIZE_MAX / sizeof(double) / slot / revise;
+    rule->base = malloc(folds * sizeof *rule->base);
+    rule->kept = fits ? calloc(folds * revise * slot, sizeof *rule->kept) : NULL;
+    if (rule->base == NULL || rule->kept == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY,
+                         "apo_stream: no memory for the rule's last %zu bars of %zu folds", revise,
+                         folds);
+    for (size_t i = 0; i < folds; i++)
+        apo__score_live_init(&rule->base[i]);
+    return APO_OK;
+}
+
 apo_status apo__stream_rule_new(const apo__kernel *k, const double *params, size_t n_sets,
-                                apo_stream *inner, apo_stream **out) {
+                                size_t revise, apo_stream *inner, apo_stream **out) {
     apo_stream *s = calloc(1, sizeof *s);
     struct apo__stream_rule *rule = calloc(1, sizeof *rule);
     const size_t n_series = inner->n_series;
@@ -73,6 +95,12 @@ apo_status apo__stream_rule_new(const apo__kernel *k, const double *params, size
     }
     rule->scored = k;
     rule->n_sets = n_sets;
+    const apo_status st = alloc_kept(rule, n_series, revise);
+    if (st != APO_OK) {
+        apo__stream_rule_free(rule);
+        free(s);
+        return st;
+    }
     memcpy(rule->params, params, n_sets * APO_MAX_PARAMS * sizeof *params);
     for (size_t j = 0; j < n_sets; j++)
         rule->rules[j] = apo__scoring_rule(k->scoring, params + j * APO_MAX_PARAMS);
@@ -94,38 +122,89 @@ static double set_param(const struct apo__stream_rule *rule, size_t j, size_t af
     return rule->params[j * APO_MAX_PARAMS + sc->indicator->n_params + sc->n_rule_params + after];
 }
 
+/* Bars series r of the rule's indicator stream has taken (every set has as many). */
+static uint64_t bars_of(const struct apo__stream_rule *rule, size_t r) {
+    const apo_stream *one = rule->inner->n_sets > 0 ? rule->inner->sets[0] : rule->inner;
+    return one->series[r].n;
+}
+
+/* Set j's kept bar t of series r (a slot of APO_STREAM_RULE_SLOT doubles). */
+static double *kept_slot(const struct apo__stream_rule *rule, size_t j, size_t n_series, size_t r,
+                         uint64_t t) {
+    const size_t slot = APO_STREAM_RULE_SLOT(rule);
+    return rule->kept + ((j * n_series + r) * rule->revise + (size_t)(t % rule->revise)) * slot;
+}
+
+/* Folds one bar of set j into l: its close and the indicator's n_out outputs `out`, writing
+ * the bar's live outputs at index `at` of outputs (APO_LIVE_N_OUTPUTS arrays, each NULL or
+ * written) unless outputs is NULL (a bar folded again, whose outputs were given before). */
+static void fold_bar(const struct apo__stream_rule *rule, size_t j, apo__score_live *l,
+                     double close, const double *out, size_t n_out, double *const *outputs,
+                     size_t at) {
+    const apo__scoring *sc = rule->scored->scoring;
+    const double cost = set_param(rule, j, 0);
+    double *w[3] = {NULL, NULL, NULL};
+    for (int q = 0; q < 3 && outputs != NULL; q++)
+        w[q] = outputs[q] != NULL ? &outputs[q][at] : NULL;
+    apo__score_live_bar(l, &rule->rules[j], sc->view, close, out, n_out, cost, w[0], w[1], w[2]);
+    int any_score = 0;
+    for (int q = 0; q < APO_N_SCORES && outputs != NULL; q++)
+        any_score |= outputs[APO_LIVE_SCORES + q] != NULL;
+    if (!any_score)
+        return;
+    double scores[APO_N_SCORES];
+    apo__score_live_scores(l, sc->view, set_param(rule, j, 1), scores);
+    for (int q = 0; q < APO_N_SCORES; q++)
+        if (outputs[APO_LIVE_SCORES + q] != NULL)
+            outputs[APO_LIVE_SCORES + q][at] = scores[q];
+}
+
+/* Keeps set j's bar t of series r for revises: the bar K before it leaves the kept bars, and
+ * the fold K bars back takes it, as the live fold took it then. */
+static void keep_bar(struct apo__stream_rule *rule, size_t j, size_t n_series, size_t r, uint64_t t,
+                     double close, const double *out, size_t n_out) {
+    double *e = kept_slot(rule, j, n_series, r, t);
+    if (t >= rule->revise)
+        fold_bar(rule, j, &rule->base[j * n_series + r], e[0], e + 1, n_out, NULL, 0);
+    e[0] = close;
+    memcpy(e + 1, out, n_out * sizeof *out);
+}
+
 /* Folds set j's new bars of every series: the indicator's outputs `ind` (each the sets' packed
  * outputs, set after set, `total` bars a set) and the closes of `close`, written to outputs
- * (APO_LIVE_N_OUTPUTS arrays, each NULL or set after set as ind). */
+ * (APO_LIVE_N_OUTPUTS arrays, each NULL or set after set as ind). With `keep` (an update of a
+ * stream that keeps bars for revises), each bar is kept too. */
 static void fold_set(struct apo__stream_rule *rule, apo__score_live *live, size_t j,
                      size_t n_series, const size_t *n_new, size_t total, const double *close,
-                     const double *const *ind, size_t n_out, double *const *outputs) {
-    const apo__scoring *sc = rule->scored->scoring;
-    const double cost = set_param(rule, j, 0), ppy = set_param(rule, j, 1);
+                     const double *const *ind, size_t n_out, double *const *outputs, int keep) {
     size_t at = j * total, in = 0;
     for (size_t r = 0; r < n_series; r++) {
         apo__score_live *l = &live[j * n_series + r];
+        /* The series' first new bar: the indicator's stream has already taken them. */
+        const uint64_t first = keep ? bars_of(rule, r) - n_new[r] : 0;
         for (size_t t = 0; t < n_new[r]; t++, at++, in++) {
             double out[APO_MAX_IO];
             for (size_t o = 0; o < n_out; o++)
                 out[o] = ind[o][at];
-            double *w[3];
-            for (int q = 0; q < 3; q++)
-                w[q] = outputs[q] != NULL ? &outputs[q][at] : NULL;
-            apo__score_live_bar(l, &rule->rules[j], sc->view, close[in], out, n_out, cost, w[0],
-                                w[1], w[2]);
-            int any_score = 0;
-            for (int q = 0; q < APO_N_SCORES; q++)
-                any_score |= outputs[APO_LIVE_SCORES + q] != NULL;
-            if (!any_score)
-                continue;
-            double scores[APO_N_SCORES];
-            apo__score_live_scores(l, sc->view, ppy, scores);
-            for (int q = 0; q < APO_N_SCORES; q++)
-                if (outputs[APO_LIVE_SCORES + q] != NULL)
-                    outputs[APO_LIVE_SCORES + q][at] = scores[q];
+            fold_bar(rule, j, l, close[in], out, n_out, outputs, at);
+            if (keep)
+                keep_bar(rule, j, n_series, r, first + t, close[in], out, n_out);
         }
     }
+}
+
+void apo__stream_rule_fold(apo_stream *s, const size_t *n_new, size_t total,
+                           const double *const *inputs, const double *const *ind,
+                           double *const *outputs, apo__score_live *peek_live) {
+    struct apo__stream_rule *rule = s->rule;
+    const size_t folds = rule->n_sets * s->n_series;
+    apo__score_live *live = peek_live != NULL ? peek_live : rule->live;
+    if (peek_live != NULL)
+        memcpy(peek_live, rule->live, folds * sizeof *peek_live);
+    const double *close = inputs[rule->scored->scoring->close_input];
+    for (size_t j = 0; j < rule->n_sets; j++)
+        fold_set(rule, live, j, s->n_series, n_new, total, close, ind, indicator_of(s)->n_outputs,
+                 outputs, peek_live == NULL && rule->revise > 0);
 }
 
 apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t total,
@@ -157,17 +236,65 @@ apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t tota
     apo_status st = apo__stream_feed(rule->inner, n_new, total, inputs, ind_out, peek);
     if (rule->inner->broken)
         s->broken = 1;
-    if (st == APO_OK) {
-        if (peek)
-            memcpy(live, rule->live, n_sets * s->n_series * sizeof *live);
-        const double *close = inputs[rule->scored->scoring->close_input];
-        for (size_t j = 0; j < n_sets; j++)
-            fold_set(rule, live, j, s->n_series, n_new, total, close,
-                     (const double *const *)ind_out, n_out, outputs);
-    }
+    if (st == APO_OK)
+        apo__stream_rule_fold(s, n_new, total, inputs, (const double *const *)ind_out, outputs,
+                              peek ? live : NULL);
     free(scratch);
     if (peek)
         free(live);
+    return st;
+}
+
+/* Folds set j's series r again from K bars back: the kept bars before its last k, then the k
+ * revised ones (closes `close`, indicator outputs `ind` at index `at`, set j's at j * total),
+ * kept in their place and written to outputs at the same index. */
+static void refold(struct apo__stream_rule *rule, size_t j, size_t r, size_t k, size_t total,
+                   size_t at, const double *close, const double *const *ind,
+                   double *const *outputs) {
+    const size_t n_series = rule->inner->n_series,
+                 n_out = rule->scored->scoring->indicator->n_outputs;
+    const uint64_t n = bars_of(rule, r), from = n > rule->revise ? n - rule->revise : 0;
+    apo__score_live *l = &rule->live[j * n_series + r];
+    *l = rule->base[j * n_series + r];
+    for (uint64_t t = from; t < n - k; t++) {
+        const double *e = kept_slot(rule, j, n_series, r, t);
+        fold_bar(rule, j, l, e[0], e + 1, n_out, NULL, 0);
+    }
+    for (size_t i = 0; i < k; i++) {
+        double *e = kept_slot(rule, j, n_series, r, n - k + i);
+        e[0] = close[at + i];
+        for (size_t o = 0; o < n_out; o++)
+            e[1 + o] = ind[o][j * total + at + i];
+        fold_bar(rule, j, l, e[0], e + 1, n_out, outputs, j * total + at + i);
+    }
+}
+
+apo_status apo__stream_rule_revise(apo_stream *s, const size_t *k, size_t total,
+                                   const double *const *inputs, double *const *outputs) {
+    struct apo__stream_rule *rule = s->rule;
+    const size_t n_out = indicator_of(s)->n_outputs, n_sets = rule->n_sets;
+    if (total > SIZE_MAX / sizeof(double) / n_sets / n_out)
+        return apo__fail(APO_ERR_OVERFLOW, "apo_stream_revise: the bars overflow size_t");
+    double *scratch = malloc(n_sets * n_out * total * sizeof *scratch);
+    if (scratch == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY,
+                         "apo_stream_revise: no memory for the indicator's outputs of %zu bars",
+                         total);
+    double *ind_out[APO_MAX_IO];
+    for (size_t o = 0; o < n_out; o++)
+        ind_out[o] = scratch + o * n_sets * total;
+    /* The indicator's revise checks k against the bars kept (its K is the rule's) and is all
+     * or nothing; the folds below cannot fail. */
+    const apo_status st = apo__stream_revise(rule->inner, k, total, inputs, ind_out);
+    if (st == APO_OK) {
+        const double *close = inputs[rule->scored->scoring->close_input];
+        for (size_t j = 0; j < n_sets; j++)
+            for (size_t r = 0, at = 0; r < s->n_series; at += k[r], r++)
+                if (k[r] > 0)
+                    refold(rule, j, r, k[r], total, at, close, (const double *const *)ind_out,
+                           outputs);
+    }
+    free(scratch);
     return st;
 }
 
@@ -175,18 +302,36 @@ apo_status apo__stream_rule_copy(const apo_stream *s, apo_stream **out) {
     const struct apo__stream_rule *rule = s->rule;
     apo_stream *inner = NULL;
     APO_CHECK(apo__stream_copy(rule->inner, &inner)); /* not broken: s is not (the caller checks) */
-    APO_CHECK(apo__stream_rule_new(rule->scored, rule->params, rule->n_sets, inner, out));
-    memcpy((*out)->rule->live, rule->live, rule->n_sets * s->n_series * sizeof *rule->live);
+    APO_CHECK(
+        apo__stream_rule_new(rule->scored, rule->params, rule->n_sets, rule->revise, inner, out));
+    const size_t folds = rule->n_sets * s->n_series;
+    memcpy((*out)->rule->live, rule->live, folds * sizeof *rule->live);
+    if (rule->revise > 0) {
+        memcpy((*out)->rule->base, rule->base, folds * sizeof *rule->base);
+        memcpy((*out)->rule->kept, rule->kept,
+               folds * rule->revise * APO_STREAM_RULE_SLOT(rule) * sizeof *rule->kept);
+    }
     (*out)->rt = s->rt;
     return APO_OK;
 }
 
 /* ---- the state --------------------------------------------------------------------------- */
 
+/* Bytes of format 2's part for revises: K and the doubles of a kept bar, the folds K bars
+ * back, the kept bars; 0 for a stream that keeps none (format 1). */
+static size_t revise_part_len(const apo_stream *s) {
+    const struct apo__stream_rule *rule = s->rule;
+    if (rule->revise == 0)
+        return 0;
+    const size_t folds = rule->n_sets * s->n_series;
+    return 16 + folds * APO_STREAM_RULE_LIVE_LEN +
+           folds * rule->revise * APO_STREAM_RULE_SLOT(rule) * 8;
+}
+
 size_t apo__stream_rule_state_len(const apo_stream *s) {
     const struct apo__stream_rule *rule = s->rule;
     return HEADER_LEN + rule->n_sets * APO_MAX_PARAMS * 8 +
-           rule->n_sets * s->n_series * APO_STREAM_RULE_LIVE_LEN + 8 +
+           rule->n_sets * s->n_series * APO_STREAM_RULE_LIVE_LEN + revise_part_len(s) + 8 +
            apo__stream_state_len(rule->inner) + 8;
 }
 
@@ -228,7 +373,8 @@ void apo__stream_rule_state_write(const apo_stream *s, unsigned char *buf) {
     const size_t len = apo__stream_rule_state_len(s);
     memset(buf, 0, HEADER_LEN);
     memcpy(buf + OFF_MAGIC, magic, sizeof magic);
-    apo__put_u32(buf + OFF_FORMAT, APO_STREAM_RULE_FORMAT_VERSION);
+    apo__put_u32(buf + OFF_FORMAT,
+                 rule->revise > 0 ? APO_STREAM_RULE_FORMAT_REVISE : APO_STREAM_RULE_FORMAT_VERSION);
     apo__put_u64(buf + OFF_TOTAL, len);
     strncpy((char *)buf + OFF_SCORED, rule->scored->name, APO_NAME_MAX);
     apo__put_u64(buf + OFF_N_SETS, rule->n_sets);
@@ -236,8 +382,19 @@ void apo__stream_rule_state_write(const apo_stream *s, unsigned char *buf) {
     unsigned char *p = buf + HEADER_LEN;
     for (size_t i = 0; i < rule->n_sets * APO_MAX_PARAMS; i++, p += 8)
         apo__put_f64(p, rule->params[i]);
-    for (size_t i = 0; i < rule->n_sets * s->n_series; i++, p += APO_STREAM_RULE_LIVE_LEN)
+    const size_t folds = rule->n_sets * s->n_series;
+    for (size_t i = 0; i < folds; i++, p += APO_STREAM_RULE_LIVE_LEN)
         live_write(&rule->live[i], p);
+    if (rule->revise > 0) {
+        const size_t kept = folds * rule->revise * APO_STREAM_RULE_SLOT(rule);
+        apo__put_u64(p, rule->revise);
+        apo__put_u64(p + 8, APO_STREAM_RULE_SLOT(rule));
+        p += 16;
+        for (size_t i = 0; i < folds; i++, p += APO_STREAM_RULE_LIVE_LEN)
+            live_write(&rule->base[i], p);
+        for (size_t i = 0; i < kept; i++, p += 8)
+            apo__put_f64(p, rule->kept[i]);
+    }
     const size_t inner_len = apo__stream_state_len(rule->inner);
     apo__put_u64(p, inner_len);
     apo__stream_state_write(rule->inner, p + 8);
@@ -248,6 +405,33 @@ int apo__stream_rule_state_is(const void *buf, size_t len) {
     return len >= sizeof magic && memcmp(buf, magic, sizeof magic) == 0;
 }
 
+/* Format 2's part for revises, at *at of a state of len bytes with `folds` folds: K (1 to
+ * APO_STREAM_MAX_REVISE), the doubles of a kept bar (2 to 1 + APO_MAX_IO), and room for the
+ * folds K bars back and the kept bars; *at moves past them. */
+static apo_status read_revise_part(const unsigned char *b, size_t len, size_t folds, size_t *at,
+                                   apo__stream_rule_head *h) {
+    if (*at + 16 > len)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_load: the rule stream's state ends before its kept bars");
+    const uint64_t revise = apo__get_u64(b + *at), slot = apo__get_u64(b + *at + 8);
+    if (revise < 1 || revise > APO_STREAM_MAX_REVISE || slot < 2 || slot > 1 + APO_MAX_IO)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_load: the rule stream's state keeps %llu bars of %llu "
+                         "doubles for revises",
+                         (unsigned long long)revise, (unsigned long long)slot);
+    const size_t base_at = *at + 16, kept_at = base_at + folds * APO_STREAM_RULE_LIVE_LEN;
+    /* Bounded by len before the product is taken, so that a hostile count cannot wrap it. */
+    if (kept_at > len || folds > (len - kept_at) / 8 / slot / revise)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_load: the rule stream's kept bars do not fit its length");
+    h->revise = (size_t)revise;
+    h->slot = (size_t)slot;
+    h->base_at = base_at;
+    h->kept_at = kept_at;
+    *at = kept_at + folds * h->revise * h->slot * 8;
+    return APO_OK;
+}
+
 apo_status apo__stream_rule_state_read(const void *buf, size_t len, apo__stream_rule_head *h) {
     const unsigned char *b = buf;
     memset(h, 0, sizeof *h);
@@ -255,11 +439,11 @@ apo_status apo__stream_rule_state_read(const void *buf, size_t len, apo__stream_
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: not a rule stream's state (too short or no magic)");
     const uint32_t format = apo__get_u32(b + OFF_FORMAT);
-    if (format != APO_STREAM_RULE_FORMAT_VERSION)
+    if (format != APO_STREAM_RULE_FORMAT_VERSION && format != APO_STREAM_RULE_FORMAT_REVISE)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: a rule stream's state of format version %u; this "
-                         "library reads version %d",
-                         format, APO_STREAM_RULE_FORMAT_VERSION);
+                         "library reads versions %d and %d",
+                         format, APO_STREAM_RULE_FORMAT_VERSION, APO_STREAM_RULE_FORMAT_REVISE);
     if (apo__get_u64(b + OFF_TOTAL) != len)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: the rule stream's state says %llu bytes, %zu were "
@@ -277,8 +461,10 @@ apo_status apo__stream_rule_state_read(const void *buf, size_t len, apo__stream_
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: the rule stream's state has %llu sets and %llu series",
                          (unsigned long long)sets, (unsigned long long)series);
-    const size_t fixed = HEADER_LEN + (size_t)sets * APO_MAX_PARAMS * 8 +
-                         (size_t)sets * (size_t)series * APO_STREAM_RULE_LIVE_LEN;
+    const size_t folds_at = HEADER_LEN + (size_t)sets * APO_MAX_PARAMS * 8;
+    size_t fixed = folds_at + (size_t)sets * (size_t)series * APO_STREAM_RULE_LIVE_LEN;
+    if (format == APO_STREAM_RULE_FORMAT_REVISE)
+        APO_CHECK(read_revise_part(b, len, (size_t)sets * (size_t)series, &fixed, h));
     if (fixed + 16 > len || apo__get_u64(b + fixed) != len - fixed - 16)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: the rule stream's folds and indicator state do not "
@@ -291,7 +477,7 @@ apo_status apo__stream_rule_state_read(const void *buf, size_t len, apo__stream_
         h->params[i] = apo__get_f64(b + HEADER_LEN + 8 * i);
     h->n_sets = (size_t)sets;
     h->n_series = (size_t)series;
-    h->live_at = HEADER_LEN + (size_t)sets * APO_MAX_PARAMS * 8;
+    h->live_at = folds_at;
     h->inner_at = fixed + 8;
     h->inner_len = len - fixed - 16;
     return APO_OK;
@@ -299,7 +485,16 @@ apo_status apo__stream_rule_state_read(const void *buf, size_t len, apo__stream_
 
 void apo__stream_rule_state_restore(apo_stream *s, const void *buf,
                                     const apo__stream_rule_head *h) {
+    const size_t folds = h->n_sets * h->n_series;
     const unsigned char *p = (const unsigned char *)buf + h->live_at;
-    for (size_t i = 0; i < h->n_sets * h->n_series; i++, p += APO_STREAM_RULE_LIVE_LEN)
+    for (size_t i = 0; i < folds; i++, p += APO_STREAM_RULE_LIVE_LEN)
         live_read(&s->rule->live[i], p);
+    if (h->revise == 0)
+        return;
+    p = (const unsigned char *)buf + h->base_at;
+    for (size_t i = 0; i < folds; i++, p += APO_STREAM_RULE_LIVE_LEN)
+        live_read(&s->rule->base[i], p);
+    p = (const unsigned char *)buf + h->kept_at;
+    for (size_t i = 0; i < folds * h->revise * h->slot; i++, p += 8)
+        s->rule->kept[i] = apo__get_f64(p);
 }

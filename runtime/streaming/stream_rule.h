@@ -6,8 +6,14 @@
  * gives there, and the scores that the batch scored call gives over the history so far.
  * The fold is the scored kernels' own code: no rule is read twice.
  *
+ * A stream made with revise_bars K keeps, per set and series, the fold as it was K bars back
+ * and the close and indicator outputs of the last K bars: a revise of k <= K bars folds again
+ * from there over the kept bars and the corrected ones, the same steps in the same order as a
+ * stream fed the corrected bars from the start (docs/streaming.md, "Live rules").
+ *
  * Saved as a container of its own (magic APORULE, below the indicator stream's state, which
- * keeps its own format and version), so that no older state changes meaning.
+ * keeps its own format and version), so that no older state changes meaning; a stream that
+ * keeps bars for revises writes format 2, every other one format 1 as before.
  */
 #ifndef APO_RUNTIME_STREAMING_STREAM_RULE_H
 #define APO_RUNTIME_STREAMING_STREAM_RULE_H
@@ -20,6 +26,8 @@
 #include "streaming/stream.h"
 
 #define APO_STREAM_RULE_FORMAT_VERSION 1
+/* The format of a rule stream that keeps bars for revises: format 1 and the kept folds and bars. */
+#define APO_STREAM_RULE_FORMAT_REVISE 2
 /* Bytes of one series' fold in the saved state: 24 eight-byte fields. */
 #define APO_STREAM_RULE_LIVE_LEN 192
 
@@ -30,19 +38,46 @@ struct apo__stream_rule {
     apo__rule *rules;          /* n_sets: each set's rule, thresholds and side */
     apo_stream *inner;         /* the indicator's stream: one set, or a sweep of n_sets */
     apo__score_live *live;     /* n_sets x n_series, set after set */
+    /* Bars kept for revises (apo_stream_desc.revise_bars), K; 0: none, and the two below NULL. */
+    size_t revise;
+    apo__score_live *base; /* n_sets x n_series: each fold as it was K bars back (at bar n - K) */
+    /* n_sets x n_series x K slots of APO_STREAM_RULE_SLOT(rule) doubles, set after set: each
+     * series' last K bars, bar t at slot t % K, its close and then the indicator's outputs. */
+    double *kept;
 };
 
+/* Doubles of one kept bar of a rule's stream: the close and the indicator's outputs. */
+#define APO_STREAM_RULE_SLOT(rule) (1 + (rule)->scored->scoring->indicator->n_outputs)
+
 /* A rule's stream of n_series empty series of scored kernel k, the sets' resolved parameters
- * `params` (n_sets x APO_MAX_PARAMS, checked by the caller), taking `inner` (the indicator's
- * stream of those sets, freed with it, also on failure). */
+ * `params` (n_sets x APO_MAX_PARAMS, checked by the caller), keeping `revise` bars for revises
+ * (checked by the caller), taking `inner` (the indicator's stream of those sets, made with the
+ * same revise, freed with it, also on failure). */
 apo_status apo__stream_rule_new(const apo__kernel *k, const double *params, size_t n_sets,
-                                apo_stream *inner, apo_stream **out);
+                                size_t revise, apo_stream *inner, apo_stream **out);
 
 /* Feeds an update (arguments checked by the caller, total its new bars): the indicator's
  * stream first, which is all or nothing, then every set's fold over the new bars. With
  * `peek`, the indicator's stream is peeked and the folds are left as they were. */
 apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t total,
                                  const double *const *inputs, double *const *outputs, int peek);
+
+/* Folds an update's bars into every set's folds, once the indicator's stream has taken them:
+ * `ind` holds the indicator's outputs (each output's sets' packed bars, set after set, `total`
+ * bars a set), outputs are written as apo__stream_rule_feed writes them. peek_live NULL: the
+ * stream's own folds move (and keep each bar for revises); else the folds are copied there
+ * (n_sets x n_series) and that copy moves, the stream's left as they were (a peek). Cannot
+ * fail: a group feeds its rule streams' indicators first, then folds (stream_group.c). */
+void apo__stream_rule_fold(apo_stream *s, const size_t *n_new, size_t total,
+                           const double *const *inputs, const double *const *ind,
+                           double *const *outputs, apo__score_live *peek_live);
+
+/* apo_stream_revise() of a rule's stream (arguments checked by the caller, total the bars
+ * given): the indicator's stream revised first, which is all or nothing, then each set's fold
+ * of every revised series folded again from K bars back, writing the outputs of the k[r]
+ * revised bars as an update writes them. */
+apo_status apo__stream_rule_revise(apo_stream *s, const size_t *k, size_t total,
+                                   const double *const *inputs, double *const *outputs);
 
 /* An independent copy (apo_stream_fork()): the indicator's stream forked, the folds copied. */
 apo_status apo__stream_rule_copy(const apo_stream *s, apo_stream **out);
@@ -62,6 +97,8 @@ typedef struct apo__stream_rule_head {
     size_t n_sets, n_series;
     double *params;
     size_t live_at;             /* offset of the folds */
+    size_t revise, slot;        /* format 2: bars kept for revises, doubles a kept bar; else 0 */
+    size_t base_at, kept_at;    /* format 2: offsets of the folds K bars back and the kept bars */
     size_t inner_at, inner_len; /* the indicator stream's state */
 } apo__stream_rule_head;
 

@@ -3,9 +3,12 @@
  * pieces with NaN gaps, peeked at, saved and loaded between pieces, every bar's position,
  * return and running total are bitwise apo_score_positions()'s over the batch indicator's
  * outputs, and the running scores at a bar count are bitwise the batch scored call's over
- * the history up to it (ragged rows: one row per bar count); a sweep's every set too. What
- * is not built (user rules, revise, resume, groups) and a state that is not the expected
- * one are refused, and a refused update leaves the saved state byte for byte.
+ * the history up to it (ragged rows: one row per bar count); a sweep's every set too. A
+ * stream that keeps bars for revises is fed the last bars of each piece wrong and then revises
+ * them: the same comparisons hold, and after each revise it saves the bytes of a stream fed
+ * the right bars alone. What is not built (user rules, resume) and a state that is not
+ * the expected one are refused, and a refused update or revise leaves the saved state byte for
+ * byte. In a group beside an indicator's stream, rule streams give their lone streams' bits.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -24,6 +27,7 @@ typedef struct rule_case {
     size_t n_params;
     size_t n_ind; /* how many of them are the indicator's */
     size_t close_input;
+    size_t revise; /* the stream's revise_bars: 0, or pieces fed wrong and revised */
 } rule_case;
 
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
@@ -74,7 +78,65 @@ static apo_stream_desc rule_desc(const rule_case *rc, const apo_sweep *sweep) {
     d.params = rc->params;
     d.n_params = rc->n_params;
     d.sweep = sweep;
+    d.revise_bars = rc->revise;
     return d;
+}
+
+/* Picks, with the case's revise_bars K, how many of the last bars k[r] of each series to
+ * revise after this piece (at most K and the bars it will have), and returns the piece's
+ * inputs with those of them that are in the piece fed wrong (scaled, every seventh NaN); NULL
+ * without K (k all 0): the piece is fed as it is. */
+static double **wrong_piece(const rule_case *rc, const stream_case *c, const size_t *fed,
+                            const size_t *n_new, size_t total, double *const *in, uint64_t *rng,
+                            size_t *k) {
+    for (size_t r = 0; r < ROWS; r++) {
+        const size_t want = rc->revise > 0 ? stream_rng(rng) % (rc->revise + 1) : 0;
+        k[r] = want < fed[r] + n_new[r] ? want : fed[r] + n_new[r];
+    }
+    if (rc->revise == 0)
+        return NULL;
+    double **wrong = malloc(c->n_inputs * sizeof *wrong);
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        wrong[i] = malloc((total + 1) * sizeof(double));
+        memcpy(wrong[i], in[i], total * sizeof(double));
+        for (size_t r = 0, at = 0; r < ROWS; at += n_new[r], r++)
+            for (size_t t = n_new[r] - (k[r] < n_new[r] ? k[r] : n_new[r]); t < n_new[r]; t++)
+                wrong[i][at + t] = (at + t) % 7 == 3 ? NAN : wrong[i][at + t] * 1.25;
+    }
+    return wrong;
+}
+
+/* Revises the last k[r] bars of each series of s (fed[r] bars each) with the case's right
+ * bars, writes the outputs into got (as check_case gathers them), and checks that s then
+ * saves the bytes of `twin`, fed the right bars alone. */
+static void revise_piece(apo_stream *s, const apo_stream *twin, const stream_case *c,
+                         const size_t *fed, const size_t *k, size_t n_sets, double *const *got) {
+    size_t total = 0;
+    for (size_t r = 0; r < ROWS; r++)
+        total += k[r];
+    double *in[APO_MAX_IO], *out[APO_LIVE_N_OUTPUTS];
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        in[i] = malloc((total + 1) * sizeof(double));
+        for (size_t r = 0, at = 0; r < ROWS; at += k[r], r++)
+            memcpy(in[i] + at, c->in[i] + r * c->cols + fed[r] - k[r], k[r] * sizeof(double));
+    }
+    for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+        out[q] = malloc((total + 1) * n_sets * sizeof(double));
+    cr_assert_eq(apo_stream_revise(s, k, (const double *const *)in, out), APO_OK, "%s",
+                 apo_last_error());
+    for (size_t j = 0; j < n_sets; j++)
+        for (size_t r = 0, at = j * total; r < ROWS; at += k[r], r++)
+            for (size_t t = 0; t < k[r]; t++)
+                for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+                    got[q][(j * ROWS + r) * c->cols + fed[r] - k[r] + t] = out[q][at + t];
+    size_t len = 0;
+    unsigned char *want = stream_state_bytes(twin, &len);
+    stream_assert_state(s, want, len, "after a revise, against a stream fed the right bars");
+    free(want);
+    for (size_t i = 0; i < c->n_inputs; i++)
+        free(in[i]);
+    for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+        free(out[q]);
 }
 
 /* Saves s, loads it back with its desc expected, destroys s: the stream goes on from bytes. */
@@ -111,8 +173,10 @@ static void check_case(const rule_case *rc, const apo_sweep *sweep, size_t n_set
         stream_case_init(&c, rt, rc->kernel, rc->params, rc->n_ind, ROWS, cols, 54, STREAM_GAPS),
         APO_OK, "%s", apo_last_error());
     const apo_stream_desc d = rule_desc(rc, sweep);
-    apo_stream *s = NULL;
+    apo_stream *s = NULL, *twin = NULL; /* twin: fed the right bars alone, with K */
     cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    if (rc->revise > 0)
+        cr_assert_eq(apo_stream_create(rt, &d, &twin), APO_OK, "%s", apo_last_error());
     double *got[APO_LIVE_N_OUTPUTS]; /* sets x ROWS x cols, series r's bar t at r * cols + t */
     for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
         got[q] = malloc(n_sets * ROWS * cols * sizeof(double));
@@ -136,13 +200,14 @@ static void check_case(const rule_case *rc, const apo_sweep *sweep, size_t n_set
         }
         for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
             out[q] = malloc((total + 1) * n_sets * sizeof(double));
+        size_t k[ROWS];
+        double **wrong = wrong_piece(rc, &c, fed, n_new, total, in, &rng, k);
+        const double *const *fed_in = (const double *const *)(wrong != NULL ? wrong : in);
         if (round % 3 == 1) { /* a peek gives the update's positions and changes nothing */
             double *pk[APO_LIVE_N_OUTPUTS] = {peeked};
-            cr_assert_eq(apo_stream_peek(s, n_new, (const double *const *)in, pk), APO_OK, "%s",
-                         apo_last_error());
+            cr_assert_eq(apo_stream_peek(s, n_new, fed_in, pk), APO_OK, "%s", apo_last_error());
         }
-        cr_assert_eq(apo_stream_update(s, n_new, (const double *const *)in, out), APO_OK, "%s",
-                     apo_last_error());
+        cr_assert_eq(apo_stream_update(s, n_new, fed_in, out), APO_OK, "%s", apo_last_error());
         for (size_t j = 0; j < n_sets; j++)
             for (size_t r = 0, at = j * total; r < ROWS; at += n_new[r], r++)
                 for (size_t t = 0; t < n_new[r]; t++) {
@@ -154,8 +219,16 @@ static void check_case(const rule_case *rc, const apo_sweep *sweep, size_t n_set
                 }
         for (size_t r = 0; r < ROWS; r++)
             fed[r] += n_new[r];
-        for (size_t i = 0; i < c.n_inputs; i++)
+        if (twin != NULL) {
+            cr_assert_eq(apo_stream_update(twin, n_new, (const double *const *)in, out), APO_OK);
+            revise_piece(s, twin, &c, fed, k, n_sets, got);
+        }
+        for (size_t i = 0; i < c.n_inputs; i++) {
             free(in[i]);
+            if (wrong != NULL)
+                free(wrong[i]);
+        }
+        free(wrong);
         for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
             free(out[q]);
         free(peeked);
@@ -213,6 +286,7 @@ static void check_case(const rule_case *rc, const apo_sweep *sweep, size_t n_set
     for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
         free(got[q]);
     apo_stream_destroy(s);
+    apo_stream_destroy(twin);
     stream_case_free(&c);
     apo_runtime_destroy(rt);
 }
@@ -229,6 +303,7 @@ Test(stream_rule, rsi_revert_with_cost_is_the_batch_bit_for_bit, .timeout = 120)
                           {{"timeperiod", 9}, {"lower", 35}, {"upper", 65}, {"cost", 0.001}},
                           4,
                           1,
+                          0,
                           0});
 }
 
@@ -238,20 +313,21 @@ Test(stream_rule, bands_revert_more_is_the_batch_bit_for_bit, .timeout = 120) {
                           {{"period", 20}, {"cost", 0.0005}, {"periods_per_year", 98280}},
                           3,
                           1,
+                          0,
                           0});
 }
 
 Test(stream_rule, stoch_cross_long_only_compound_is_the_batch_bit_for_bit, .timeout = 120) {
     check_one(
-        (rule_case){"stoch", "stoch_cross/compound", {{"side", 1}, {"cost", 0.0002}}, 2, 0, 2});
+        (rule_case){"stoch", "stoch_cross/compound", {{"side", 1}, {"cost", 0.0002}}, 2, 0, 2, 0});
 }
 
 Test(stream_rule, macd_cross_log_is_the_batch_bit_for_bit, .timeout = 120) {
-    check_one((rule_case){"macd", "macd_cross/log", {{"cost", 0.001}}, 1, 0, 0});
+    check_one((rule_case){"macd", "macd_cross/log", {{"cost", 0.001}}, 1, 0, 0, 0});
 }
 
 Test(stream_rule, a_sweep_over_the_rule_is_each_sets_batch, .timeout = 120) {
-    const rule_case rc = {"rsi", "rsi_zone", {{"timeperiod", 14}}, 1, 1, 0};
+    const rule_case rc = {"rsi", "rsi_zone", {{"timeperiod", 14}}, 1, 1, 0, 0};
     const double lower[] = {25, 30}, cost[] = {0, 0.001};
     const apo_sweep_param grid[] = {{"lower", lower, 2}, {"cost", cost, 2}};
     const apo_sweep sw = stream_grid_sweep(grid, 2);
@@ -266,6 +342,170 @@ Test(stream_rule, a_sweep_over_the_rule_is_each_sets_batch, .timeout = 120) {
         n[j] = 3;
     }
     check_case(&rc, &sw, 4, p, n);
+}
+
+Test(stream_rule, rsi_revert_revised_is_the_batch_bit_for_bit, .timeout = 120) {
+    check_one((rule_case){"rsi",
+                          "rsi_revert",
+                          {{"timeperiod", 9}, {"lower", 35}, {"upper", 65}, {"cost", 0.001}},
+                          4,
+                          1,
+                          0,
+                          40});
+}
+
+Test(stream_rule, bands_revert_more_revised_is_the_batch_bit_for_bit, .timeout = 120) {
+    check_one((rule_case){"bollinger",
+                          "bands_revert/more",
+                          {{"period", 20}, {"cost", 0.0005}, {"periods_per_year", 98280}},
+                          3,
+                          1,
+                          0,
+                          17});
+}
+
+Test(stream_rule, a_revised_sweep_is_each_sets_batch, .timeout = 120) {
+    const rule_case rc = {"macd", "macd_cross/compound", {{"fastperiod", 10}}, 1, 1, 0, 40};
+    const double side[] = {-1, 0, 1}, cost[] = {0, 0.001};
+    const apo_sweep_param grid[] = {{"side", side, 3}, {"cost", cost, 2}};
+    const apo_sweep sw = stream_grid_sweep(grid, 2);
+    apo_param sets[6][3];
+    const apo_param *p[6];
+    size_t n[6];
+    for (size_t j = 0; j < 6; j++) {
+        sets[j][0] = (apo_param){"fastperiod", 10};
+        sets[j][1] = (apo_param){"side", side[j / 2]};
+        sets[j][2] = (apo_param){"cost", cost[j % 2]};
+        p[j] = sets[j];
+        n[j] = 3;
+    }
+    check_case(&rc, &sw, 6, p, n);
+}
+
+/* Group member m of a_group_of_rule_streams_gives_each_lone_streams_bits. */
+static apo_stream *group_member(apo_runtime *rt, size_t m) {
+    static const double periods[] = {10, 20};
+    static const apo_sweep_param grid[] = {{"period", periods, 2}};
+    static const apo_param rsi[] = {{"timeperiod", 9}, {"cost", 0.001}},
+                           boll[] = {{"cost", 0.0005}};
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.n_series = ROWS;
+    if (m == 0) { /* rsi_revert */
+        d.kernel = "rsi", d.score = "rsi_revert", d.params = rsi, d.n_params = 2;
+    } else if (m == 1) { /* a sweep of bands_revert/more over two periods, revising 10 bars */
+        static apo_sweep sw;
+        sw = stream_grid_sweep(grid, 1);
+        d.kernel = "bollinger", d.score = "bands_revert/more", d.params = boll, d.n_params = 1;
+        d.sweep = &sw, d.revise_bars = 10;
+    } else { /* an indicator beside them */
+        d.kernel = "macd";
+    }
+    apo_stream *s = NULL;
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    return s;
+}
+
+/* The outputs group member m writes (sets x the update's bars), and how many of them. */
+static size_t member_outputs(size_t m) { return m == 2 ? 3 : APO_LIVE_N_OUTPUTS; }
+static size_t member_sets(size_t m) { return m == 1 ? 2 : 1; }
+
+Test(stream_rule, a_group_of_rule_streams_gives_each_lone_streams_bits, .timeout = 120) {
+    apo_runtime *rt = test_runtime("cpu");
+    enum { MEMBERS = 3 };
+    const size_t cols = 3000;
+    stream_case c;
+    cr_assert_eq(stream_case_init(&c, rt, "rsi", NULL, 0, ROWS, cols, 61, STREAM_GAPS), APO_OK);
+    apo_stream *in_group[MEMBERS], *lone[MEMBERS];
+    for (size_t m = 0; m < MEMBERS; m++) {
+        in_group[m] = group_member(rt, m);
+        lone[m] = group_member(rt, m);
+    }
+    apo_stream_group *g = NULL;
+    cr_assert_eq(apo_stream_group_create(in_group, MEMBERS, NULL, &g), APO_OK, "%s",
+                 apo_last_error());
+    size_t fed[ROWS] = {0};
+    uint64_t rng = 0x9a0;
+    /* A first piece of 2,500 bars a series (the group shares it with its second thread), then
+     * pieces of 0 to 40, some peeked first. */
+    for (int round = 0; fed[0] < cols || fed[1] < cols || fed[2] < cols; round++) {
+        size_t n_new[ROWS], total = 0;
+        for (size_t r = 0; r < ROWS; r++) {
+            const size_t want = round == 0 ? 2500 : stream_rng(&rng) % 41;
+            n_new[r] = want < cols - fed[r] ? want : cols - fed[r];
+            total += n_new[r];
+        }
+        double *close = malloc((total + 1) * sizeof(double));
+        for (size_t r = 0, at = 0; r < ROWS; at += n_new[r], r++)
+            memcpy(close + at, c.in[0] + r * cols + fed[r], n_new[r] * sizeof(double));
+        const apo_named_input named[] = {{"close", close}};
+        double *got[MEMBERS][APO_LIVE_N_OUTPUTS], *peeked[MEMBERS][APO_LIVE_N_OUTPUTS],
+            *want[APO_LIVE_N_OUTPUTS];
+        double *const *outs[MEMBERS], *const *peeks[MEMBERS];
+        for (size_t m = 0; m < MEMBERS; m++) {
+            for (size_t q = 0; q < member_outputs(m); q++) {
+                got[m][q] = malloc((total + 1) * member_sets(m) * sizeof(double));
+                peeked[m][q] = malloc((total + 1) * member_sets(m) * sizeof(double));
+            }
+            outs[m] = got[m], peeks[m] = peeked[m];
+        }
+        const int peek = round % 3 == 1;
+        if (peek)
+            cr_assert_eq(apo_stream_group_peek(g, n_new, named, 1, peeks), APO_OK, "%s",
+                         apo_last_error());
+        cr_assert_eq(apo_stream_group_update(g, n_new, named, 1, outs), APO_OK, "%s",
+                     apo_last_error());
+        for (size_t m = 0; m < MEMBERS; m++) {
+            for (size_t q = 0; q < member_outputs(m); q++)
+                want[q] = malloc((total + 1) * member_sets(m) * sizeof(double));
+            const double *lone_in[] = {close};
+            cr_assert_eq(apo_stream_update(lone[m], n_new, lone_in, want), APO_OK, "%s",
+                         apo_last_error());
+            for (size_t q = 0; q < member_outputs(m); q++) {
+                for (size_t i = 0; i < total * member_sets(m); i++) {
+                    cr_assert(same_bits(got[m][q][i], want[q][i]),
+                              "member %zu output %zu, round %d, at %zu", m, q, round, i);
+                    cr_assert(!peek || same_bits(peeked[m][q][i], want[q][i]),
+                              "member %zu output %zu peeked, round %d, at %zu", m, q, round, i);
+                }
+                free(want[q]), free(got[m][q]), free(peeked[m][q]);
+            }
+            size_t len = 0;
+            unsigned char *bytes = stream_state_bytes(lone[m], &len);
+            stream_assert_state(in_group[m], bytes, len, "a member against its lone stream");
+            free(bytes);
+        }
+        for (size_t r = 0; r < ROWS; r++)
+            fed[r] += n_new[r];
+        free(close);
+    }
+    /* A refused update (a rule's NULL position) moves no member. */
+    size_t len[MEMBERS], one[ROWS] = {1, 1, 1};
+    unsigned char *before[MEMBERS];
+    for (size_t m = 0; m < MEMBERS; m++)
+        before[m] = stream_state_bytes(in_group[m], &len[m]);
+    double bar[ROWS] = {100, 101, 102}, sink[2 * ROWS * APO_LIVE_N_OUTPUTS];
+    double *cols_of[MEMBERS][APO_LIVE_N_OUTPUTS];
+    double *const *outs[MEMBERS];
+    for (size_t m = 0; m < MEMBERS; m++) {
+        for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+            cols_of[m][q] = sink + q * 2 * ROWS;
+        outs[m] = cols_of[m];
+    }
+    cols_of[1][0] = NULL;
+    const apo_named_input named[] = {{"close", bar}};
+    cr_assert_eq(apo_stream_group_update(g, one, named, 1, outs), APO_ERR_NULL);
+    cr_assert(strstr(apo_last_error(), "position") != NULL, "%s", apo_last_error());
+    for (size_t m = 0; m < MEMBERS; m++) {
+        stream_assert_state(in_group[m], before[m], len[m], "after a refused group update");
+        free(before[m]);
+    }
+    apo_stream_group_destroy(g);
+    for (size_t m = 0; m < MEMBERS; m++) {
+        apo_stream_destroy(in_group[m]);
+        apo_stream_destroy(lone[m]);
+    }
+    stream_case_free(&c);
+    apo_runtime_destroy(rt);
 }
 
 static int always_long(const double *in, const double *out, int prev, void *user) {
@@ -296,10 +536,11 @@ static apo_status feed_mfi(apo_stream *s, const stream_case *c, size_t from, siz
 Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     test_register_rule(rt, "always_long", "rsi", always_long, NULL);
-    const rule_case rc = {"mfi", "mfi_revert", {{"lower", 25}, {"cost", 0.001}}, 2, 0, 2};
+    const rule_case rc = {"mfi", "mfi_revert", {{"lower", 25}, {"cost", 0.001}}, 2, 0, 2, 0};
     apo_stream_desc d = rule_desc(&rc, NULL);
     apo_stream *s = NULL;
-    /* A user's rule, revise_bars, an unknown rule, a rule of another kernel, lower >= upper. */
+    /* A user's rule, too many revise_bars, an unknown rule, a rule of another kernel, lower >=
+     * upper. */
     apo_stream_desc bad = d;
     bad.kernel = "rsi";
     bad.score = "always_long";
@@ -307,7 +548,7 @@ Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeou
     cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(apo_last_error(), "user") != NULL, "%s", apo_last_error());
     bad = d;
-    bad.revise_bars = 5;
+    bad.revise_bars = ((size_t)1 << 24) + 1;
     cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_INVALID_ARGUMENT);
     bad = d;
     bad.score = "no_such_rule";
@@ -338,10 +579,17 @@ Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeou
     c.in[3][1 * c.cols + 160] = 1000.0;
     cr_assert_eq(feed_mfi(s, &c, 150, 200, NULL), APO_ERR_NULL);
     stream_assert_state(s, before, len, "after a NULL position");
+    double *last[4], pos1[ROWS];
+    for (size_t i = 0; i < 4; i++) { /* each series' bar 149 as it was */
+        last[i] = malloc(ROWS * sizeof(double));
+        for (size_t r = 0; r < ROWS; r++)
+            last[i][r] = c.in[i][r * c.cols + 149];
+    }
     size_t k[ROWS] = {1, 1, 1};
-    cr_assert_eq(apo_stream_revise(s, k, NULL, NULL), APO_ERR_INVALID_ARGUMENT);
-    apo_stream_group *g = NULL;
-    cr_assert_eq(apo_stream_group_create(&s, 1, NULL, &g), APO_ERR_INVALID_ARGUMENT);
+    double *pos_out[APO_LIVE_N_OUTPUTS] = {pos1};
+    cr_assert_eq(apo_stream_revise(s, k, (const double *const *)last, pos_out),
+                 APO_ERR_INVALID_ARGUMENT); /* the stream keeps no bars for revises */
+    cr_assert(strstr(apo_last_error(), "revise") != NULL, "%s", apo_last_error());
     stream_assert_state(s, before, len, "after the refusals");
 
     /* A fork fed other bars leaves s as it was; fed the same bars, both save the same. */
@@ -393,6 +641,42 @@ Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeou
     cr_assert_eq(apo_stream_load(rt, &d, pstate, flen, &back), APO_ERR_INVALID_ARGUMENT);
     free(pstate);
     free(state);
+    free(before);
+    apo_stream_destroy(s);
+
+    /* With revise_bars: a revise of more bars than kept, or with a negative volume, changes
+     * nothing; its state loads only where expect keeps as many bars, and refuses damage. */
+    d.revise_bars = 5;
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(feed_mfi(s, &c, 0, 150, pos), APO_OK, "%s", apo_last_error());
+    before = stream_state_bytes(s, &len);
+    k[0] = 6;
+    cr_assert_eq(apo_stream_revise(s, k, (const double *const *)last, pos_out),
+                 APO_ERR_INVALID_ARGUMENT);
+    stream_assert_state(s, before, len, "after a revise of 6 bars of 5 kept");
+    k[0] = 1;
+    last[3][2] = -1.0;
+    cr_assert_eq(apo_stream_revise(s, k, (const double *const *)last, pos_out),
+                 APO_ERR_INVALID_ARGUMENT);
+    stream_assert_state(s, before, len, "after a revise with a negative volume");
+    last[3][2] = c.in[3][2 * c.cols + 149];
+    cr_assert_eq(apo_stream_revise(s, k, (const double *const *)last, pos_out), APO_OK, "%s",
+                 apo_last_error());
+    stream_assert_state(s, before, len, "after a revise to the same bars");
+    cr_assert_eq(apo_stream_load(rt, &d, before, len, &back), APO_OK, "%s", apo_last_error());
+    stream_assert_state(back, before, len, "loaded");
+    apo_stream_destroy(back);
+    bad = d;
+    bad.revise_bars = 4;
+    cr_assert_eq(apo_stream_load(rt, &bad, before, len, &back), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "revise") != NULL, "%s", apo_last_error());
+    for (size_t at = 0; at < len; at += len / 29 + 1) {
+        before[at] ^= 0x10;
+        cr_assert_neq(apo_stream_load(rt, &d, before, len, &back), APO_OK, "byte %zu", at);
+        before[at] ^= 0x10;
+    }
+    for (size_t i = 0; i < 4; i++)
+        free(last[i]);
     free(before);
     apo_stream_destroy(s);
     stream_case_free(&c);
