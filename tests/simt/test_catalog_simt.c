@@ -21,6 +21,7 @@
 
 #include "catalog_cuda.h"
 #include "catalog_dispatch.h"
+#include "catalog_shapes.h"
 #include "helpers.h"
 #include "simt_api.h"
 #include "simt_bars.h"
@@ -296,22 +297,17 @@ static family_launcher launcher_of(apo__cat_id id) {
     return NULL;
 }
 
-/* The io of the whole arrays (row 0), parameters p and the kernel's halo. */
-/* Each kernel's inputs and outputs, from the catalog's table: the runtime leaves the others
- * NULL (runtime/catalog/catalog_kernels.c), and so do these tests, since the staged anchored
- * launch sizes a warp's shared memory by them (anchor_stage.h). */
-#define CAT_ARITY_(ID, name, room, inputs, outputs, ...)                                           \
-    {APO_CAT_COUNT_OF inputs, APO_CAT_COUNT_OF outputs},
-static const struct { int in, out; } cat_arity[] = {APO_CATALOG(CAT_ARITY_)};
-#undef CAT_ARITY_
-
+/* The io of the whole arrays (row 0), parameters p and the kernel's halo: the kernel's own
+ * inputs and outputs alone (catalog_shapes.h), the others NULL, as the runtime leaves them
+ * (runtime/catalog/catalog_kernels.c), since the staged anchored launch sizes a warp's shared
+ * memory by them (anchor_stage.h). */
 static apo__cat_io io_of(apo__cat_id id, double *const *in, double *const *out, const double *p,
                          size_t n) {
     apo__cat_io io;
     memset(&io, 0, sizeof io);
-    for (int i = 0; i < cat_arity[id].in; i++)
+    for (size_t i = 0; i < shapes[id].n_in; i++)
         io.in[i] = in[i];
-    for (int o = 0; o < cat_arity[id].out; o++)
+    for (size_t o = 0; o < shapes[id].n_out; o++)
         io.out[o] = out[o];
     for (size_t k = 0; k < n; k++)
         io.p[k] = p[k];

@@ -1,7 +1,7 @@
 /*
  * catalog_family_tile.h: what the catalog's piece-by-piece tests (test_catalog_pointwise.c,
- * test_catalog_anchored.c) share: each row's inputs, outputs and parameters read from the
- * catalog table itself, and the body a GPU thread calls, the family's switch
+ * test_catalog_anchored.c) share: each row's inputs, outputs and parameters (catalog_shapes.h,
+ * which the SIMT tests share too), and the body a GPU thread calls, the family's switch
  * (kernels/<room>/<room>_tiles.h), so that a test runs on the CPU exactly what a GPU launch
  * runs on its piece. Static definitions: one copy in each test executable that includes it.
  */
@@ -16,33 +16,13 @@
 #include "averages_tiles.h"
 #include "candles_tiles.h"
 #include "catalog_dispatch.h"
+#include "catalog_shapes.h"
 #include "cycles_tiles.h"
 #include "oscillators_tiles.h"
 #include "statistics_tiles.h"
 #include "transforms_tiles.h"
 #include "trend_tiles.h"
 #include "volume_tiles.h"
-
-/* A parameter's specification as the table writes it (catalog_table.h's params column). */
-typedef struct param_spec {
-    const char *name;
-    double def, min, max;
-    int integer;
-} param_spec;
-
-typedef struct kernel_shape {
-    size_t n_in, n_out, n_params;
-    param_spec params[APO_CAT_MAX_PAR];
-} kernel_shape;
-
-/* Every row's inputs, outputs and parameters, in id order, from the table itself. */
-static const kernel_shape shapes[] = {
-#define APO__SHAPE(ID, name, room, inputs, outputs, params, ...)                                   \
-    {APO_CAT_COUNT_OF inputs, APO_CAT_COUNT_OF outputs, APO_CAT_COUNT_OF params,                   \
-     APO_CAT_LIST_OF params},
-    APO_CATALOG(APO__SHAPE)
-#undef APO__SHAPE
-};
 
 /* The body the GPU's thread calls: the family's switch (kernels/<room>/<room>_tiles.h). */
 static inline void family_tile(apo__cat_id id, const apo__cat_io *io, size_t begin, size_t end) {
