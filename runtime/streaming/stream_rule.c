@@ -207,33 +207,47 @@ void apo__stream_rule_fold(apo_stream *s, const size_t *n_new, size_t total,
                  outputs, peek_live == NULL && rule->revise > 0);
 }
 
+/* The indicator's outputs of `total` bars a set for every set, each output's sets packed set
+ * after set, pointed to by ind_out: the scratch an update or a revise (`call`) feeds the
+ * indicator's stream into before any of it moves. NULL with the error set (*st). */
+static double *indicator_scratch(const apo_stream *s, size_t total, const char *call,
+                                 double **ind_out, apo_status *st) {
+    const size_t n_out = indicator_of(s)->n_outputs, n_sets = s->rule->n_sets;
+    if (total > SIZE_MAX / sizeof(double) / n_sets / n_out) {
+        *st = apo__fail(APO_ERR_OVERFLOW, "%s: the bars overflow size_t", call);
+        return NULL;
+    }
+    double *scratch = malloc(n_sets * n_out * total * sizeof *scratch);
+    if (scratch == NULL) {
+        *st = apo__fail(APO_ERR_OUT_OF_MEMORY,
+                        "%s: no memory for the indicator's outputs of %zu bars", call, total);
+        return NULL;
+    }
+    for (size_t o = 0; o < n_out; o++)
+        ind_out[o] = scratch + o * n_sets * total;
+    return scratch;
+}
+
 apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t total,
                                  const double *const *inputs, double *const *outputs, int peek) {
     struct apo__stream_rule *rule = s->rule;
-    const apo__kernel *ind = indicator_of(s);
-    const size_t n_out = ind->n_outputs, n_sets = rule->n_sets;
-    if (total > SIZE_MAX / sizeof(double) / n_sets / n_out)
-        return apo__fail(APO_ERR_OVERFLOW, "apo_stream_update: the new bars overflow size_t");
     /* Every allocation first: the indicator's outputs of every set, and for a peek the folds'
      * copy, so that nothing can fail once the indicator's stream has moved. */
-    double *scratch = malloc(n_sets * n_out * total * sizeof *scratch);
-    apo__score_live *live = peek ? malloc(n_sets * s->n_series * sizeof *live) : rule->live;
-    if (scratch == NULL || live == NULL) {
-        free(scratch);
-        if (peek)
-            free(live);
-        return apo__fail(APO_ERR_OUT_OF_MEMORY,
-                         "apo_stream_update: no memory for the indicator's outputs of %zu bars",
-                         total);
-    }
+    apo_status st = APO_OK;
     double *ind_out[APO_MAX_IO];
-    for (size_t o = 0; o < n_out; o++)
-        ind_out[o] = scratch + o * n_sets * total;
+    double *scratch = indicator_scratch(s, total, "apo_stream_update", ind_out, &st);
+    if (scratch == NULL)
+        return st;
+    apo__score_live *live = peek ? malloc(rule->n_sets * s->n_series * sizeof *live) : rule->live;
+    if (live == NULL) {
+        free(scratch);
+        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream_peek: no memory for the rule's folds");
+    }
     /* The rule's checks are the indicator stream's (the same inputs, checked by the public
      * call), so its feed is called directly. An indicator's update that fails part way (a
      * large one on the devices) leaves the rule refusing too: its save, fork and updates then
      * say so, as a lone stream's do. */
-    apo_status st = apo__stream_feed(rule->inner, n_new, total, inputs, ind_out, peek);
+    st = apo__stream_feed(rule->inner, n_new, total, inputs, ind_out, peek);
     if (rule->inner->broken)
         s->broken = 1;
     if (st == APO_OK)
@@ -272,23 +286,17 @@ static void refold(struct apo__stream_rule *rule, size_t j, size_t r, size_t k, 
 apo_status apo__stream_rule_revise(apo_stream *s, const size_t *k, size_t total,
                                    const double *const *inputs, double *const *outputs) {
     struct apo__stream_rule *rule = s->rule;
-    const size_t n_out = indicator_of(s)->n_outputs, n_sets = rule->n_sets;
-    if (total > SIZE_MAX / sizeof(double) / n_sets / n_out)
-        return apo__fail(APO_ERR_OVERFLOW, "apo_stream_revise: the bars overflow size_t");
-    double *scratch = malloc(n_sets * n_out * total * sizeof *scratch);
-    if (scratch == NULL)
-        return apo__fail(APO_ERR_OUT_OF_MEMORY,
-                         "apo_stream_revise: no memory for the indicator's outputs of %zu bars",
-                         total);
+    apo_status st = APO_OK;
     double *ind_out[APO_MAX_IO];
-    for (size_t o = 0; o < n_out; o++)
-        ind_out[o] = scratch + o * n_sets * total;
+    double *scratch = indicator_scratch(s, total, "apo_stream_revise", ind_out, &st);
+    if (scratch == NULL)
+        return st;
     /* The indicator's revise checks k against the bars kept (its K is the rule's) and is all
      * or nothing; the folds below cannot fail. */
-    const apo_status st = apo__stream_revise(rule->inner, k, total, inputs, ind_out);
+    st = apo__stream_revise(rule->inner, k, total, inputs, ind_out);
     if (st == APO_OK) {
         const double *close = inputs[rule->scored->scoring->close_input];
-        for (size_t j = 0; j < n_sets; j++)
+        for (size_t j = 0; j < rule->n_sets; j++)
             for (size_t r = 0, at = 0; r < s->n_series; at += k[r], r++)
                 if (k[r] > 0)
                     refold(rule, j, r, k[r], total, at, close, (const double *const *)ind_out,
