@@ -579,11 +579,16 @@ Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeou
     c.in[3][1 * c.cols + 160] = 1000.0;
     cr_assert_eq(feed_mfi(s, &c, 150, 200, NULL), APO_ERR_NULL);
     stream_assert_state(s, before, len, "after a NULL position");
-    double *last[4], pos1[ROWS];
-    for (size_t i = 0; i < 4; i++) { /* each series' bar 149 as it was */
+    /* last: each series' bar 149 as it was (k = 1 each); six: series 0's bars 144 to 149,
+     * then the others' bar 149 (k = 6, 1, 1). */
+    double *last[4], *six[4], pos1[ROWS + 5];
+    for (size_t i = 0; i < 4; i++) {
         last[i] = malloc(ROWS * sizeof(double));
+        six[i] = malloc((ROWS + 5) * sizeof(double));
         for (size_t r = 0; r < ROWS; r++)
             last[i][r] = c.in[i][r * c.cols + 149];
+        memcpy(six[i], c.in[i] + 144, 6 * sizeof(double));
+        memcpy(six[i] + 6, last[i] + 1, 2 * sizeof(double));
     }
     size_t k[ROWS] = {1, 1, 1};
     double *pos_out[APO_LIVE_N_OUTPUTS] = {pos1};
@@ -651,8 +656,9 @@ Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeou
     cr_assert_eq(feed_mfi(s, &c, 0, 150, pos), APO_OK, "%s", apo_last_error());
     before = stream_state_bytes(s, &len);
     k[0] = 6;
-    cr_assert_eq(apo_stream_revise(s, k, (const double *const *)last, pos_out),
+    cr_assert_eq(apo_stream_revise(s, k, (const double *const *)six, pos_out),
                  APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "revise") != NULL, "%s", apo_last_error());
     stream_assert_state(s, before, len, "after a revise of 6 bars of 5 kept");
     k[0] = 1;
     last[3][2] = -1.0;
@@ -676,7 +682,7 @@ Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeou
         before[at] ^= 0x10;
     }
     for (size_t i = 0; i < 4; i++)
-        free(last[i]);
+        free(last[i]), free(six[i]);
     free(before);
     apo_stream_destroy(s);
     stream_case_free(&c);
