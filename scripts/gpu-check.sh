@@ -5,7 +5,7 @@
 # the shared libraries a bare CUDA machine lacks, and checks the kernels' PTX for FMA:
 #   scripts/gpu-check.sh --bundle-only [--build DIR]
 # On the GPU machine (the bundle travels with the working tree, e.g. as a `carry` path):
-#   scripts/gpu-check.sh [--bundle DIR] [--budget SECONDS] [--only STEP,...] [--force]
+#   scripts/gpu-check.sh [--bundle DIR|FILE.tar.xz] [--budget SECONDS] [--only STEP,...] [--force]
 # Without a bundle it builds and bundles first (when nvcc is there). Each step runs under
 # a timeout with its log kept (under $OUT/gpu-check when OUT is set, else the bundle's
 # logs/); the run ends with the summary tables (stall sampling, bandwidth, throughput per
@@ -19,9 +19,14 @@
 # 77 no GPU.
 #
 #   --bundle-only      build and bundle, run nothing
+#   --pack             with --bundle-only, also write the bundle as one xz archive beside it
+#                      (BUNDLE.tar.xz): the gpu suite's three executables each hold the whole
+#                      static library, 37 MB apiece, and the archive's window holds all three,
+#                      so they travel at a fraction of that; carry the archive alone
 #   --build DIR        bundle this build folder instead of building build-gpu-check/
 #                      (for sm_90 it must have been configured with 90 in -Dgpu_archs)
-#   --bundle DIR       the bundle to run (default build-gpu-check/bundle)
+#   --bundle DIR       the bundle to run (default build-gpu-check/bundle); a FILE.tar.xz
+#                      (--pack's) is unpacked first, under TMPDIR
 #   --only LIST        run only these steps (names as in the verdict lines)
 #   --kernels LIST     bench-catalog and gpu-catalog take only these catalog kernels (a call
 #                      that checks what changed since the last GPU run)
@@ -37,6 +42,7 @@ cd "$(dirname "$0")/.." || exit 2
 src=$(pwd)
 
 bundle_only=false
+pack=false
 build_dir=
 bundle="build-gpu-check/bundle"
 default_budget=470
@@ -50,6 +56,7 @@ bundle_given=false
 while [ $# -gt 0 ]; do
     case "$1" in
     --bundle-only) bundle_only=true ;;
+    --pack) pack=true ;;
     --build) build_dir=${2:?--build needs a folder}; shift ;;
     --bundle) bundle=${2:?--bundle needs a folder}; bundle_given=true; shift ;;
     --budget) budget=${2:?--budget needs seconds}; shift ;;
@@ -64,6 +71,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 case "$budget" in '' | *[!0-9]*) echo "gpu-check: --budget takes whole seconds" >&2; exit 2 ;; esac
+$pack && ! $bundle_only && { echo "gpu-check: --pack goes with --bundle-only" >&2; exit 2; }
 
 # In order of what they tell now (issue 51): the GPU and the PTX proof, then the stall
 # sampling of the staged bollinger and macd (ncu: it decides whether the kernels' step
@@ -250,9 +258,39 @@ build_and_bundle() {
     echo "gpu-check: bundle $bundle: $(du -sh "$bundle" | cut -f1), $(find "$bundle/lib" -type f | wc -l) libraries; PTX: $(cat "$bundle/ptx-verdict")"
 }
 
+# The bundle as one xz archive of its folder (--pack): xz -9's window (64 MiB) spans the gpu
+# suite's executables, which share the static library, so each after the first costs little.
+pack_bundle() {
+    local archive="$bundle.tar.xz"
+    tar -C "$(dirname "$bundle")" -cf - "$(basename "$bundle")" | xz -9 -c >"$archive.part" &&
+        mv "$archive.part" "$archive" || {
+        rm -f "$archive.part"
+        echo "gpu-check: packing $bundle failed" >&2
+        return 1
+    }
+    echo "gpu-check: packed $archive: $(du -sh "$archive" | cut -f1) (the folder $(du -sh "$bundle" | cut -f1)); there: scripts/gpu-check.sh --bundle $archive"
+}
+
+# A packed bundle (FILE.tar.xz) is unpacked under TMPDIR, and its folder run. Python's tarfile
+# takes over where the machine has no xz.
+if [ -f "$bundle" ]; then
+    case "$bundle" in *.tar.xz) ;; *) echo "gpu-check: --bundle $bundle: a folder or a .tar.xz" >&2; exit 2 ;; esac
+    unpacked=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-bundle.XXXXXX") || exit 1
+    if command -v xz >/dev/null; then
+        tar -C "$unpacked" -xJf "$bundle"
+    else
+        python3 -m tarfile -e "$bundle" "$unpacked"
+    fi || { echo "gpu-check: unpacking $bundle failed" >&2; exit 1; }
+    bundle=$(find "$unpacked" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+    [ -f "$bundle/bin/apportion" ] || { echo "gpu-check: $unpacked holds no bundle" >&2; exit 1; }
+    echo "gpu-check: unpacked into $bundle"
+fi
 if $bundle_only || [ ! -f "$bundle/bin/apportion" ]; then
     build_and_bundle || exit 1
-    $bundle_only && exit 0
+    if $bundle_only; then
+        $pack && { pack_bundle || exit 1; }
+        exit 0
+    fi
 fi
 # A copy may have lost the execute bits on its way to the GPU machine.
 chmod u+x "$bundle"/bin/* 2>/dev/null

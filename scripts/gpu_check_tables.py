@@ -336,8 +336,9 @@ def balance_targets(logs):
     runs = [os.path.join(folder, d) for d in runs] or [folder]
     rows, bad = [], []
     names = set()
-    for run in runs:
-        names.update(n for n in os.listdir(run) if n.endswith(".json"))
+    for run in runs:  # no folder at all where the step did not run
+        if os.path.isdir(run):
+            names.update(n for n in os.listdir(run) if n.endswith(".json"))
     cases = sorted({n.rsplit("-", 1)[0] for n in names})
     for case in cases:
         ms, spread = {}, {}
