@@ -533,6 +533,19 @@ static apo_status feed_mfi(apo_stream *s, const stream_case *c, size_t from, siz
     return st;
 }
 
+/* Bars to revise mfi's case c with: last, each series' bar 149 as it was (k = 1 each); six,
+ * series 0's bars 144 to 149, then the others' bar 149 (k = 6, 1, 1). Freed by the caller. */
+static void mfi_revise_bars(const stream_case *c, double **last, double **six) {
+    for (size_t i = 0; i < 4; i++) {
+        last[i] = malloc(ROWS * sizeof(double));
+        six[i] = malloc((ROWS + 5) * sizeof(double));
+        for (size_t r = 0; r < ROWS; r++)
+            last[i][r] = c->in[i][r * c->cols + 149];
+        memcpy(six[i], c->in[i] + 144, 6 * sizeof(double));
+        memcpy(six[i] + 6, last[i] + 1, 2 * sizeof(double));
+    }
+}
+
 Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     test_register_rule(rt, "always_long", "rsi", always_long, NULL);
@@ -579,17 +592,8 @@ Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeou
     c.in[3][1 * c.cols + 160] = 1000.0;
     cr_assert_eq(feed_mfi(s, &c, 150, 200, NULL), APO_ERR_NULL);
     stream_assert_state(s, before, len, "after a NULL position");
-    /* last: each series' bar 149 as it was (k = 1 each); six: series 0's bars 144 to 149,
-     * then the others' bar 149 (k = 6, 1, 1). */
     double *last[4], *six[4], pos1[ROWS + 5];
-    for (size_t i = 0; i < 4; i++) {
-        last[i] = malloc(ROWS * sizeof(double));
-        six[i] = malloc((ROWS + 5) * sizeof(double));
-        for (size_t r = 0; r < ROWS; r++)
-            last[i][r] = c.in[i][r * c.cols + 149];
-        memcpy(six[i], c.in[i] + 144, 6 * sizeof(double));
-        memcpy(six[i] + 6, last[i] + 1, 2 * sizeof(double));
-    }
+    mfi_revise_bars(&c, last, six);
     size_t k[ROWS] = {1, 1, 1};
     double *pos_out[APO_LIVE_N_OUTPUTS] = {pos1};
     cr_assert_eq(apo_stream_revise(s, k, (const double *const *)last, pos_out),
@@ -647,15 +651,30 @@ Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeou
     free(pstate);
     free(state);
     free(before);
+    for (size_t i = 0; i < 4; i++)
+        free(last[i]), free(six[i]);
     apo_stream_destroy(s);
+    stream_case_free(&c);
+    apo_runtime_destroy(rt);
+}
 
-    /* With revise_bars: a revise of more bars than kept, or with a negative volume, changes
-     * nothing; its state loads only where expect keeps as many bars, and refuses damage. */
-    d.revise_bars = 5;
+/* With revise_bars: a revise of more bars than kept, or with a negative volume, changes
+ * nothing; the state loads only where expect keeps as many bars, and refuses damage. */
+Test(stream_rule, a_revising_rules_refusals_change_nothing_and_its_state_loads_checked,
+     .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    const rule_case rc = {"mfi", "mfi_revert", {{"lower", 25}, {"cost", 0.001}}, 2, 0, 2, 5};
+    const apo_stream_desc d = rule_desc(&rc, NULL);
+    stream_case c;
+    cr_assert_eq(stream_case_init(&c, rt, "mfi", NULL, 0, ROWS, 400, 7, STREAM_GAPS), APO_OK);
+    double *last[4], *six[4], pos[ROWS * 400];
+    mfi_revise_bars(&c, last, six);
+    double *pos_out[APO_LIVE_N_OUTPUTS] = {pos};
+    apo_stream *s = NULL, *back = NULL;
     cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
     cr_assert_eq(feed_mfi(s, &c, 0, 150, pos), APO_OK, "%s", apo_last_error());
-    before = stream_state_bytes(s, &len);
-    k[0] = 6;
+    size_t len = 0, k[ROWS] = {6, 1, 1};
+    unsigned char *before = stream_state_bytes(s, &len);
     cr_assert_eq(apo_stream_revise(s, k, (const double *const *)six, pos_out),
                  APO_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(apo_last_error(), "revise") != NULL, "%s", apo_last_error());
@@ -672,7 +691,7 @@ Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeou
     cr_assert_eq(apo_stream_load(rt, &d, before, len, &back), APO_OK, "%s", apo_last_error());
     stream_assert_state(back, before, len, "loaded");
     apo_stream_destroy(back);
-    bad = d;
+    apo_stream_desc bad = d;
     bad.revise_bars = 4;
     cr_assert_eq(apo_stream_load(rt, &bad, before, len, &back), APO_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(apo_last_error(), "revise") != NULL, "%s", apo_last_error());
