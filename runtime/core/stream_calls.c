@@ -355,7 +355,7 @@ apo_status apo_stream_bars(const apo_stream *s, size_t series, uint64_t *bars) {
         return apo__fail(APO_ERR_NOT_FOUND, "apo_stream_bars: series %zu of %zu", series,
                          s->n_series);
     const apo_stream *one = s->rule != NULL ? s->rule->inner : s;
-    *bars = (one->n_sets > 0 ? one->sets[0] : one)->series[series].n;
+    *bars = apo__stream_set(one, 0)->series[series].n;
     return APO_OK;
 }
 
@@ -526,7 +526,7 @@ static apo_status check_rule(apo_runtime *rt, const apo_stream_desc *expect, con
                          "apo_stream_load: the rule's indicator state is not of %s, %zu series "
                          "and %zu sets",
                          ind->name, h->n_series, h->n_sets);
-    const size_t inner_revise = (inner->n_sets > 0 ? inner->sets[0] : inner)->revise;
+    const size_t inner_revise = apo__stream_set(inner, 0)->revise;
     if (inner_revise != h->revise || (h->revise > 0 && h->slot != 1 + ind->n_outputs))
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: the rule keeps %zu bars of %zu doubles for revises, "
@@ -534,7 +534,7 @@ static apo_status check_rule(apo_runtime *rt, const apo_stream_desc *expect, con
                          h->revise, h->slot, inner_revise, ind->name, ind->n_outputs);
     for (size_t j = 0; j < h->n_sets; j++) {
         APO_CHECK(check_rule_params(k, h->params + j * APO_MAX_PARAMS, j));
-        const apo_stream *one = inner->n_sets > 0 ? inner->sets[j] : inner;
+        const apo_stream *one = apo__stream_set(inner, j);
         for (size_t p = 0; p < ind->n_params; p++)
             if (one->params[p] != h->params[j * APO_MAX_PARAMS + p])
                 return apo__fail(APO_ERR_INVALID_ARGUMENT,

@@ -127,6 +127,12 @@ uint64_t apo__stream_base(const apo_stream *s, uint64_t n);
 /* Bars a series of n bars keeps per input (n - apo__stream_base()). */
 size_t apo__stream_kept(const apo_stream *s, uint64_t n);
 
+/* Set j of a stream: a sweep's set j, or a stream of one set itself (j 0). Like strchr, it
+ * takes a const stream and gives the set as the caller may use it. */
+static inline apo_stream *apo__stream_set(const apo_stream *s, size_t j) {
+    return s->n_sets > 0 ? s->sets[j] : (apo_stream *)s;
+}
+
 /* The stream of a sweep's sets, taking `sets` (n_sets streams of one set each, of the same
  * kernel and series count), which it frees with itself, also on failure. */
 apo_status apo__stream_sweep_of(apo_stream **sets, size_t n_sets, apo_stream **out);

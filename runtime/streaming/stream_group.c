@@ -64,9 +64,8 @@ struct apo_stream_group {
 /* The stream whose sets the group feeds: a rule's indicator stream, or the stream itself. */
 static apo_stream *fed_of(apo_stream *s) { return s->rule != NULL ? s->rule->inner : s; }
 
-/* The sets of a stream: a sweep's, or the stream itself. */
+/* How many sets a stream has: a sweep's, or 1 for the stream itself. */
 static size_t sets_of(const apo_stream *s) { return s->n_sets > 0 ? s->n_sets : 1; }
-static apo_stream *set_of(apo_stream *s, size_t k) { return s->n_sets > 0 ? s->sets[k] : s; }
 
 void apo_stream_group_destroy(apo_stream_group *g) {
     if (g == NULL)
@@ -153,7 +152,7 @@ apo_status apo_stream_group_create(apo_stream *const *streams, size_t n_streams,
     for (size_t j = 0, t = 0; j < n_streams && !bad; j++) {
         g->streams[j] = streams[j];
         for (size_t k = 0; k < sets_of(fed_of(streams[j])); k++, t++) {
-            g->sets[t] = set_of(fed_of(streams[j]), k);
+            g->sets[t] = apo__stream_set(fed_of(streams[j]), k);
             g->set_stream[t] = j;
             g->set_index[t] = k;
         }

@@ -74,14 +74,13 @@ void apo__stream_journal_restore(apo_stream *s, const size_t *n_new, const journ
 }
 
 /* The sets of s: a sweep's, or s itself. */
-static apo_stream *set_of(apo_stream *s, size_t k) { return s->n_sets > 0 ? s->sets[k] : s; }
 
 apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, size_t total,
                             const double *const *inputs, double *const *outputs, int peek) {
     const size_t n_sets = s->n_sets > 0 ? s->n_sets : 1;
     /* Every set's room before any set moves: a sweep's sets never disagree on their bars. */
     for (size_t k = 0; k < n_sets; k++)
-        APO_CHECK(apo__stream_reserve_set(set_of(s, k), n_new));
+        APO_CHECK(apo__stream_reserve_set(apo__stream_set(s, k), n_new));
     /* A built-in kernel does not fail on the calling thread, so its updates go unjournaled
      * (a journal would cost a one-bar update of thousands of series a copy of each running
      * state); a user kernel's tile function may fail on any series. */
@@ -93,7 +92,7 @@ apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, size_t total,
     apo_status st = APO_OK;
     size_t taken = 0;
     for (size_t k = 0; k < n_sets && st == APO_OK; k++) {
-        apo_stream *one = set_of(s, k);
+        apo_stream *one = apo__stream_set(s, k);
         if (journaled && (st = apo__stream_journal_take(one, n_new, &js[k])) != APO_OK)
             break;
         taken += journaled;
@@ -104,11 +103,11 @@ apo_status apo__stream_feed(apo_stream *s, const size_t *n_new, size_t total,
     }
     if (journaled && (peek || st != APO_OK))
         for (size_t k = taken; k-- > 0;)
-            apo__stream_journal_restore(set_of(s, k), n_new, &js[k]);
+            apo__stream_journal_restore(apo__stream_set(s, k), n_new, &js[k]);
     else if (st != APO_OK && s->n_sets > 0)
         s->broken = 1;
     for (size_t k = 0; k < taken; k++)
-        apo__stream_journal_free(&js[k], set_of(s, k)->n_series);
+        apo__stream_journal_free(&js[k], apo__stream_set(s, k)->n_series);
     free(js);
     return st;
 }

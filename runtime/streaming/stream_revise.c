@@ -20,7 +20,6 @@ apo_status apo__stream_check_revise(const apo__kernel *k, size_t revise, const c
 }
 
 /* The sets of s: a sweep's, or s itself. */
-static apo_stream *set_of(apo_stream *s, size_t j) { return s->n_sets > 0 ? s->sets[j] : s; }
 
 /* Writes the packed inputs over the last k[r] kept bars of every series of one set, the bars
  * they replace first copied to `keep` (packed alike) unless it is NULL. */
@@ -45,7 +44,7 @@ static void swap_bars(apo_stream *s, const size_t *k, const double *const *input
 apo_status apo__stream_revise(apo_stream *s, const size_t *k, size_t total,
                               const double *const *inputs, double *const *outputs) {
     const size_t n_sets = s->n_sets > 0 ? s->n_sets : 1, n_in = s->kernel->n_inputs;
-    const apo_stream *one = set_of(s, 0);
+    const apo_stream *one = apo__stream_set(s, 0);
     for (size_t r = 0; r < s->n_series; r++) {
         const uint64_t n = one->series[r].n;
         if (k[r] > one->revise || k[r] > n)
@@ -63,10 +62,10 @@ apo_status apo__stream_revise(apo_stream *s, const size_t *k, size_t total,
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream_revise: no memory for %zu bars", total);
     apo_status st = APO_OK;
     for (size_t j = 0; j < n_sets && st == APO_OK; j++)
-        st = apo__stream_reserve_rerun(set_of(s, j), set_of(s, j)->tile);
+        st = apo__stream_reserve_rerun(apo__stream_set(s, j), apo__stream_set(s, j)->tile);
     size_t swapped = 0;
     for (size_t j = 0; j < n_sets && st == APO_OK; j++) {
-        apo_stream *set = set_of(s, j);
+        apo_stream *set = apo__stream_set(s, j);
         swap_bars(set, k, inputs, old + j * n_in * total);
         swapped++;
         size_t at = 0;
@@ -84,7 +83,7 @@ apo_status apo__stream_revise(apo_stream *s, const size_t *k, size_t total,
             const double *back[APO_MAX_IO];
             for (size_t i = 0; i < n_in; i++)
                 back[i] = old + j * n_in * total + i * total;
-            swap_bars(set_of(s, j), k, back, NULL);
+            swap_bars(apo__stream_set(s, j), k, back, NULL);
         }
     free(old);
     return st;
@@ -93,7 +92,7 @@ apo_status apo__stream_revise(apo_stream *s, const size_t *k, size_t total,
 size_t apo__stream_resume_needs(const apo_stream *s, uint64_t n) {
     size_t most = 0;
     for (size_t j = 0; j < (s->n_sets > 0 ? s->n_sets : 1); j++) {
-        const apo_stream *set = s->n_sets > 0 ? s->sets[j] : s;
+        const apo_stream *set = apo__stream_set(s, j);
         const size_t kept = apo__stream_kept(set, n);
         most = kept > most ? kept : most;
     }
@@ -122,7 +121,7 @@ apo_status apo__stream_resume_fill(apo_stream *s, const uint64_t *first, const s
     }
     const size_t n_sets = s->n_sets > 0 ? s->n_sets : 1;
     for (size_t j = 0; j < n_sets; j++) {
-        apo_stream *set = set_of(s, j);
+        apo_stream *set = apo__stream_set(s, j);
         size_t at = 0;
         for (size_t r = 0; r < s->n_series; r++) {
             apo__stream_series *se = &set->series[r];

@@ -124,8 +124,7 @@ static double set_param(const struct apo__stream_rule *rule, size_t j, size_t af
 
 /* Bars series r of the rule's indicator stream has taken (every set has as many). */
 static uint64_t bars_of(const struct apo__stream_rule *rule, size_t r) {
-    const apo_stream *one = rule->inner->n_sets > 0 ? rule->inner->sets[0] : rule->inner;
-    return one->series[r].n;
+    return apo__stream_set(rule->inner, 0)->series[r].n;
 }
 
 /* Set j's kept bar t of series r (a slot of APO_STREAM_RULE_SLOT doubles). */
