@@ -11,13 +11,16 @@ function", "All kernels against TA-Lib 0.8"), from what measured them rather tha
     speed                             apo-bench-peers --kernels catalog output (--bench,
                                       repeatable: a kernel's figure at a size comes from
                                       the last file that has it, so a run cut short can
-                                      lay its figures over a complete one):
+                                      lay its figures over a complete one; with
+                                      --median, the median over the files that have it,
+                                      for whole runs repeated on a machine whose
+                                      run-to-run spread is a tenth or more):
                                       TA-Lib's time over apportion's on one thread
                                       (talib/apo1) at 1 x 1e4 and 1 x 1e6 bars; wall clock,
                                       with the ratio of CPU times in parentheses
 
     scripts/talib-kernels-table.py --apportion build/cli/apportion \\
-        --accuracy talib08.log --bench peers.txt [--bench more.txt] \
+        --accuracy talib08.log --bench peers.txt [--bench more.txt] [--median] \
         [--write docs/kernels/talib.md]
 
 Without --write it prints the table; with it, it replaces the text between the markers
@@ -116,6 +119,17 @@ def read_bench(path):
             cpu = parts[13].rstrip("*")
             tables[cols][parts[0]] = (float(wall), float(cpu), parts[15])
     return tables
+
+
+def median_figures(figures):
+    """Several runs' (talib/apo1 wall, talib/apo1 cpu, d_apo) of one kernel and size: the
+    median of each ratio (of an even count, the mean of the middle two), the last run's d_apo
+    (the same bits in every run)."""
+    def median(values):
+        v = sorted(values)
+        mid = len(v) // 2
+        return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
+    return (median([f[0] for f in figures]), median([f[1] for f in figures]), figures[-1][2])
 
 
 def read_causes(path):
@@ -219,14 +233,19 @@ def main():
     ap.add_argument("--apportion", required=True)
     ap.add_argument("--accuracy", required=True)
     ap.add_argument("--bench", required=True, action="append")
+    ap.add_argument("--median", action="store_true",
+                    help="each figure the median over the --bench files that have it, not the last's")
     ap.add_argument("--write")
     ap.add_argument("--causes", help="the file whose section \"Why these kernels are slower "
                     "than TA-Lib\" is checked (default: --write's, else docs/kernels/talib.md)")
     args = ap.parse_args()
-    bench = {}
+    runs = {}
     for path in args.bench:
         for cols, kernels in read_bench(path).items():
-            bench.setdefault(cols, {}).update(kernels)
+            for kernel, figures in kernels.items():
+                runs.setdefault(cols, {}).setdefault(kernel, []).append(figures)
+    bench = {cols: {kernel: median_figures(figures) if args.median else figures[-1]
+                    for kernel, figures in kernels.items()} for cols, kernels in runs.items()}
     rows, slower, slower_kernels = table(read_functions(args.functions), read_kernels(args.apportion),
                          read_accuracy(args.accuracy), bench)
     text = "\n".join(rows) + "\n\nSlower than TA-Lib 0.8.1 on one thread (talib/apo1 of CPU " \
