@@ -775,13 +775,16 @@ typedef struct apo_stream_desc {
      * the saved state. New in 0.3. */
     size_t revise_bars;
     /* A rule, as apo_workload.score names it ("rsi_zone", "bands_revert/more"; a built-in
-     * rule): the stream then follows the scored kernel "<kernel>:<score>", its params and
-     * sweep naming that kernel's (the indicator's, then the rule's lower and upper, cost,
-     * periods_per_year, side), and its outputs are the APO_LIVE_N_OUTPUTS below, bar by bar:
-     * the positions and scores the batch scored call and apo_score_positions() give over the
-     * history so far (docs/streaming.md, "Live rules"). Such a stream updates, peeks, forks,
-     * saves, loads and, with revise_bars, revises; resume and groups refuse it. NULL: the
-     * kernel's own outputs. New in 0.3. */
+     * rule, or a user's registered on the runtime with apo_rule_register()): the stream then
+     * follows the scored kernel "<kernel>:<score>", its params and sweep naming that kernel's
+     * (the indicator's, then the rule's lower and upper, cost, periods_per_year, side), and
+     * its outputs are the APO_LIVE_N_OUTPUTS below, bar by bar: the positions and scores the
+     * batch scored call and apo_score_positions() give over the history so far
+     * (docs/streaming.md, "Live rules"). Such a stream updates, peeks, forks, saves, loads,
+     * joins groups and, with revise_bars, revises; resume refuses it. A user's rule is asked
+     * at every new bar before anything moves (a return other than -1, 0 or 1 refuses the
+     * update: APO_ERR_KERNEL_FAILED); its stream takes no revise_bars and joins no group.
+     * NULL: the kernel's own outputs. New in 0.3. */
     const char *score;
 } apo_stream_desc;
 
@@ -912,10 +915,10 @@ typedef struct apo_named_input {
  * appearing once. bind NULL: every stream reads each of its kernel's inputs under the
  * input's own name (apo_kernel_get(): "close", "high", ...); else bind[j] NULL does that for
  * stream j, and bind[j][i] names the group input that feeds input i of stream j's kernel
- * (correl's x and y from "close" and "high"). A rule's stream (apo_stream_desc.score) is a
- * member as any other (new in 0.3). The names are copied. Returns APO_ERR_NULL,
+ * (correl's x and y from "close" and "high"). A built-in rule's stream (apo_stream_desc.score)
+ * is a member as any other (new in 0.3). The names are copied. Returns APO_ERR_NULL,
  * APO_ERR_INVALID_ARGUMENT (a count, a series count that differs, a stream twice, an empty
- * name), APO_ERR_OUT_OF_MEMORY. */
+ * name, a user's rule's stream), APO_ERR_OUT_OF_MEMORY. */
 APO_EXPORT apo_status apo_stream_group_create(apo_stream *const *streams, size_t n_streams,
                                               const char *const *const *bind,
                                               apo_stream_group **out);

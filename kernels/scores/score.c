@@ -40,12 +40,18 @@ void apo__score_live_init(apo__score_live *l) {
 void apo__score_live_bar(apo__score_live *l, const apo__rule *rule, int view, double close,
                          const double *out, size_t n_out, double cost, double *position,
                          double *ret, double *total) {
+    const int prev = l->f.pos;
+    const int pos = isfinite(close) ? apo__rule_position(rule, prev, close, out) : prev;
+    apo__score_live_step(l, pos, view, close, out, n_out, cost, position, ret, total);
+}
+
+void apo__score_live_step(apo__score_live *l, int pos, int view, double close, const double *out,
+                          size_t n_out, double cost, double *position, double *ret, double *total) {
     double move;
     const int finite = apo__score_move(l->prev_close, close, &move);
     l->prev_close = close;
     const int prev = l->f.pos;
     const int scored = l->f.started && finite; /* as apo__score_bar_pos decides it */
-    const int pos = isfinite(close) ? apo__rule_position(rule, prev, close, out) : prev;
     apo__score_bar_more(&l->f, &l->m, pos, cost, finite, move, out, n_out);
     /* The return the fold just added: the same function of the same values. */
     if (position != NULL)

@@ -55,6 +55,12 @@ void apo__score_live_bar(apo__score_live *l, const apo__rule *rule, int view, do
                          const double *out, size_t n_out, double cost, double *position,
                          double *ret, double *total);
 
+/* apo__score_live_bar with the bar's position `pos` given (a user's rule, asked by the caller
+ * at a finite close; at another the caller passes the fold's own position l->f.pos): the fold
+ * is the same, so a rule that gives a built-in rule's positions gives its bits. */
+void apo__score_live_step(apo__score_live *l, int pos, int view, double close, const double *out,
+                          size_t n_out, double cost, double *position, double *ret, double *total);
+
 /* The eight scores of view `view` of the bars folded so far: those of apo__score_series_view
  * over the same bars, bit for bit. */
 void apo__score_live_scores(const apo__score_live *l, int view, double periods_per_year,

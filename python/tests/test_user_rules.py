@@ -1,6 +1,8 @@
 """User rules from Python (Runtime.register_rule, docs/python.md): a numba cfunc that takes
 bands_zone's positions gives bands_zone's scores bitwise, alone and in a sweep through
-apportion.score(); a rule that returns 2 raises KernelFailedError naming it."""
+apportion.score(), and live in an apportion.Stream fed in pieces, bar by bar; a rule that
+returns 2 raises KernelFailedError naming it, and a stream's update it refuses changes
+nothing."""
 
 import numpy as np
 import pytest
@@ -48,3 +50,37 @@ def test_a_bad_return_raises():
             apportion.score(closes(), "bollinger", "two", runtime=rt)
         with pytest.raises(apportion.errors.AlreadyExistsError):
             rt.register_rule("bands_zone", "bollinger", two)
+
+
+def bits(a):
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
+
+
+def test_a_cfunc_rule_streams_as_the_builtin_it_mimics():
+    with apportion.Runtime("cpu", profiles=False) as rt:
+        rt.register_rule("my_zone", "bollinger", my_zone)
+        x = np.vstack([closes(1200, 7), closes(1200, 8)])
+        x[1, 400:420] = np.nan
+        mine = apportion.Stream("bollinger", 2, rule="my_zone", runtime=rt, period=15, cost=0.001)
+        theirs = apportion.Stream("bollinger", 2, rule="bands_zone", runtime=rt, period=15, cost=0.001)
+        held = 0
+        for a, b in ((0, 1), (1, 300), (300, 301), (301, 777), (777, 1200)):
+            got, want = mine.update(x[:, a:b], axis=1), theirs.update(x[:, a:b], axis=1)
+            for f in mine.outputs:
+                assert np.array_equal(bits(getattr(got, f)), bits(getattr(want, f))), (f, a)
+            held += np.count_nonzero(got.position)
+        assert held > 100  # the rule trades: the comparison proves something
+        score = apportion.score(x, "bollinger", "my_zone", runtime=rt, axis=1, period=15, cost=0.001)
+        assert np.array_equal(bits(got.sharpe[:, -1]), bits(score["sharpe"].to_numpy()))
+        back = apportion.Stream.load(bytes(mine), runtime=rt)
+        assert back.rule == "my_zone"
+
+
+def test_a_streams_update_that_its_rule_refuses_changes_nothing():
+    with apportion.Runtime("cpu", profiles=False) as rt:
+        rt.register_rule("two", "bollinger", two)
+        s = apportion.Stream("bollinger", 1, rule="two", runtime=rt, period=5)
+        before = bytes(s)
+        with pytest.raises(apportion.errors.KernelFailedError, match="rule two returned 2"):
+            s.update(closes(50, 3).reshape(1, -1), axis=1)
+        assert bytes(s) == before

@@ -33,7 +33,7 @@ static apo_status find_kernel(apo_runtime *rt, const char *name, const char *cal
 }
 
 /* The scored kernel "<kernel>:<score>" of a rule's stream (docs/streaming.md, "Live rules"):
- * a built-in rule's, as a scored call finds it; a user's rule is refused, not built yet. */
+ * a built-in rule's, or a user's rule registered on the runtime, as a scored call finds it. */
 static apo_status rule_kernel(apo_runtime *rt, const char *const *names, const char *call,
                               const apo__kernel **k);
 
@@ -68,11 +68,8 @@ static apo_status rule_kernel(apo_runtime *rt, const char *const *names, const c
     char name[2 * APO_NAME_MAX + 2];
     snprintf(name, sizeof name, "%s:%s", names[0], names[1]);
     APO_CHECK(find_kernel(rt, name, call, k));
-    if ((*k)->scoring == NULL || (*k)->scoring->user_fn != NULL)
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "%s: %s is a user's rule; streams of user rules are not built yet "
-                         "(docs/streaming.md, \"Live rules\")",
-                         call, name);
+    if ((*k)->scoring == NULL)
+        return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: %s is not a rule", call, name);
     return APO_OK;
 }
 
@@ -152,12 +149,25 @@ static apo_status rule_inner(const apo__kernel *k, const double *set_params, siz
     return apo__stream_sweep_of(sets, n_sets, inner);
 }
 
+/* A user's rule's stream keeps no bars for revises: a revise folds its kept bars again, which
+ * hold the close and the indicator's outputs alone, where a user's rule is asked with every
+ * input of the kernel. */
+static apo_status check_user_revise(const apo__kernel *k, size_t revise, const char *call) {
+    if (k->scoring->user_fn == NULL || revise == 0)
+        return APO_OK;
+    return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                     "%s: %s is a user's rule; its streams keep no bars for revises (revise_bars "
+                     "%zu; docs/streaming.md, \"Live rules\")",
+                     call, k->name, revise);
+}
+
 /* A rule's stream (desc->score): its scored kernel k and, without a sweep, its resolved
  * parameters. */
 static apo_status create_rule(const apo__kernel *k, const apo_stream_desc *desc,
                               const double *params, apo_stream **out) {
     APO_CHECK(
         apo__stream_check_revise(k->scoring->indicator, desc->revise_bars, "apo_stream_create"));
+    APO_CHECK(check_user_revise(k, desc->revise_bars, "apo_stream_create"));
     size_t n_sets = 1;
     double *set_params = NULL;
     if (desc->sweep != NULL)
@@ -598,6 +608,8 @@ static apo_status load_rule(apo_runtime *rt, const apo_stream_desc *expect, cons
         colon == NULL
             ? apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_stream_load: %s names no rule", h.scored)
             : rule_kernel(rt, (const char *const[]){ind_name, colon + 1}, "apo_stream_load", &k);
+    if (st == APO_OK)
+        st = check_user_revise(k, h.revise, "apo_stream_load");
     if (st == APO_OK)
         st = load(rt, NULL, (const unsigned char *)buf + h.inner_at, h.inner_len, &inner);
     if (st == APO_OK)

@@ -106,6 +106,14 @@ static apo_status check_members(apo_stream *const *streams, size_t n,
                              "stream 0 (%s) %zu; a group's streams follow the same series",
                              j, streams[j]->kernel->name, streams[j]->n_series,
                              streams[0]->kernel->name, streams[0]->n_series);
+        /* A user's rule is asked at every bar before its stream moves (stream_rule.c); a
+         * group folds its rules once every indicator has moved. */
+        if (streams[j]->rule != NULL && streams[j]->kernel->scoring->user_fn != NULL)
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "apo_stream_group_create: stream %zu follows %s, a user's rule; "
+                             "a group takes built-in rules only (docs/streaming.md, \"Live "
+                             "rules\")",
+                             j, streams[j]->kernel->name);
         /* Fed twice an update, a stream would take every bar twice. */
         for (size_t i = 0; i < j; i++)
             if (streams[i] == streams[j])
@@ -345,7 +353,7 @@ static void fold_rules(apo_stream_group *g, const size_t *n_new, size_t total,
         const double *ind[APO_MAX_IO];
         for (size_t o = 0; o < s->rule->scored->scoring->indicator->n_outputs; o++)
             ind[o] = g->rule_out + g->rule_at[j] + o * n_sets * total;
-        apo__stream_rule_fold(s, n_new, total, g->in + j * APO_MAX_IO, ind, outputs[j],
+        apo__stream_rule_fold(s, n_new, total, g->in + j * APO_MAX_IO, ind, NULL, outputs[j],
                               peek ? g->peek_live + g->live_at[j] : NULL);
     }
 }

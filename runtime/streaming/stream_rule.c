@@ -136,16 +136,22 @@ static double *kept_slot(const struct apo__stream_rule *rule, size_t j, size_t n
 
 /* Folds one bar of set j into l: its close and the indicator's n_out outputs `out`, writing
  * the bar's live outputs at index `at` of outputs (APO_LIVE_N_OUTPUTS arrays, each NULL or
- * written) unless outputs is NULL (a bar folded again, whose outputs were given before). */
+ * written) unless outputs is NULL (a bar folded again, whose outputs were given before). A
+ * user's rule gives the bar's position (`given`, asked by user_positions); a built-in rule's
+ * is taken here (given NULL). */
 static void fold_bar(const struct apo__stream_rule *rule, size_t j, apo__score_live *l,
                      double close, const double *out, size_t n_out, double *const *outputs,
-                     size_t at) {
+                     size_t at, const signed char *given) {
     const apo__scoring *sc = rule->scored->scoring;
     const double cost = set_param(rule, j, 0);
     double *w[3] = {NULL, NULL, NULL};
     for (int q = 0; q < 3 && outputs != NULL; q++)
         w[q] = outputs[q] != NULL ? &outputs[q][at] : NULL;
-    apo__score_live_bar(l, &rule->rules[j], sc->view, close, out, n_out, cost, w[0], w[1], w[2]);
+    if (given != NULL)
+        apo__score_live_step(l, *given, sc->view, close, out, n_out, cost, w[0], w[1], w[2]);
+    else
+        apo__score_live_bar(l, &rule->rules[j], sc->view, close, out, n_out, cost, w[0], w[1],
+                            w[2]);
     int any_score = 0;
     for (int q = 0; q < APO_N_SCORES && outputs != NULL; q++)
         any_score |= outputs[APO_LIVE_SCORES + q] != NULL;
@@ -164,18 +170,20 @@ static void keep_bar(struct apo__stream_rule *rule, size_t j, size_t n_series, s
                      double close, const double *out, size_t n_out) {
     double *e = kept_slot(rule, j, n_series, r, t);
     if (t >= rule->revise)
-        fold_bar(rule, j, &rule->base[j * n_series + r], e[0], e + 1, n_out, NULL, 0);
+        fold_bar(rule, j, &rule->base[j * n_series + r], e[0], e + 1, n_out, NULL, 0, NULL);
     e[0] = close;
     memcpy(e + 1, out, n_out * sizeof *out);
 }
 
 /* Folds set j's new bars of every series: the indicator's outputs `ind` (each the sets' packed
  * outputs, set after set, `total` bars a set) and the closes of `close`, written to outputs
- * (APO_LIVE_N_OUTPUTS arrays, each NULL or set after set as ind). With `keep` (an update of a
- * stream that keeps bars for revises), each bar is kept too. */
+ * (APO_LIVE_N_OUTPUTS arrays, each NULL or set after set as ind); a user's rule's positions
+ * `given` packed as ind's bars (NULL for a built-in rule). With `keep` (an update of a stream
+ * that keeps bars for revises), each bar is kept too. */
 static void fold_set(struct apo__stream_rule *rule, apo__score_live *live, size_t j,
                      size_t n_series, const size_t *n_new, size_t total, const double *close,
-                     const double *const *ind, size_t n_out, double *const *outputs, int keep) {
+                     const double *const *ind, size_t n_out, double *const *outputs,
+                     const signed char *given, int keep) {
     size_t at = j * total, in = 0;
     for (size_t r = 0; r < n_series; r++) {
         apo__score_live *l = &live[j * n_series + r];
@@ -185,7 +193,8 @@ static void fold_set(struct apo__stream_rule *rule, apo__score_live *live, size_
             double out[APO_MAX_IO];
             for (size_t o = 0; o < n_out; o++)
                 out[o] = ind[o][at];
-            fold_bar(rule, j, l, close[in], out, n_out, outputs, at);
+            fold_bar(rule, j, l, close[in], out, n_out, outputs, at,
+                     given != NULL ? &given[at] : NULL);
             if (keep)
                 keep_bar(rule, j, n_series, r, first + t, close[in], out, n_out);
         }
@@ -194,7 +203,8 @@ static void fold_set(struct apo__stream_rule *rule, apo__score_live *live, size_
 
 void apo__stream_rule_fold(apo_stream *s, const size_t *n_new, size_t total,
                            const double *const *inputs, const double *const *ind,
-                           double *const *outputs, apo__score_live *peek_live) {
+                           const signed char *given, double *const *outputs,
+                           apo__score_live *peek_live) {
     struct apo__stream_rule *rule = s->rule;
     const size_t folds = rule->n_sets * s->n_series;
     apo__score_live *live = peek_live != NULL ? peek_live : rule->live;
@@ -203,7 +213,77 @@ void apo__stream_rule_fold(apo_stream *s, const size_t *n_new, size_t total,
     const double *close = inputs[rule->scored->scoring->close_input];
     for (size_t j = 0; j < rule->n_sets; j++)
         fold_set(rule, live, j, s->n_series, n_new, total, close, ind, indicator_of(s)->n_outputs,
-                 outputs, peek_live == NULL && rule->revise > 0);
+                 outputs, given, peek_live == NULL && rule->revise > 0);
+}
+
+/* A user's rule's positions at an update's bars, into given (packed as ind's bars): asked, as
+ * a scored call asks it (runtime/catalog/scored_kernels.c, user_rule_bar), at each bar with a
+ * finite close with the kernel's inputs and the set's outputs there and the position before,
+ * which carries over a bar whose close is not finite. Nothing moves: the positions are folded
+ * after, so a rule that returns another value than -1, 0 or 1 refuses the whole update
+ * (APO_ERR_KERNEL_FAILED, naming the set, the series and the bar). */
+static apo_status user_positions(const apo_stream *s, const size_t *n_new, size_t total,
+                                 const double *const *inputs, const double *const *ind,
+                                 signed char *given) {
+    const struct apo__stream_rule *rule = s->rule;
+    const apo__scoring *sc = rule->scored->scoring;
+    const size_t n_in = rule->scored->n_inputs, n_out = sc->indicator->n_outputs;
+    const double *close = inputs[sc->close_input];
+    for (size_t j = 0; j < rule->n_sets; j++) {
+        size_t at = j * total, in = 0;
+        for (size_t r = 0; r < s->n_series; r++) {
+            int pos = rule->live[j * s->n_series + r].f.pos;
+            for (size_t t = 0; t < n_new[r]; t++, at++, in++) {
+                if (isfinite(close[in])) {
+                    double x[APO_MAX_IO], out[APO_MAX_IO];
+                    for (size_t i = 0; i < n_in; i++)
+                        x[i] = inputs[i][in];
+                    for (size_t o = 0; o < n_out; o++)
+                        out[o] = ind[o][at];
+                    const int got = sc->user_fn(x, out, pos, sc->user);
+                    if (got < -1 || got > 1)
+                        return apo__fail(APO_ERR_KERNEL_FAILED,
+                                         "%s: rule %s returned %d at set %zu, series %zu, bar "
+                                         "%llu (a rule returns -1, 0 or 1); the stream is as "
+                                         "it was",
+                                         rule->scored->name, sc->rule_name, got, j, r,
+                                         (unsigned long long)(bars_of(rule, r) + t));
+                    pos = got;
+                }
+                given[at] = (signed char)pos;
+            }
+        }
+    }
+    return APO_OK;
+}
+
+/* An update or a peek of a user's rule's stream, ind_out its scratch: the indicator's stream
+ * peeked, the rule asked at every bar (user_positions), and only then, for an update, the
+ * indicator's stream fed the same bars (a peek's outputs are the update's bit for bit) and the
+ * positions folded; so a rule's refusal leaves everything as it was. The indicator's bars
+ * are computed twice: the cost of asking a user's function before anything moves. */
+static apo_status feed_user_rule(apo_stream *s, const size_t *n_new, size_t total,
+                                 const double *const *inputs, double *const *ind_out,
+                                 double *const *outputs, apo__score_live *peek_live) {
+    struct apo__stream_rule *rule = s->rule;
+    signed char *given = malloc(rule->n_sets * total);
+    if (given == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY,
+                         "apo_stream_update: no memory for the rule's positions of %zu bars",
+                         total);
+    apo_status st = apo__stream_feed(rule->inner, n_new, total, inputs, ind_out, 1);
+    if (st == APO_OK)
+        st = user_positions(s, n_new, total, inputs, (const double *const *)ind_out, given);
+    if (st == APO_OK && peek_live == NULL) {
+        st = apo__stream_feed(rule->inner, n_new, total, inputs, ind_out, 0);
+        if (rule->inner->broken)
+            s->broken = 1;
+    }
+    if (st == APO_OK)
+        apo__stream_rule_fold(s, n_new, total, inputs, (const double *const *)ind_out, given,
+                              outputs, peek_live);
+    free(given);
+    return st;
 }
 
 /* The indicator's outputs of `total` bars a set for every set, each output's sets packed set
@@ -246,12 +326,16 @@ apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t tota
      * call), so its feed is called directly. An indicator's update that fails part way (a
      * large one on the devices) leaves the rule refusing too: its save, fork and updates then
      * say so, as a lone stream's do. */
-    st = apo__stream_feed(rule->inner, n_new, total, inputs, ind_out, peek);
-    if (rule->inner->broken)
-        s->broken = 1;
-    if (st == APO_OK)
-        apo__stream_rule_fold(s, n_new, total, inputs, (const double *const *)ind_out, outputs,
-                              peek ? live : NULL);
+    if (rule->scored->scoring->user_fn != NULL) {
+        st = feed_user_rule(s, n_new, total, inputs, ind_out, outputs, peek ? live : NULL);
+    } else {
+        st = apo__stream_feed(rule->inner, n_new, total, inputs, ind_out, peek);
+        if (rule->inner->broken)
+            s->broken = 1;
+        if (st == APO_OK)
+            apo__stream_rule_fold(s, n_new, total, inputs, (const double *const *)ind_out, NULL,
+                                  outputs, peek ? live : NULL);
+    }
     free(scratch);
     if (peek)
         free(live);
@@ -271,14 +355,14 @@ static void refold(struct apo__stream_rule *rule, size_t j, size_t r, size_t k, 
     *l = rule->base[j * n_series + r];
     for (uint64_t t = from; t < n - k; t++) {
         const double *e = kept_slot(rule, j, n_series, r, t);
-        fold_bar(rule, j, l, e[0], e + 1, n_out, NULL, 0);
+        fold_bar(rule, j, l, e[0], e + 1, n_out, NULL, 0, NULL);
     }
     for (size_t i = 0; i < k; i++) {
         double *e = kept_slot(rule, j, n_series, r, n - k + i);
         e[0] = close[at + i];
         for (size_t o = 0; o < n_out; o++)
             e[1 + o] = ind[o][j * total + at + i];
-        fold_bar(rule, j, l, e[0], e + 1, n_out, outputs, j * total + at + i);
+        fold_bar(rule, j, l, e[0], e + 1, n_out, outputs, j * total + at + i, NULL);
     }
 }
 

@@ -58,19 +58,24 @@ apo_status apo__stream_rule_new(const apo__kernel *k, const double *params, size
 
 /* Feeds an update (arguments checked by the caller, total its new bars): the indicator's
  * stream first, which is all or nothing, then every set's fold over the new bars. With
- * `peek`, the indicator's stream is peeked and the folds are left as they were. */
+ * `peek`, the indicator's stream is peeked and the folds are left as they were. A user's rule
+ * (apo_rule_register) is asked at every new bar before anything moves: its refusal of a bar
+ * (a value other than -1, 0 or 1) refuses the update, the stream as it was. */
 apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t total,
                                  const double *const *inputs, double *const *outputs, int peek);
 
 /* Folds an update's bars into every set's folds, once the indicator's stream has taken them:
  * `ind` holds the indicator's outputs (each output's sets' packed bars, set after set, `total`
- * bars a set), outputs are written as apo__stream_rule_feed writes them. peek_live NULL: the
- * stream's own folds move (and keep each bar for revises); else the folds are copied there
- * (n_sets x n_series) and that copy moves, the stream's left as they were (a peek). Cannot
- * fail: a group feeds its rule streams' indicators first, then folds (stream_group.c). */
+ * bars a set), `given` a user's rule's positions packed as ind's bars (NULL: a built-in rule,
+ * which takes them here), outputs are written as apo__stream_rule_feed writes them. peek_live
+ * NULL: the stream's own folds move (and keep each bar for revises); else the folds are copied
+ * there (n_sets x n_series) and that copy moves, the stream's left as they were (a peek).
+ * Cannot fail: a group feeds its rule streams' indicators first, then folds (stream_group.c;
+ * a group takes no user's rule, whose positions are asked before anything moves). */
 void apo__stream_rule_fold(apo_stream *s, const size_t *n_new, size_t total,
                            const double *const *inputs, const double *const *ind,
-                           double *const *outputs, apo__score_live *peek_live);
+                           const signed char *given, double *const *outputs,
+                           apo__score_live *peek_live);
 
 /* apo_stream_revise() of a rule's stream (arguments checked by the caller, total the bars
  * given): the indicator's stream revised first, which is all or nothing, then each set's fold

@@ -12,6 +12,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,13 @@ typedef struct rule_case {
     size_t close_input;
     size_t revise; /* the stream's revise_bars: 0, or pieces fed wrong and revised */
 } rule_case;
+
+/* A user's rule that a case's stream follows instead of its rule, registered on the case's
+ * runtime, whose positions are meant to be the rule's: the comparisons stay the rule's. */
+typedef struct live_rule {
+    const char *name;
+    apo_rule_fn fn;
+} live_rule;
 
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
@@ -155,9 +163,12 @@ static apo_stream *reload(apo_runtime *rt, apo_stream *s, const apo_stream_desc 
 /* Feeds the case's history in random pieces (0 to 300 bars a series, peeks before some,
  * reloads between some) into a rule's stream of n_sets sets, gathering every output, then
  * compares set by set with apo_score_positions() and the batch scored call. */
-static void check_case(const rule_case *rc, const apo_sweep *sweep, size_t n_sets,
-                       const apo_param *const *set_params, const size_t *n_set_params) {
+static void check_case(const rule_case *rc, const live_rule *live, const apo_sweep *sweep,
+                       size_t n_sets, const apo_param *const *set_params,
+                       const size_t *n_set_params) {
     apo_runtime *rt = test_runtime("cpu");
+    if (live != NULL)
+        test_register_rule(rt, live->name, rc->kernel, live->fn, NULL);
     apo_stream_desc plain = APO_STREAM_DESC_INIT; /* the indicator's, for its tile length */
     plain.kernel = rc->kernel;
     plain.n_series = 1;
@@ -172,7 +183,9 @@ static void check_case(const rule_case *rc, const apo_sweep *sweep, size_t n_set
     cr_assert_eq(
         stream_case_init(&c, rt, rc->kernel, rc->params, rc->n_ind, ROWS, cols, 54, STREAM_GAPS),
         APO_OK, "%s", apo_last_error());
-    const apo_stream_desc d = rule_desc(rc, sweep);
+    apo_stream_desc d = rule_desc(rc, sweep);
+    if (live != NULL)
+        d.score = live->name;
     apo_stream *s = NULL, *twin = NULL; /* twin: fed the right bars alone, with K */
     cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
     if (rc->revise > 0)
@@ -291,11 +304,13 @@ static void check_case(const rule_case *rc, const apo_sweep *sweep, size_t n_set
     apo_runtime_destroy(rt);
 }
 
-static void check_one(rule_case rc) {
+static void check_one_live(rule_case rc, const live_rule *live) {
     const apo_param *p[1] = {rc.params};
     const size_t n[1] = {rc.n_params};
-    check_case(&rc, NULL, 1, p, n);
+    check_case(&rc, live, NULL, 1, p, n);
 }
+
+static void check_one(rule_case rc) { check_one_live(rc, NULL); }
 
 Test(stream_rule, rsi_revert_with_cost_is_the_batch_bit_for_bit, .timeout = 120) {
     check_one((rule_case){"rsi",
@@ -305,6 +320,29 @@ Test(stream_rule, rsi_revert_with_cost_is_the_batch_bit_for_bit, .timeout = 120)
                           1,
                           0,
                           0});
+}
+
+/* rsi_revert at its default thresholds as a user writes it from docs/scores.md's table (v is
+ * rsi's output; the middle (30 + 70) / 2). */
+static int my_rsi_revert(const double *in, const double *out, int prev, void *user) {
+    (void)in, (void)user;
+    const double v = out[0];
+    if (isnan(v))
+        return 0;
+    if (prev > 0)
+        return v >= 50.0 ? 0 : 1;
+    if (prev < 0)
+        return v <= 50.0 ? 0 : -1;
+    return v < 30.0 ? 1 : v > 70.0 ? -1 : 0;
+}
+
+/* A user's rule streams as a built-in one: asked at each new bar, its positions folded by the
+ * same fold, so a rule that takes rsi_revert's positions gives rsi_revert's bits (positions,
+ * returns, running totals, the batch's scores), through peeks and reloads. */
+Test(stream_rule, a_users_rule_is_the_batch_of_the_rule_it_follows, .timeout = 120) {
+    const live_rule live = {"my_rsi_revert", my_rsi_revert};
+    check_one_live(
+        (rule_case){"rsi", "rsi_revert", {{"timeperiod", 9}, {"cost", 0.001}}, 2, 1, 0, 0}, &live);
 }
 
 Test(stream_rule, bands_revert_more_is_the_batch_bit_for_bit, .timeout = 120) {
@@ -341,7 +379,7 @@ Test(stream_rule, a_sweep_over_the_rule_is_each_sets_batch, .timeout = 120) {
         p[j] = sets[j];
         n[j] = 3;
     }
-    check_case(&rc, &sw, 4, p, n);
+    check_case(&rc, NULL, &sw, 4, p, n);
 }
 
 Test(stream_rule, rsi_revert_revised_is_the_batch_bit_for_bit, .timeout = 120) {
@@ -379,7 +417,7 @@ Test(stream_rule, a_revised_sweep_is_each_sets_batch, .timeout = 120) {
         p[j] = sets[j];
         n[j] = 3;
     }
-    check_case(&rc, &sw, 6, p, n);
+    check_case(&rc, NULL, &sw, 6, p, n);
 }
 
 /* Group member m of a_group_of_rule_streams_gives_each_lone_streams_bits. */
@@ -552,12 +590,13 @@ Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeou
     const rule_case rc = {"mfi", "mfi_revert", {{"lower", 25}, {"cost", 0.001}}, 2, 0, 2, 0};
     apo_stream_desc d = rule_desc(&rc, NULL);
     apo_stream *s = NULL;
-    /* A user's rule, too many revise_bars, an unknown rule, a rule of another kernel, lower >=
-     * upper. */
+    /* A user's rule that would keep bars for revises, too many revise_bars, an unknown rule, a
+     * rule of another kernel, lower >= upper. */
     apo_stream_desc bad = d;
     bad.kernel = "rsi";
     bad.score = "always_long";
     bad.n_params = 0;
+    bad.revise_bars = 10;
     cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(apo_last_error(), "user") != NULL, "%s", apo_last_error());
     bad = d;
@@ -654,6 +693,86 @@ Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeou
     for (size_t i = 0; i < 4; i++)
         free(last[i]), free(six[i]);
     apo_stream_destroy(s);
+    stream_case_free(&c);
+    apo_runtime_destroy(rt);
+}
+
+/* Long, but 2 (not a position) at a close above *(double *)user. */
+static int fails_above(const double *in, const double *out, int prev, void *user) {
+    (void)out, (void)prev;
+    return in[0] > *(const double *)user ? 2 : 1;
+}
+
+/* Feeds bars [from, to) of every series of c (rsi's close) to s, or peeks at them. */
+static apo_status feed_close(apo_stream *s, const stream_case *c, size_t from, size_t to,
+                             double *pos, int peek) {
+    size_t n_new[ROWS];
+    double *in = malloc(ROWS * (to - from) * sizeof(double));
+    for (size_t r = 0; r < ROWS; r++) {
+        n_new[r] = to - from;
+        memcpy(in + r * (to - from), c->in[0] + r * c->cols + from, (to - from) * sizeof(double));
+    }
+    const double *ins[1] = {in};
+    double *out[APO_LIVE_N_OUTPUTS] = {pos};
+    const apo_status st =
+        peek ? apo_stream_peek(s, n_new, ins, out) : apo_stream_update(s, n_new, ins, out);
+    free(in);
+    return st;
+}
+
+/* A user's rule that returns 2 at a bar refuses the whole update or peek, naming the bar, and
+ * leaves the stream byte for byte as it was (the rule is asked before anything moves): fed
+ * the same bars after, the stream saves what a twin that never saw the refusal saves. A group
+ * takes no user's rule. */
+Test(stream_rule, a_users_rule_refusing_a_bar_changes_nothing, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    double limit = INFINITY;
+    test_register_rule(rt, "fails_above", "rsi", fails_above, &limit);
+    stream_case c;
+    cr_assert_eq(stream_case_init(&c, rt, "rsi", NULL, 0, ROWS, 300, 11, STREAM_GAPS), APO_OK);
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = "rsi";
+    d.score = "fails_above";
+    d.n_series = ROWS;
+    apo_stream *s = NULL, *twin = NULL;
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(apo_stream_create(rt, &d, &twin), APO_OK, "%s", apo_last_error());
+    double pos[ROWS * 300];
+    cr_assert_eq(feed_close(s, &c, 0, 150, pos, 0), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(feed_close(twin, &c, 0, 150, pos, 0), APO_OK, "%s", apo_last_error());
+    /* The highest finite close of bars 150 to 199: the one bar above the limit. */
+    size_t top_r = 0, top_t = 150;
+    for (size_t r = 0; r < ROWS; r++)
+        for (size_t t = 150; t < 200; t++)
+            if (isfinite(c.in[0][r * c.cols + t]) &&
+                !(c.in[0][r * c.cols + t] <= c.in[0][top_r * c.cols + top_t]))
+                top_r = r, top_t = t;
+    limit = nextafter(c.in[0][top_r * c.cols + top_t], -INFINITY);
+    size_t len = 0;
+    unsigned char *before = stream_state_bytes(s, &len);
+    char want[64];
+    snprintf(want, sizeof want, "series %zu, bar %zu", top_r, top_t);
+    for (int peek = 0; peek < 2; peek++) {
+        cr_assert_eq(feed_close(s, &c, 150, 200, pos, peek), APO_ERR_KERNEL_FAILED);
+        cr_assert(strstr(apo_last_error(), "returned 2") != NULL &&
+                      strstr(apo_last_error(), want) != NULL,
+                  "%s (want %s)", apo_last_error(), want);
+        stream_assert_state(s, before, len, peek ? "a refused peek" : "a refused update");
+    }
+    limit = INFINITY;
+    cr_assert_eq(feed_close(s, &c, 150, 300, pos, 0), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(feed_close(twin, &c, 150, 300, pos, 0), APO_OK, "%s", apo_last_error());
+    size_t tlen = 0;
+    unsigned char *twin_bytes = stream_state_bytes(twin, &tlen);
+    stream_assert_state(s, twin_bytes, tlen, "fed as its twin after the refusals");
+    apo_stream *members[1] = {s};
+    apo_stream_group *g = NULL;
+    cr_assert_eq(apo_stream_group_create(members, 1, NULL, &g), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "user") != NULL, "%s", apo_last_error());
+    free(twin_bytes);
+    free(before);
+    apo_stream_destroy(s);
+    apo_stream_destroy(twin);
     stream_case_free(&c);
     apo_runtime_destroy(rt);
 }
