@@ -223,11 +223,11 @@ static inline APO_HD apo__plain_sums apo__plain_slide(const double *x, size_t p,
 }
 
 /* The loop from r->t to end of a body sliding plain (apo__cat_run: n[0] one past the last
- * gap, n[1] whether v[0] (S) and v[1] (W) are the last window's), outputs into out. */
-static inline APO_HD void apo__plain_run(const double *x, size_t p, int weighted, size_t end,
-                                         double *out, apo__cat_run *r) {
+ * gap, n[1] whether v[0] (S) and v[1] (W) are the last window's), outputs into out: each the
+ * sum times inv (1 for SUM, transforms/sum_tile.h, whose product is then the sum itself). */
+static inline APO_HD void apo__plain_run_scaled(const double *x, size_t p, int weighted, double inv,
+                                                size_t end, double *out, apo__cat_run *r) {
     const double pd = (double)p;
-    const double inv = weighted ? 2.0 / (pd * (pd + 1.0)) : 1.0 / pd;
     size_t bad = r->n[0];
     int valid = r->n[1] != 0;
     apo__plain_sums z = {r->v[0], r->v[1]};
@@ -280,6 +280,15 @@ static inline APO_HD void apo__plain_run(const double *x, size_t p, int weighted
     apo__window_keep(r, end, bad, valid);
     r->v[0] = z.s;
     r->v[1] = z.w;
+}
+
+/* apo__plain_run_scaled of the mean (inv = 1 / p) or the weighted average
+ * (inv = 2 / (p (p + 1))). */
+static inline APO_HD void apo__plain_run(const double *x, size_t p, int weighted, size_t end,
+                                         double *out, apo__cat_run *r) {
+    const double pd = (double)p;
+    apo__plain_run_scaled(x, p, weighted, weighted ? 2.0 / (pd * (pd + 1.0)) : 1.0 / pd, end, out,
+                          r);
 }
 
 #endif /* APO_KERNELS_WINDOW_PLAIN_H */
