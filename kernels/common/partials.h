@@ -15,6 +15,7 @@
 #define APO_KERNELS_PARTIALS_H
 
 #include "apo_hd.h"
+#include "tile_vec.h"
 
 #define APO_PARTS 8
 
@@ -23,5 +24,13 @@
 static inline APO_HD double apo__parts_combine(const double *a) {
     return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
 }
+
+#ifdef APO_TILE_LANES
+/* apo__parts_combine lane for lane, for windows summed side by side, one a vector lane
+ * (rvi_tile.h): each lane combines its eight partials in the same order, so the same bits. */
+static inline apo_tv apo__parts_combine_tv(const apo_tv *a) {
+    return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
+}
+#endif
 
 #endif /* APO_KERNELS_PARTIALS_H */

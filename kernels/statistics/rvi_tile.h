@@ -73,11 +73,6 @@ static inline APO_HD void apo__rvi_bar(apo__rvi_legs *legs, const double *x, dou
 }
 
 #ifdef APO_TILE_LANES
-/* apo__parts_combine lane for lane. */
-static inline apo_tv apo__rvi_combine(const apo_tv *a) {
-    return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
-}
-
 /* sqrt(apo__var_window(x + (t + k + 1 - s), s, inv_s)) in lane k: apo__var_window's two passes
  * over its eight partials, lane for lane, so the bits of the scalar sigma of each of the
  * APO_TILE_LANES bars from t on. */
@@ -93,7 +88,7 @@ static inline apo_tv apo__rvi_sigma_lanes(const double *x, size_t t, size_t s, d
     for (size_t i = r; i < s; i += APO_PARTS)
         for (size_t l = 0; l < APO_PARTS; l++)
             a[l] += apo_tv_load(w + i + l) - c;
-    const apo_tv mean = apo__rvi_combine(a) * inv;
+    const apo_tv mean = apo__parts_combine_tv(a) * inv;
     for (size_t l = 0; l < APO_PARTS; l++)
         a[l] = apo_tv_splat(0.0);
     for (size_t l = 0; l < r; l++) {
@@ -105,7 +100,7 @@ static inline apo_tv apo__rvi_sigma_lanes(const double *x, size_t t, size_t s, d
             const apo_tv d = (apo_tv_load(w + i + l) - c) - mean;
             a[l] += d * d;
         }
-    return apo_tv_sqrt(apo__rvi_combine(a) * inv);
+    return apo_tv_sqrt(apo__parts_combine_tv(a) * inv);
 }
 #endif
 
