@@ -783,7 +783,7 @@ typedef struct apo_stream_desc {
      * (docs/streaming.md, "Live rules"). Such a stream updates, peeks, forks, saves, loads,
      * joins groups and, with revise_bars, revises; resume refuses it. A user's rule is asked
      * at every new bar before anything moves (a return other than -1, 0 or 1 refuses the
-     * update: APO_ERR_KERNEL_FAILED); its stream takes no revise_bars and joins no group.
+     * update, or a group's: APO_ERR_KERNEL_FAILED); its stream takes no revise_bars.
      * NULL: the kernel's own outputs. New in 0.3. */
     const char *score;
 } apo_stream_desc;
@@ -915,10 +915,10 @@ typedef struct apo_named_input {
  * appearing once. bind NULL: every stream reads each of its kernel's inputs under the
  * input's own name (apo_kernel_get(): "close", "high", ...); else bind[j] NULL does that for
  * stream j, and bind[j][i] names the group input that feeds input i of stream j's kernel
- * (correl's x and y from "close" and "high"). A built-in rule's stream (apo_stream_desc.score)
- * is a member as any other (new in 0.3). The names are copied. Returns APO_ERR_NULL,
+ * (correl's x and y from "close" and "high"). A rule's stream (apo_stream_desc.score) is a
+ * member as any other (new in 0.3). The names are copied. Returns APO_ERR_NULL,
  * APO_ERR_INVALID_ARGUMENT (a count, a series count that differs, a stream twice, an empty
- * name, a user's rule's stream), APO_ERR_OUT_OF_MEMORY. */
+ * name), APO_ERR_OUT_OF_MEMORY. */
 APO_EXPORT apo_status apo_stream_group_create(apo_stream *const *streams, size_t n_streams,
                                               const char *const *const *bind,
                                               apo_stream_group **out);
@@ -931,8 +931,9 @@ APO_EXPORT apo_status apo_stream_group_create(apo_stream *const *streams, size_t
  * allowed), outputs[j] stream j's outputs as apo_stream_update() takes them. All or nothing:
  * every stream's arguments are checked and every allocation made before any stream moves,
  * and where a stream may fail part way (a user kernel, a large update handed to the
- * devices) every stream is journaled and put back, so that on any failure every stream,
- * its saved state byte for byte, is as it was. Returns APO_ERR_NULL,
+ * devices) every stream is journaled and put back, and a user's rule is asked at every bar
+ * before any stream moves, so that on any failure every stream, its saved state byte for
+ * byte, is as it was. Returns APO_ERR_NULL,
  * APO_ERR_INVALID_ARGUMENT (an input missing or named twice, a negative volume, a stream
  * left refusing), APO_ERR_OVERFLOW, APO_ERR_OUT_OF_MEMORY, APO_ERR_KERNEL_FAILED, and a
  * large update's failure on the devices. */

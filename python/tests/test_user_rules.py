@@ -1,8 +1,8 @@
 """User rules from Python (Runtime.register_rule, docs/python.md): a numba cfunc that takes
 bands_zone's positions gives bands_zone's scores bitwise, alone and in a sweep through
 apportion.score(), and live in an apportion.Stream fed in pieces, bar by bar; a rule that
-returns 2 raises KernelFailedError naming it, and a stream's update it refuses changes
-nothing."""
+returns 2 raises KernelFailedError naming it, and a stream's or a group's update it refuses
+changes nothing."""
 
 import numpy as np
 import pytest
@@ -74,6 +74,11 @@ def test_a_cfunc_rule_streams_as_the_builtin_it_mimics():
         assert np.array_equal(bits(got.sharpe[:, -1]), bits(score["sharpe"].to_numpy()))
         back = apportion.Stream.load(bytes(mine), runtime=rt)
         assert back.rule == "my_zone"
+        # In a StreamGroup beside the built-in's, each gives the other's bits.
+        g = apportion.StreamGroup({"mine": back, "theirs": theirs})
+        out = g.update(close=x[:, -1:] * 1.01, axis=1)
+        for f in back.outputs:
+            assert np.array_equal(bits(getattr(out["mine"], f)), bits(getattr(out["theirs"], f))), f
 
 
 def test_a_streams_update_that_its_rule_refuses_changes_nothing():
@@ -84,3 +89,9 @@ def test_a_streams_update_that_its_rule_refuses_changes_nothing():
         with pytest.raises(apportion.errors.KernelFailedError, match="rule two returned 2"):
             s.update(closes(50, 3).reshape(1, -1), axis=1)
         assert bytes(s) == before
+        other = apportion.Stream("bollinger", 1, runtime=rt, period=5)
+        other_before = bytes(other)
+        g = apportion.StreamGroup({"two": s, "other": other})
+        with pytest.raises(apportion.errors.KernelFailedError, match="rule two returned 2"):
+            g.update(close=closes(50, 3).reshape(1, -1), axis=1)
+        assert bytes(s) == before and bytes(other) == other_before

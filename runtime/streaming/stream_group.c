@@ -22,7 +22,9 @@
  * that stream's sets as any other's, their outputs into a scratch of the group's (grown, before
  * any stream moves, when an update is larger than any before), and once every set has taken
  * the bars, folds each rule's sets from that scratch (apo__stream_rule_fold, which cannot
- * fail): the steps of a lone rule stream's update, so its bits.
+ * fail): the steps of a lone rule stream's update, so its bits. A user's rule (a function,
+ * which may refuse a bar) is asked first, over its indicator's peeked outputs, before any
+ * stream moves (ask_user_rules), as its lone stream asks it.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,7 +61,16 @@ struct apo_stream_group {
     apo__score_live *peek_live;
     size_t peek_live_cap;
     size_t *rule_at, *live_at;
+    /* A user's rule's positions of an update (given_at[j] in for stream j, n_sets x total),
+     * asked before any stream moves (ask_user_rules); cap: what it holds. */
+    signed char *given;
+    size_t given_cap, *given_at;
 };
+
+/* Whether stream s follows a user's rule (apo_rule_register), asked before anything moves. */
+static int asks_user(const apo_stream *s) {
+    return s->rule != NULL && s->kernel->scoring->user_fn != NULL;
+}
 
 /* The stream whose sets the group feeds: a rule's indicator stream, or the stream itself. */
 static apo_stream *fed_of(apo_stream *s) { return s->rule != NULL ? s->rule->inner : s; }
@@ -79,6 +90,7 @@ void apo_stream_group_destroy(apo_stream_group *g) {
     free(g->sets), free(g->set_stream), free(g->set_index);
     free(g->journals);
     free(g->rule_out), free(g->peek_live), free(g->rule_at), free(g->live_at);
+    free(g->given), free(g->given_at);
     free(g);
 }
 
@@ -106,14 +118,6 @@ static apo_status check_members(apo_stream *const *streams, size_t n,
                              "stream 0 (%s) %zu; a group's streams follow the same series",
                              j, streams[j]->kernel->name, streams[j]->n_series,
                              streams[0]->kernel->name, streams[0]->n_series);
-        /* A user's rule is asked at every bar before its stream moves (stream_rule.c); a
-         * group folds its rules once every indicator has moved. */
-        if (streams[j]->rule != NULL && streams[j]->kernel->scoring->user_fn != NULL)
-            return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                             "apo_stream_group_create: stream %zu follows %s, a user's rule; "
-                             "a group takes built-in rules only (docs/streaming.md, \"Live "
-                             "rules\")",
-                             j, streams[j]->kernel->name);
         /* Fed twice an update, a stream would take every bar twice. */
         for (size_t i = 0; i < j; i++)
             if (streams[i] == streams[j])
@@ -154,9 +158,10 @@ apo_status apo_stream_group_create(apo_stream *const *streams, size_t n_streams,
     g->journals = calloc(g->n_sets_total, sizeof *g->journals);
     g->rule_at = calloc(n_streams, sizeof *g->rule_at);
     g->live_at = calloc(n_streams, sizeof *g->live_at);
+    g->given_at = calloc(n_streams, sizeof *g->given_at);
     int bad = g->streams == NULL || g->names == NULL || g->in == NULL || g->sets == NULL ||
               g->set_stream == NULL || g->set_index == NULL || g->journals == NULL ||
-              g->rule_at == NULL || g->live_at == NULL;
+              g->rule_at == NULL || g->live_at == NULL || g->given_at == NULL;
     for (size_t j = 0, t = 0; j < n_streams && !bad; j++) {
         g->streams[j] = streams[j];
         for (size_t k = 0; k < sets_of(fed_of(streams[j])); k++, t++) {
@@ -295,10 +300,10 @@ static int may_fail_part_way(const apo_stream_group *g, size_t total) {
 /* Room for the rule streams' indicator outputs of an update of `total` bars (and, for a peek,
  * their folds' copies), and where each stream's lie; made before any stream moves. */
 static apo_status reserve_rules(apo_stream_group *g, size_t total, int peek, const char *call) {
-    size_t outs = 0, lives = 0;
+    size_t outs = 0, lives = 0, given = 0;
     for (size_t j = 0; j < g->n_streams; j++) {
         const apo_stream *s = g->streams[j];
-        g->rule_at[j] = outs, g->live_at[j] = lives;
+        g->rule_at[j] = outs, g->live_at[j] = lives, g->given_at[j] = given;
         if (s->rule == NULL)
             continue;
         const size_t per_bar = s->rule->n_sets * s->rule->scored->scoring->indicator->n_outputs;
@@ -306,6 +311,14 @@ static apo_status reserve_rules(apo_stream_group *g, size_t total, int peek, con
             return apo__fail(APO_ERR_OVERFLOW, "%s: the new bars overflow size_t", call);
         outs += per_bar * total;
         lives += s->rule->n_sets * s->n_series;
+        given += asks_user(s) ? s->rule->n_sets * total : 0; /* at most outs */
+    }
+    if (given > g->given_cap) {
+        signed char *grown = realloc(g->given, given);
+        if (grown == NULL)
+            return apo__fail(APO_ERR_OUT_OF_MEMORY, "%s: no memory for the user rules' positions",
+                             call);
+        g->given = grown, g->given_cap = given;
     }
     if (outs > g->rule_out_cap) {
         double *grown = realloc(g->rule_out, outs * sizeof *grown);
@@ -353,9 +366,29 @@ static void fold_rules(apo_stream_group *g, const size_t *n_new, size_t total,
         const double *ind[APO_MAX_IO];
         for (size_t o = 0; o < s->rule->scored->scoring->indicator->n_outputs; o++)
             ind[o] = g->rule_out + g->rule_at[j] + o * n_sets * total;
-        apo__stream_rule_fold(s, n_new, total, g->in + j * APO_MAX_IO, ind, NULL, outputs[j],
+        apo__stream_rule_fold(s, n_new, total, g->in + j * APO_MAX_IO, ind,
+                              asks_user(s) ? g->given + g->given_at[j] : NULL, outputs[j],
                               peek ? g->peek_live + g->live_at[j] : NULL);
     }
+}
+
+/* Asks every user's rule of the group for its positions at the update's bars, over its
+ * indicator's peeked outputs (apo__stream_rule_ask, into the group's scratch, which the feed
+ * then fills with the same bits), before any stream moves: a rule's refusal refuses the
+ * group's update, nothing moved. */
+static apo_status ask_user_rules(apo_stream_group *g, const size_t *n_new, size_t total) {
+    for (size_t j = 0; j < g->n_streams; j++) {
+        apo_stream *s = g->streams[j];
+        if (!asks_user(s))
+            continue;
+        double *ind[APO_MAX_IO];
+        for (size_t o = 0; o < s->rule->scored->scoring->indicator->n_outputs; o++)
+            ind[o] = g->rule_out + g->rule_at[j] + o * s->rule->n_sets * total;
+        APO_CHECK(apo__stream_rule_ask(s, n_new, total,
+                                       (const double *const *)(g->in + j * APO_MAX_IO), ind,
+                                       g->given + g->given_at[j]));
+    }
+    return APO_OK;
 }
 
 /* Symbols a block of an unjournaled update feeds to every stream before the next block. */
@@ -472,6 +505,7 @@ static apo_status group_feed(apo_stream_group *g, const size_t *n_new,
     for (size_t t = 0; t < g->n_sets_total; t++)
         APO_CHECK(apo__stream_reserve_set(g->sets[t], n_new));
     APO_CHECK(reserve_rules(g, total, peek, call));
+    APO_CHECK(ask_user_rules(g, n_new, total));
     const int journaled = peek || may_fail_part_way(g, total);
     /* A large unjournaled update goes on two threads. */
     const int shared =

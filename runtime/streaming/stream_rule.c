@@ -257,11 +257,21 @@ static apo_status user_positions(const apo_stream *s, const size_t *n_new, size_
     return APO_OK;
 }
 
-/* An update or a peek of a user's rule's stream, ind_out its scratch: the indicator's stream
- * peeked, the rule asked at every bar (user_positions), and only then, for an update, the
- * indicator's stream fed the same bars (a peek's outputs are the update's bit for bit) and the
- * positions folded; so a rule's refusal leaves everything as it was. The indicator's bars
- * are computed twice: the cost of asking a user's function before anything moves. */
+apo_status apo__stream_rule_ask(apo_stream *s, const size_t *n_new, size_t total,
+                                const double *const *inputs, double *const *ind_out,
+                                signed char *given) {
+    const apo_status st = apo__stream_feed(s->rule->inner, n_new, total, inputs, ind_out, 1);
+    return st != APO_OK
+               ? st
+               : user_positions(s, n_new, total, inputs, (const double *const *)ind_out, given);
+}
+
+/* An update or a peek of a user's rule's stream, ind_out its scratch: the rule asked at every
+ * bar over the indicator's peeked outputs (apo__stream_rule_ask), and only then, for an
+ * update, the indicator's stream fed the same bars (a peek's outputs are the update's bit for
+ * bit) and the positions folded; so a rule's refusal leaves everything as it was. The
+ * indicator's bars are computed twice: the cost of asking a user's function before anything
+ * moves. */
 static apo_status feed_user_rule(apo_stream *s, const size_t *n_new, size_t total,
                                  const double *const *inputs, double *const *ind_out,
                                  double *const *outputs, apo__score_live *peek_live) {
@@ -271,9 +281,7 @@ static apo_status feed_user_rule(apo_stream *s, const size_t *n_new, size_t tota
         return apo__fail(APO_ERR_OUT_OF_MEMORY,
                          "apo_stream_update: no memory for the rule's positions of %zu bars",
                          total);
-    apo_status st = apo__stream_feed(rule->inner, n_new, total, inputs, ind_out, 1);
-    if (st == APO_OK)
-        st = user_positions(s, n_new, total, inputs, (const double *const *)ind_out, given);
+    apo_status st = apo__stream_rule_ask(s, n_new, total, inputs, ind_out, given);
     if (st == APO_OK && peek_live == NULL) {
         st = apo__stream_feed(rule->inner, n_new, total, inputs, ind_out, 0);
         if (rule->inner->broken)

@@ -64,6 +64,15 @@ apo_status apo__stream_rule_new(const apo__kernel *k, const double *params, size
 apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t total,
                                  const double *const *inputs, double *const *outputs, int peek);
 
+/* A user's rule's positions at an update's bars (s->rule's scored kernel has a user_fn), into
+ * given (n_sets x total, packed as the indicator's outputs): the indicator's stream peeked into
+ * ind_out (its outputs, laid out as for apo__stream_rule_fold), then the rule asked at each bar
+ * with a finite close. Nothing moves; a value other than -1, 0 or 1 is
+ * APO_ERR_KERNEL_FAILED, naming the set, the series and the bar. */
+apo_status apo__stream_rule_ask(apo_stream *s, const size_t *n_new, size_t total,
+                                const double *const *inputs, double *const *ind_out,
+                                signed char *given);
+
 /* Folds an update's bars into every set's folds, once the indicator's stream has taken them:
  * `ind` holds the indicator's outputs (each output's sets' packed bars, set after set, `total`
  * bars a set), `given` a user's rule's positions packed as ind's bars (NULL: a built-in rule,
@@ -71,7 +80,7 @@ apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t tota
  * NULL: the stream's own folds move (and keep each bar for revises); else the folds are copied
  * there (n_sets x n_series) and that copy moves, the stream's left as they were (a peek).
  * Cannot fail: a group feeds its rule streams' indicators first, then folds (stream_group.c;
- * a group takes no user's rule, whose positions are asked before anything moves). */
+ * a user's rule's positions are asked, apo__stream_rule_ask, before any stream moves). */
 void apo__stream_rule_fold(apo_stream *s, const size_t *n_new, size_t total,
                            const double *const *inputs, const double *const *ind,
                            const signed char *given, double *const *outputs,

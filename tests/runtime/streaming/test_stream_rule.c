@@ -435,8 +435,10 @@ static apo_stream *group_member(apo_runtime *rt, size_t m) {
         sw = stream_grid_sweep(grid, 1);
         d.kernel = "bollinger", d.score = "bands_revert/more", d.params = boll, d.n_params = 1;
         d.sweep = &sw, d.revise_bars = 10;
-    } else { /* an indicator beside them */
+    } else if (m == 2) { /* an indicator beside them */
         d.kernel = "macd";
+    } else { /* a user's rule, asked before any member moves */
+        d.kernel = "rsi", d.score = "my_rsi_revert", d.params = rsi, d.n_params = 2;
     }
     apo_stream *s = NULL;
     cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
@@ -449,7 +451,8 @@ static size_t member_sets(size_t m) { return m == 1 ? 2 : 1; }
 
 Test(stream_rule, a_group_of_rule_streams_gives_each_lone_streams_bits, .timeout = 120) {
     apo_runtime *rt = test_runtime("cpu");
-    enum { MEMBERS = 3 };
+    test_register_rule(rt, "my_rsi_revert", "rsi", my_rsi_revert, NULL);
+    enum { MEMBERS = 4 };
     const size_t cols = 3000;
     stream_case c;
     cr_assert_eq(stream_case_init(&c, rt, "rsi", NULL, 0, ROWS, cols, 61, STREAM_GAPS), APO_OK);
@@ -722,8 +725,8 @@ static apo_status feed_close(apo_stream *s, const stream_case *c, size_t from, s
 
 /* A user's rule that returns 2 at a bar refuses the whole update or peek, naming the bar, and
  * leaves the stream byte for byte as it was (the rule is asked before anything moves): fed
- * the same bars after, the stream saves what a twin that never saw the refusal saves. A group
- * takes no user's rule. */
+ * the same bars after, the stream saves what a twin that never saw the refusal saves. In a
+ * group, its refusal refuses the group's update and moves no member. */
 Test(stream_rule, a_users_rule_refusing_a_bar_changes_nothing, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     double limit = INFINITY;
@@ -765,10 +768,32 @@ Test(stream_rule, a_users_rule_refusing_a_bar_changes_nothing, .timeout = 60) {
     size_t tlen = 0;
     unsigned char *twin_bytes = stream_state_bytes(twin, &tlen);
     stream_assert_state(s, twin_bytes, tlen, "fed as its twin after the refusals");
-    apo_stream *members[1] = {s};
+    /* In a group beside another stream, the refusal moves neither. */
+    apo_stream_desc plain = APO_STREAM_DESC_INIT;
+    plain.kernel = "rsi";
+    plain.n_series = ROWS;
+    apo_stream *members[2] = {s, NULL};
+    cr_assert_eq(apo_stream_create(rt, &plain, &members[1]), APO_OK, "%s", apo_last_error());
     apo_stream_group *g = NULL;
-    cr_assert_eq(apo_stream_group_create(members, 1, NULL, &g), APO_ERR_INVALID_ARGUMENT);
-    cr_assert(strstr(apo_last_error(), "user") != NULL, "%s", apo_last_error());
+    cr_assert_eq(apo_stream_group_create(members, 2, NULL, &g), APO_OK, "%s", apo_last_error());
+    size_t mlen[2];
+    unsigned char *mbefore[2] = {stream_state_bytes(s, &mlen[0]),
+                                 stream_state_bytes(members[1], &mlen[1])};
+    const double bar[ROWS] = {1e300, 1e300, 1e300}; /* above any limit */
+    limit = 1e299;
+    const size_t one[ROWS] = {1, 1, 1};
+    double sink[ROWS];
+    double *rule_out[APO_LIVE_N_OUTPUTS] = {sink}, *rsi_out[1] = {sink};
+    double *const *outs[2] = {rule_out, rsi_out};
+    const apo_named_input named[] = {{"close", bar}};
+    cr_assert_eq(apo_stream_group_update(g, one, named, 1, outs), APO_ERR_KERNEL_FAILED);
+    cr_assert(strstr(apo_last_error(), "returned 2") != NULL, "%s", apo_last_error());
+    for (size_t m = 0; m < 2; m++) {
+        stream_assert_state(members[m], mbefore[m], mlen[m], "a group's refused update");
+        free(mbefore[m]);
+    }
+    apo_stream_group_destroy(g);
+    apo_stream_destroy(members[1]);
     free(twin_bytes);
     free(before);
     apo_stream_destroy(s);
