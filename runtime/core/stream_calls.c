@@ -250,11 +250,12 @@ static apo_status check_update(const apo_stream *s, const size_t *n_new,
         if (inputs[i] == NULL)
             return apo__fail(APO_ERR_NULL, "%s: input %zu (%s) is NULL", call, i,
                              k->input_names[i]);
-    /* A rule's stream writes its outputs but the position where they are given. */
+    /* A rule's stream writes its outputs but the position where they are given (its output 0,
+     * APO_LIVE_POSITION, not its scored kernel's first score). */
     for (size_t o = 0; o < (s->rule != NULL ? 1 : k->n_outputs); o++)
         if (outputs[o] == NULL)
             return apo__fail(APO_ERR_NULL, "%s: output %zu (%s) is NULL", call, o,
-                             k->output_names[o]);
+                             s->rule != NULL ? "position" : k->output_names[o]);
     return apo__check_volumes(k, inputs, s->n_series, 0, n_new, 0, call, "series");
 }
 

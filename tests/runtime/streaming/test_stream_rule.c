@@ -633,6 +633,7 @@ Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeou
     stream_assert_state(s, before, len, "after a negative volume");
     c.in[3][1 * c.cols + 160] = 1000.0;
     cr_assert_eq(feed_mfi(s, &c, 150, 200, NULL), APO_ERR_NULL);
+    cr_assert(strstr(apo_last_error(), "(position)") != NULL, "%s", apo_last_error());
     stream_assert_state(s, before, len, "after a NULL position");
     double *last[4], *six[4], pos1[ROWS + 5];
     mfi_revise_bars(&c, last, six);
