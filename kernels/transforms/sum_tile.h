@@ -18,8 +18,6 @@
 #include "run_entries.h"
 #include "sma_tile.h"
 
-/* sum's tile and stream (catalog_table.h, RUN): apo__sum_tile, apo__sum_stream_start and
- * apo__sum_stream_run, its start at `begin` and its run to `end`. */
 /* The loop from r->t to end: sma's, each output its sum. */
 static inline APO_HD void apo__sum_run(const apo__cat_io *io, size_t end, apo__cat_run *r) {
     const size_t p = (size_t)io->p[0];
@@ -30,6 +28,8 @@ static inline APO_HD void apo__sum_run(const apo__cat_io *io, size_t end, apo__c
     apo__window_dd_run(io, end, 1.0, r);
 }
 
+/* sum's tile and stream (catalog_table.h, RUN): apo__sum_tile, apo__sum_stream_start and
+ * apo__sum_stream_run, its start at `begin` and its run to `end`. */
 APO_CAT_RUN_ENTRIES(sum, apo__sma_start(io, begin, r), apo__sum_run(io, end, r))
 
 #endif /* APO_KERNELS_SUM_TILE_H */
