@@ -271,6 +271,8 @@ static inline APO_HD void apo__kdj_tile(const apo__cat_io *io, size_t begin, siz
      * averages' chain. */
     apo__kdj_ma k = apo__kdj_ma_make(kind_k, pk), d = apo__kdj_ma_make(kind_d, pd);
     const size_t first = w0 + fk - 1;
+    if (first >= end) /* no bar of the tile has its window: the run would read past end */
+        return;
     apo__fastk_run run = apo__fastk_run_from(io, first, fk);
     double fastk[APO_STOCH_BLOCK];
     for (size_t t0 = first; t0 < end; t0 += APO_STOCH_BLOCK) {
