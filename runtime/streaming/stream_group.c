@@ -67,11 +67,6 @@ struct apo_stream_group {
     size_t given_cap, *given_at;
 };
 
-/* Whether stream s follows a user's rule (apo_rule_register), asked before anything moves. */
-static int asks_user(const apo_stream *s) {
-    return s->rule != NULL && s->kernel->scoring->user_fn != NULL;
-}
-
 /* The stream whose sets the group feeds: a rule's indicator stream, or the stream itself. */
 static apo_stream *fed_of(apo_stream *s) { return s->rule != NULL ? s->rule->inner : s; }
 
@@ -311,7 +306,7 @@ static apo_status reserve_rules(apo_stream_group *g, size_t total, int peek, con
             return apo__fail(APO_ERR_OVERFLOW, "%s: the new bars overflow size_t", call);
         outs += per_bar * total;
         lives += s->rule->n_sets * s->n_series;
-        given += asks_user(s) ? s->rule->n_sets * total : 0; /* at most outs */
+        given += apo__stream_rule_asks_user(s) ? s->rule->n_sets * total : 0; /* at most outs */
     }
     if (given > g->given_cap) {
         signed char *grown = realloc(g->given, given);
@@ -367,8 +362,8 @@ static void fold_rules(apo_stream_group *g, const size_t *n_new, size_t total,
         for (size_t o = 0; o < s->rule->scored->scoring->indicator->n_outputs; o++)
             ind[o] = g->rule_out + g->rule_at[j] + o * n_sets * total;
         apo__stream_rule_fold(s, n_new, total, g->in + j * APO_MAX_IO, ind,
-                              asks_user(s) ? g->given + g->given_at[j] : NULL, outputs[j],
-                              peek ? g->peek_live + g->live_at[j] : NULL);
+                              apo__stream_rule_asks_user(s) ? g->given + g->given_at[j] : NULL,
+                              outputs[j], peek ? g->peek_live + g->live_at[j] : NULL);
     }
 }
 
@@ -379,7 +374,7 @@ static void fold_rules(apo_stream_group *g, const size_t *n_new, size_t total,
 static apo_status ask_user_rules(apo_stream_group *g, const size_t *n_new, size_t total) {
     for (size_t j = 0; j < g->n_streams; j++) {
         apo_stream *s = g->streams[j];
-        if (!asks_user(s))
+        if (!apo__stream_rule_asks_user(s))
             continue;
         double *ind[APO_MAX_IO];
         for (size_t o = 0; o < s->rule->scored->scoring->indicator->n_outputs; o++)

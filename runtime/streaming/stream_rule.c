@@ -334,7 +334,7 @@ apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t tota
      * call), so its feed is called directly. An indicator's update that fails part way (a
      * large one on the devices) leaves the rule refusing too: its save, fork and updates then
      * say so, as a lone stream's do. */
-    if (rule->scored->scoring->user_fn != NULL) {
+    if (apo__stream_rule_asks_user(s)) {
         st = feed_user_rule(s, n_new, total, inputs, ind_out, outputs, peek ? live : NULL);
     } else {
         st = apo__stream_feed(rule->inner, n_new, total, inputs, ind_out, peek);

@@ -64,6 +64,12 @@ apo_status apo__stream_rule_new(const apo__kernel *k, const double *params, size
 apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t total,
                                  const double *const *inputs, double *const *outputs, int peek);
 
+/* Whether s is a rule's stream whose rule is a user's (apo_rule_register): a function, asked
+ * at every new bar before anything moves (apo__stream_rule_ask). */
+static inline int apo__stream_rule_asks_user(const apo_stream *s) {
+    return s->rule != NULL && s->rule->scored->scoring->user_fn != NULL;
+}
+
 /* A user's rule's positions at an update's bars (s->rule's scored kernel has a user_fn), into
  * given (n_sets x total, packed as the indicator's outputs): the indicator's stream peeked into
  * ind_out (its outputs, laid out as for apo__stream_rule_fold), then the rule asked at each bar
