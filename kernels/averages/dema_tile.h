@@ -11,11 +11,17 @@
  * Tile: the tile reruns the chain from w0 = max(0, begin - h), h = S (p - 1) + (S + 1) D(k)
  * for S stages (catalog_dispatch.c): each stage's seed has been forgotten to below 2^-64 before the
  * next one's is, with a stage of margin for the chain's polynomial factor.
+ *
+ * On the CPU a row's tiles run side by side in vector lanes (apo__ema_chain_round, as rma's and
+ * the Wilder recurrences' do, catalog_lanes.h), and a lone tile is cut into pieces in them
+ * (dispatch/catalog_split.h): a tile's chain waits on three dependent operations a bar, which
+ * paced dema and tema at three quarters of TA-Lib's two separate passes of fused steps.
  */
 #ifndef APO_KERNELS_DEMA_TILE_H
 #define APO_KERNELS_DEMA_TILE_H
 
 #include "catalog.h"
+#include "catalog_lanes.h"
 #include "run_entries.h"
 
 /* The tile's start: the loop runs from w0 with every stage's seed empty (apo__cat_run: n[s]
@@ -63,6 +69,63 @@ static inline APO_HD void apo__ema_chain_run(const apo__cat_io *io, size_t begin
         r->v[3 + s] = e[s];
     }
 }
+
+#ifdef APO_TILE_LANES
+/* A round of up to APO_TILE_LANES tiles of DEMA (stages 2) or TEMA (3) side by side, one per
+ * vector lane (catalog_lanes.h says how the bits stay each tile's): each lane performs
+ * apo__ema_chain_run's operations in its order. Until a lane meets a gap every lane's stages
+ * have seen as many values, so the seeds' tests are one for all; the round stops before the
+ * first gap and each tile's scalar run goes on from its lane. edges: NULL, or one per tile for
+ * its run at its begin and end (a lone tile's cut, catalog_split.h). */
+static APO_CAT_SPECIALISED void apo__ema_chain_round(const apo__cat_io *io,
+                                                     const apo__tile_span *tiles, size_t count,
+                                                     int stages, apo__cat_edge *edges) {
+    apo__cat_lanes ln;
+    apo__cat_lanes_start_at(&ln, io, tiles, count, 0);
+    const double *x = io->in[0];
+    const size_t p = (size_t)io->p[0];
+    const double k_one = 2.0 / ((double)p + 1.0);
+    const apo_tv zero = {0}, k = zero + k_one, pd = zero + (double)p, nan = zero + (double)NAN;
+    apo_tv sum[3] = {zero, zero, zero}, e[3] = {zero, zero, zero};
+    size_t seen[3] = {0, 0, 0}, step = 0;
+    for (; step < ln.steps; step++) {
+        if (edges != NULL && step == ln.edge_step)
+            apo__cat_lanes_edges(&ln, tiles, step, seen, 3,
+                                 (const apo_tv[]){sum[0], sum[1], sum[2], e[0], e[1], e[2]}, 6,
+                                 edges);
+        apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
+        if (!apo__cat_lanes_all_finite(v))
+            break;
+        int ready = 1;
+        for (int s = 0; s < stages && ready; s++) {
+            if (seen[s] < p) {
+                sum[s] = sum[s] + v;
+                seen[s]++;
+                ready = seen[s] == p;
+                if (ready)
+                    e[s] = sum[s] / pd;
+            } else {
+                e[s] = (v - e[s]) * k + e[s];
+            }
+            v = e[s];
+        }
+        apo_tv y = nan;
+        if (ready)
+            y = stages == 2 ? (2.0 * e[0]) - e[1] : e[2] + ((3.0 * e[0]) - (3.0 * e[1]));
+        apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
+    }
+    apo__cat_lanes_stop(&ln, step, seen, 3);
+    for (size_t j = 0; j < count; j++) {
+        for (int s = 0; s < 3; s++) {
+            ln.run[j].v[s] = sum[s][j];
+            ln.run[j].v[3 + s] = e[s][j];
+        }
+        apo__ema_chain_run(io, tiles[j].begin, tiles[j].end, stages, &ln.run[j]);
+        if (edges != NULL)
+            apo__cat_lanes_tail(&ln, j, edges);
+    }
+}
+#endif
 
 /* dema's tile and stream (catalog_table.h, RUN): apo__dema_tile, apo__dema_stream_start and
  * apo__dema_stream_run. */

@@ -18,11 +18,15 @@
  * State (apo__cat_run): n[0] the stage whose seed is filling (6 once all are seeded), n[1] the
  * values it has seen; v[s] is e(s + 1) below that stage and the seed's running sum at it. Only
  * one seed fills at a time, so six doubles hold the chain.
+ *
+ * On the CPU a row's tiles run side by side in vector lanes, and a lone tile is cut into
+ * pieces in them (apo__t3_round, as dema's and tema's chains: dema_tile.h).
  */
 #ifndef APO_KERNELS_T3_TILE_H
 #define APO_KERNELS_T3_TILE_H
 
 #include "catalog.h"
+#include "catalog_lanes.h"
 #include "run_entries.h"
 
 #define APO_T3_STAGES 6
@@ -32,26 +36,40 @@ static inline APO_HD void apo__t3_start(const apo__cat_io *io, size_t begin, apo
 }
 
 /* One finite sample v through the chain: the seeded stages step, the filling one adds v (or
- * the value its stage before just took). Returns 1 when every stage is seeded. */
-static inline APO_HD int apo__t3_push(double v, size_t p, double k, double one_minus_k,
-                                      size_t *stage, size_t *seen, double *e) {
-    for (size_t s = 0; s < APO_T3_STAGES; s++) {
-        if (s < *stage) {
-            e[s] = k * v + one_minus_k * e[s];
-            v = e[s];
-            continue;
-        }
-        e[s] = e[s] + v;
-        if (++*seen < p)
-            return 0;
-        e[s] = e[s] / (double)p;
-        v = e[s];
-        *stage = s + 1;
-        *seen = 0;
-        if (s + 1 < APO_T3_STAGES)
-            e[s + 1] = 0.0;
-    }
-    return 1;
+ * the value its stage before just took); `full` becomes 1 when every stage is seeded, else 0.
+ * A macro so that a double (apo__t3_run) and a vector of lanes (apo__t3_round) take the same
+ * operations: v, k, one_minus_k, pd (p as a double), zero and e[] are of the one type; stage,
+ * seen and p are counts, one for all lanes. */
+#define APO__T3_PUSH(v, p, pd, k, one_minus_k, zero, stage, seen, e, full)                         \
+    do {                                                                                           \
+        (full) = 1;                                                                                \
+        for (size_t s_ = 0; s_ < APO_T3_STAGES; s_++) {                                            \
+            if (s_ < (stage)) {                                                                    \
+                (e)[s_] = (k) * (v) + (one_minus_k) * (e)[s_];                                     \
+                (v) = (e)[s_];                                                                     \
+                continue;                                                                          \
+            }                                                                                      \
+            (e)[s_] = (e)[s_] + (v);                                                               \
+            if (++(seen) < (p)) {                                                                  \
+                (full) = 0;                                                                        \
+                break;                                                                             \
+            }                                                                                      \
+            (e)[s_] = (e)[s_] / (pd);                                                              \
+            (v) = (e)[s_];                                                                         \
+            (stage) = s_ + 1;                                                                      \
+            (seen) = 0;                                                                            \
+            if (s_ + 1 < APO_T3_STAGES)                                                            \
+                (e)[s_ + 1] = (zero);                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* c1 .. c4 of vfactor a, in TA-Lib's operation order. */
+static inline APO_HD void apo__t3_coefficients(double a, double c[4]) {
+    const double a2 = a * a;
+    c[0] = 0.0 - a2 * a;
+    c[1] = 3.0 * (a2 - c[0]);
+    c[2] = (0.0 - 6.0) * a2 - 3.0 * (a - c[0]);
+    c[3] = 1.0 + 3.0 * a - c[0] + 3.0 * a2;
 }
 
 /* The loop from r->t to end, writing the positions from `begin` on. */
@@ -60,13 +78,9 @@ static inline APO_HD void apo__t3_run(const apo__cat_io *io, size_t begin, size_
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    const double a = io->p[1];
     const double k = 2.0 / ((double)p + 1.0), one_minus_k = 1.0 - k;
-    const double a2 = a * a;
-    const double c1 = 0.0 - a2 * a;
-    const double c2 = 3.0 * (a2 - c1);
-    const double c3 = (0.0 - 6.0) * a2 - 3.0 * (a - c1);
-    const double c4 = 1.0 + 3.0 * a - c1 + 3.0 * a2;
+    double c[4];
+    apo__t3_coefficients(io->p[1], c);
     size_t stage = r->n[0], seen = r->n[1];
     double e[APO_T3_STAGES];
     for (int s = 0; s < APO_T3_STAGES; s++)
@@ -77,8 +91,13 @@ static inline APO_HD void apo__t3_run(const apo__cat_io *io, size_t begin, size_
         if (isfinite(v)) {
             if (p == 1)
                 y = v;
-            else if (apo__t3_push(v, p, k, one_minus_k, &stage, &seen, e))
-                y = c1 * e[5] + c2 * e[4] + c3 * e[3] + c4 * e[2];
+            else {
+                double u = v;
+                int full;
+                APO__T3_PUSH(u, p, (double)p, k, one_minus_k, 0.0, stage, seen, e, full);
+                if (full)
+                    y = c[0] * e[5] + c[1] * e[4] + c[2] * e[3] + c[3] * e[2];
+            }
         }
         if (t >= begin)
             out[t] = y;
@@ -89,6 +108,50 @@ static inline APO_HD void apo__t3_run(const apo__cat_io *io, size_t begin, size_
     for (int s = 0; s < APO_T3_STAGES; s++)
         r->v[s] = e[s];
 }
+
+#ifdef APO_TILE_LANES
+/* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h says
+ * how the bits stay each tile's): each lane performs apo__t3_run's operations in its order
+ * (APO__T3_PUSH, one source for both). Until a lane meets a gap every lane is at the same
+ * stage and count, so the seeds' tests are one for all. At p = 1 (the sample itself) there is
+ * no chain, and the tiles take their scalar runs. edges: NULL, or one per tile for its run at
+ * its begin and end (a lone tile's cut, catalog_split.h). */
+static inline void apo__t3_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t count,
+                                 apo__cat_edge *edges) {
+    apo__cat_lanes ln;
+    apo__cat_lanes_start_at(&ln, io, tiles, count, 0);
+    const double *x = io->in[0];
+    const size_t p = (size_t)io->p[0];
+    const double k_one = 2.0 / ((double)p + 1.0);
+    double c_one[4];
+    apo__t3_coefficients(io->p[1], c_one);
+    const apo_tv zero = {0}, k = zero + k_one, one_minus_k = zero + (1.0 - k_one),
+                 pd = zero + (double)p, nan = zero + (double)NAN;
+    apo_tv e[APO_T3_STAGES] = {zero, zero, zero, zero, zero, zero};
+    size_t counts[2] = {0, 0}, step = 0; /* the stage filling and its values seen, as n[0 .. 1] */
+    for (; step < ln.steps && p > 1; step++) {
+        if (edges != NULL && step == ln.edge_step)
+            apo__cat_lanes_edges(&ln, tiles, step, counts, 2, e, APO_T3_STAGES, edges);
+        apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
+        if (!apo__cat_lanes_all_finite(v))
+            break;
+        int full;
+        APO__T3_PUSH(v, p, pd, k, one_minus_k, zero, counts[0], counts[1], e, full);
+        apo_tv y = nan;
+        if (full)
+            y = c_one[0] * e[5] + c_one[1] * e[4] + c_one[2] * e[3] + c_one[3] * e[2];
+        apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
+    }
+    apo__cat_lanes_stop(&ln, step, counts, 2);
+    for (size_t j = 0; j < count; j++) {
+        for (int s = 0; s < APO_T3_STAGES; s++)
+            ln.run[j].v[s] = e[s][j];
+        apo__t3_run(io, tiles[j].begin, tiles[j].end, &ln.run[j]);
+        if (edges != NULL)
+            apo__cat_lanes_tail(&ln, j, edges);
+    }
+}
+#endif
 
 /* t3's tile and stream (catalog_table.h, RUN): apo__t3_tile, apo__t3_stream_start and
  * apo__t3_stream_run, its start at `begin` and its run to `end`. */

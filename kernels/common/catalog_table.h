@@ -173,7 +173,9 @@
  * swapped sides between them and keep the widest; zscore and vwap keep it as measured with a
  * driver (docs/perf-log/2026-11-25-catalog-round-7.md, "zscore and vwap"); dx, adxr,
  * linearreg_intercept and tsf by the stricter rule of a later Zen 4 VM, avx2 faster by more than
- * 10% at both sizes in each of two runs a path (docs/perf-log/2026-11-27-zen4-catalog.md). The
+ * 10% at both sizes in each of two runs a path (docs/perf-log/2026-11-27-zen4-catalog.md), and
+ * dema and tema by that rule when their tiles went into lanes
+ * (docs/perf-log/2026-11-28-ema-chains-in-lanes.md). The
  * Wilder recurrences' lanes are tiles side by side, gathered a bar at a time: a step of 8 costs
  * about twice a step of 4, and a 1e4-bar row has tiles for only four.
  * AVX2_ZEN5: measured slower on 8 lanes than on 4 on a Zen 5 EPYC (whole 512-bit
@@ -232,10 +234,10 @@
     X(WMA, wma, averages, APO_CAT_CLOSE, (1, "wma"), (1, APO_CAT_PERIOD(30, 2)), APO_CAT_P(0) - 1, \
       WINDOW, RUN, 0, "timeperiod - 1")                                                            \
     X(DEMA, dema, averages, APO_CAT_CLOSE, (1, "dema"), (1, APO_CAT_PERIOD(30, 2)),                \
-      2 * (APO_CAT_P(0) - 1), EMA(3), RUN, APO_CAT_T_AHEAD,                                        \
+      2 * (APO_CAT_P(0) - 1), EMA(3), RUN, APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,                  \
       "2 (timeperiod - 1) + 3 times the steps an EMA takes to forget its seed (to 2^-64)")         \
     X(TEMA, tema, averages, APO_CAT_CLOSE, (1, "tema"), (1, APO_CAT_PERIOD(30, 2)),                \
-      3 * (APO_CAT_P(0) - 1), EMA(4), RUN, APO_CAT_T_AHEAD,                                        \
+      3 * (APO_CAT_P(0) - 1), EMA(4), RUN, APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,                  \
       "3 (timeperiod - 1) + 4 times the steps an EMA takes to forget its seed (to 2^-64)")         \
     X(MOM, mom, oscillators, APO_CAT_CLOSE, (1, "mom"), (1, APO_CAT_PERIOD(10, 1)), APO_CAT_P(0),  \
       WINDOW, POSITION, APO_CAT_T_JOIN | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5, "timeperiod")  \

@@ -1,5 +1,5 @@
 /*
- * catalog_cut_entry.h: apo__catalog_cut_<path>, a lone Wilder tile cut into pieces in the
+ * catalog_cut_entry.h: apo__catalog_cut_<path>, a lone tile of a recurrence cut into pieces in the
  * lanes of the vector path whose file includes it (catalog_cut_sse2.c, catalog_cut_avx2.c,
  * catalog_cut_avx512.c, built with that path's flags: kernels/meson.build), or, where the cut
  * does not pay, the path's tile call (catalog_entry.h).

@@ -66,10 +66,11 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
         apo__adosc_pairs(io, tiles, count);
         return;
     }
-    /* dx's, the DMs' and rma's tiles are sixteen halos long, not the WILDER trait's five warm-ups
-     * (catalog_paths.h, apo__catalog_laned): a row of 1e4 bars is one long tile and a short
-     * one, whose round would leave most of the long one to its serial rest. A round short of
-     * lanes is cut tile by tile instead (each where that pays, else its scalar body). */
+    /* dx's, the DMs', rma's and the EMA chains' tiles are sixteen halos long, not the WILDER
+     * trait's five warm-ups (catalog_paths.h, apo__catalog_laned): a row of 1e4 bars is one long
+     * tile and a short one, whose round would leave most of the long one to its serial rest. A
+     * round short of lanes is cut tile by tile instead (each where that pays, else its scalar
+     * body). */
     const int cut_short_rounds = apo__catalog_laned(id) && !apo__catalog_wilder(id);
     for (size_t k = 0; k < count;) {
         const size_t n = count - k < APO_TILE_LANES ? count - k : APO_TILE_LANES;
@@ -96,6 +97,14 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
             apo__dm_round(io, tiles + k, n, APO_DMI_MINUS, NULL);
         } else if (n > 1 && id == APO_CAT_RMA) {
             apo__rma_round(io, tiles + k, n, NULL);
+        } else if (n > 1 && id == APO_CAT_DEMA) {
+            apo__ema_chain_round(io, tiles + k, n, 2, NULL);
+        } else if (n > 1 && id == APO_CAT_TEMA) {
+            apo__ema_chain_round(io, tiles + k, n, 3, NULL);
+        } else if (n > 1 && id == APO_CAT_TRIX) {
+            apo__trix_round(io, tiles + k, n, NULL);
+        } else if (n > 1 && id == APO_CAT_T3) {
+            apo__t3_round(io, tiles + k, n, NULL);
         } else if (n > 1 && adosc_rounds) {
             apo__adosc_round(io, tiles + k, n);
         } else if (n == 1 && id == APO_CAT_ADXR && tiles[k].begin == 0 &&

@@ -1,7 +1,9 @@
 /*
  * catalog_split.h: a lone tile of a Wilder recurrence (rsi, cmo, atr, natr, plus_di,
- * minus_di, adx, dx, plus_dm, minus_dm, rma: apo__catalog_laned) cut into pieces that run as one
- * round of lanes (catalog_lanes.h), for the vector path whose catalog_entry.h includes it.
+ * minus_di, adx, dx, plus_dm, minus_dm, rma) or of an EMA chain (dema, tema, trix, t3:
+ * apo__catalog_laned)
+ * cut into pieces that run as one round of lanes (catalog_lanes.h), for the vector path whose
+ * catalog_entry.h includes it.
  *
  * Why: a row of fewer bars than two tiles (1e4 bars at timeperiod 50: one tile of 11230) is
  * one serial chain, a multiply, an add and a divide a bar, while the lanes idle. The cut is
@@ -28,28 +30,40 @@
 #include "catalog_dispatch.h"
 #include "catalog_lanes.h"
 #include "catalog_paths.h"
+#include "dema_tile.h"
 #include "dm_lanes.h"
 #include "dmi_lanes.h"
 #include "lone_tile_cut.h"
 #include "rma_tile.h"
 #include "rsi_lanes.h"
+#include "t3_tile.h"
+#include "trix_tile.h"
 
 /* Whether two runs of kernel id continue alike: the same position and values to the bit, and
  * counts alike once capped at p + 1. A count is only compared with p and p + 1 (the seeds'
  * <, == and <= tests, catalog.h); plus_di's, minus_di's and adx's grow with every bar, so the
  * whole tile's and a piece's differ by the bars before the piece's warm-up. atr's, natr's and
- * rma's seed sum (v[0]) is read only while seeding (APO__WILDER_STEP, apo__rma_run): once both
- * runs are seeded it is the sum of different bars and is not compared. */
+ * rma's seed sum (v[0]) is read only while seeding (APO__WILDER_STEP, apo__rma_run), and so
+ * are dema's and tema's stages' (v[0 .. 2], apo__ema_chain_run): once both runs are seeded
+ * (the last stage, and so every stage, for the chains) they are sums of different bars and are
+ * not compared. t3's counts are its filling stage and that stage's values (t3_tile.h), never past
+ * 6 and p: compared as they are, since a cap at p + 1 would take stage 3 for stage 6 at p = 2. */
 static inline int apo__cat_runs_alike(apo__cat_id id, const apo__cat_run *a, const apo__cat_run *b,
                                       size_t p) {
-    const int seeded = a->n[0] >= p && b->n[0] >= p;
-    const size_t from =
-        (id == APO_CAT_ATR || id == APO_CAT_NATR || id == APO_CAT_RMA) && seeded ? 1 : 0;
+    const int chain = id == APO_CAT_DEMA || id == APO_CAT_TEMA;
+    const int last_stage = id == APO_CAT_TEMA ? 2 : chain ? 1 : 0;
+    const int seeded = a->n[last_stage] >= p && b->n[last_stage] >= p;
+    size_t from = 0;
+    if (seeded && chain)
+        from = 3;
+    else if (seeded && (id == APO_CAT_ATR || id == APO_CAT_NATR || id == APO_CAT_RMA))
+        from = 1;
     if (a->t != b->t || memcmp(a->v + from, b->v + from, sizeof a->v - from * sizeof a->v[0]) != 0)
         return 0;
+    const size_t cap = id == APO_CAT_T3 ? (size_t)-1 : p + 1;
     for (int c = 0; c < 4; c++) {
-        const size_t na = a->n[c] < p + 1 ? a->n[c] : p + 1;
-        const size_t nb = b->n[c] < p + 1 ? b->n[c] : p + 1;
+        const size_t na = a->n[c] < cap ? a->n[c] : cap;
+        const size_t nb = b->n[c] < cap ? b->n[c] : cap;
         if (na != nb)
             return 0;
     }
@@ -89,6 +103,18 @@ static void apo__catalog_cut_round(apo__cat_id id, const apo__cat_io *io,
     case APO_CAT_RMA:
         apo__rma_round(io, pieces, count, edges);
         break;
+    case APO_CAT_DEMA:
+        apo__ema_chain_round(io, pieces, count, 2, edges);
+        break;
+    case APO_CAT_TEMA:
+        apo__ema_chain_round(io, pieces, count, 3, edges);
+        break;
+    case APO_CAT_TRIX:
+        apo__trix_round(io, pieces, count, edges);
+        break;
+    case APO_CAT_T3:
+        apo__t3_round(io, pieces, count, edges);
+        break;
     default:
         apo__dmi_round(io, pieces, count, APO_DMI_ADX, edges);
         break;
@@ -100,8 +126,13 @@ static void apo__catalog_cut_round(apo__cat_id id, const apo__cat_io *io,
  * is not cut (and nothing was computed: the caller runs its scalar body). */
 static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin,
                                     size_t end) {
-    const size_t pieces =
-        apo__catalog_laned(id) ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES, 3) : 1;
+    /* trix's lone tile stays whole: its lane step (three stages and the rate's division) costs
+     * about twice a scalar step, and its warm-up is 2,749 bars at 30, so at 1e4 bars its
+     * pieces measured slower than the serial chain
+     * (docs/perf-log/2026-11-28-ema-chains-in-lanes.md); its rounds of several tiles pay. */
+    const size_t pieces = apo__catalog_laned(id) && id != APO_CAT_TRIX
+                              ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES, 3)
+                              : 1;
     if (pieces < 2)
         return (size_t)-1;
     apo__tile_span spans[APO_CUT_MAX_PIECES];

@@ -17,12 +17,16 @@
  *
  * Stream (RUN): apo__cat_run's n[s] counts the values stage s has seen and v[s] holds its
  * seed's sum while it has seen fewer than p, its average from then on (a stage needs one of
- * the two at a time); v[3] is the last e3.
+ * the two at a time); v[2], the last e3, is the next rate's denominator.
+ *
+ * On the CPU a row's tiles run side by side in vector lanes, and a lone tile is cut into
+ * pieces in them (apo__trix_round, as dema's and tema's chains: dema_tile.h).
  */
 #ifndef APO_KERNELS_TRIX_TILE_H
 #define APO_KERNELS_TRIX_TILE_H
 
 #include "catalog.h"
+#include "catalog_lanes.h"
 #include "run_entries.h"
 
 /* The chain from r->t to end, writing from `begin` on. */
@@ -64,6 +68,58 @@ static inline APO_HD void apo__trix_run(const apo__cat_io *io, size_t begin, siz
         r->v[s] = e[s];
     }
 }
+
+#ifdef APO_TILE_LANES
+/* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h says
+ * how the bits stay each tile's): each lane performs apo__trix_run's operations in its order,
+ * the rate's guard a select. edges: NULL, or one per tile for its run at its begin and end (a
+ * lone tile's cut, catalog_split.h). */
+static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t count,
+                                   apo__cat_edge *edges) {
+    apo__cat_lanes ln;
+    apo__cat_lanes_start_at(&ln, io, tiles, count, 0);
+    const double *x = io->in[0];
+    const size_t p = (size_t)io->p[0];
+    const double k_one = 2.0 / ((double)p + 1.0);
+    const apo_tv zero = {0}, k = zero + k_one, pd = zero + (double)p, nan = zero + (double)NAN;
+    apo_tv e[3] = {zero, zero, zero};
+    size_t seen[3] = {0, 0, 0}, step = 0;
+    for (; step < ln.steps; step++) {
+        if (edges != NULL && step == ln.edge_step)
+            apo__cat_lanes_edges(&ln, tiles, step, seen, 3, e, 3, edges);
+        apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
+        if (!apo__cat_lanes_all_finite(v))
+            break;
+        const int had_e3 = seen[2] == p;
+        const apo_tv before = e[2];
+        int ready = 1;
+        for (int s = 0; s < 3 && ready; s++) {
+            if (seen[s] < p) {
+                e[s] = e[s] + v;
+                seen[s]++;
+                ready = seen[s] == p;
+                if (ready)
+                    e[s] = e[s] / pd;
+            } else {
+                e[s] = (v - e[s]) * k + e[s];
+            }
+            v = e[s];
+        }
+        apo_tv y = nan;
+        if (ready && had_e3)
+            y = apo_tv_pick(before != zero, (e[2] / before - 1.0) * 100.0, zero);
+        apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
+    }
+    apo__cat_lanes_stop(&ln, step, seen, 3);
+    for (size_t j = 0; j < count; j++) {
+        for (int s = 0; s < 3; s++)
+            ln.run[j].v[s] = e[s][j];
+        apo__trix_run(io, tiles[j].begin, tiles[j].end, &ln.run[j]);
+        if (edges != NULL)
+            apo__cat_lanes_tail(&ln, j, edges);
+    }
+}
+#endif
 
 /* trix's tile and stream (catalog_table.h, RUN): apo__trix_tile, apo__trix_stream_start and
  * apo__trix_stream_run, from the tile's warm-up origin. */
