@@ -157,8 +157,8 @@
  *
  * JOIN: consecutive tiles of one row can be computed by one call over their union, each with
  * its bits: the whole-row sums, the kernels that evaluate each position from the samples of
- * its own windows (no state crosses positions), and ema, whose body cuts the union at the
- * grid (apo__cat_io.tile) and runs each tile from its own start.
+ * its own windows (no state crosses positions), and ema and eri, whose bodies cut the union
+ * at the grid (apo__cat_io.tile) and run each tile from its own start.
  * SIDE_BY_SIDE: the body runs a call's tiles side by side (ema_tile.h), so its halos overlap
  * and cost a quarter as much: tiles of 4 halos, not 16.
  * WHOLE_ROW: every tile reads its row from the first sample (obv, ad); the runtime hands it
@@ -662,7 +662,7 @@
       (APO_CAT_P(1) > APO_CAT_P(2) ? APO_CAT_P(1) : APO_CAT_P(2)) + APO_CAT_P(0) - 1, WINDOW,      \
       POSITION, APO_CAT_T_JOIN, "max(roc1period, roc2period) + wmaperiod - 1")                     \
     X(ERI, eri, oscillators, APO_CAT_HLC, (2, "bullpower", "bearpower"),                           \
-      (1, APO_CAT_PERIOD(13, 1)), APO_CAT_P(0) - 1, EMA(1), RUN, 0,                                \
+      (1, APO_CAT_PERIOD(13, 1)), APO_CAT_P(0) - 1, EMA(1), RUN, APO_CAT_T_JOIN,                   \
       "(timeperiod - 1) + the steps the EMA takes to forget its seed (to 2^-64)")                  \
     X(TSI, tsi, oscillators, APO_CAT_CLOSE, (1, "tsi"), APO_CAT_TSI_PARAMS,                        \
       APO_CAT_P(0) + APO_CAT_P(1) - 1, TSI, RUN, 0,                                                \
