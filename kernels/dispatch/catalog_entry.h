@@ -106,6 +106,8 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
             apo__trix_round(io, tiles + k, n, NULL);
         } else if (n > 1 && id == APO_CAT_T3) {
             apo__t3_round(io, tiles + k, n, NULL);
+        } else if (n > 1 && id == APO_CAT_TSI) {
+            apo__tsi_round(io, tiles + k, n, NULL);
         } else if (n > 1 && adosc_rounds) {
             apo__adosc_round(io, tiles + k, n);
         } else if (n == 1 && id == APO_CAT_ADXR && tiles[k].begin == 0 &&

@@ -26,7 +26,7 @@ void apo__catalog_tiles_avx512(apo__cat_id id, const apo__cat_io *io, const apo_
 
 /* Whether kernel id's tiles of a row run as rounds of lanes (catalog_lanes.h) and a lone tile
  * is cut into pieces (catalog_split.h): the WILDER trait's kernels, and dx, plus_dm, minus_dm,
- * rma and the EMA chains dema, tema, trix and t3, which take dmi_lanes.h's, dm_lanes.h's and
+ * rma and the EMA chains dema, tema, trix, t3 and tsi, which take dmi_lanes.h's, dm_lanes.h's and
  * their own tile headers' rounds without the trait.
  * The trait would also give them tiles of five warm-ups (apo__catalog_tile_len) where they
  * have sixteen halos, and a tile after a row's first has bits of its own grid, so that would
@@ -34,7 +34,7 @@ void apo__catalog_tiles_avx512(apo__cat_id id, const apo__cat_io *io, const apo_
 static inline int apo__catalog_laned(apo__cat_id id) {
     return apo__catalog_wilder(id) || id == APO_CAT_DX || id == APO_CAT_PLUS_DM ||
            id == APO_CAT_MINUS_DM || id == APO_CAT_RMA || id == APO_CAT_DEMA ||
-           id == APO_CAT_TEMA || id == APO_CAT_TRIX || id == APO_CAT_T3;
+           id == APO_CAT_TEMA || id == APO_CAT_TRIX || id == APO_CAT_T3 || id == APO_CAT_TSI;
 }
 
 /* A lone tile of one of those kernels, cut into pieces in the path's lanes where that pays

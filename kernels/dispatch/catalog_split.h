@@ -1,6 +1,6 @@
 /*
  * catalog_split.h: a lone tile of a Wilder recurrence (rsi, cmo, atr, natr, plus_di,
- * minus_di, adx, dx, plus_dm, minus_dm, rma) or of an EMA chain (dema, tema, trix, t3:
+ * minus_di, adx, dx, plus_dm, minus_dm, rma) or of an EMA chain (dema, tema, trix, t3, tsi:
  * apo__catalog_laned)
  * cut into pieces that run as one round of lanes (catalog_lanes.h), for the vector path whose
  * catalog_entry.h includes it.
@@ -38,6 +38,7 @@
 #include "rsi_lanes.h"
 #include "t3_tile.h"
 #include "trix_tile.h"
+#include "tsi_tile.h"
 
 /* Whether two runs of kernel id continue alike: the same position and values to the bit, and
  * counts alike once capped at p + 1. A count is only compared with p and p + 1 (the seeds'
@@ -47,7 +48,9 @@
  * are dema's and tema's stages' (v[0 .. 2], apo__ema_chain_run): once both runs are seeded
  * (the last stage, and so every stage, for the chains) they are sums of different bars and are
  * not compared. t3's counts are its filling stage and that stage's values (t3_tile.h), never past
- * 6 and p: compared as they are, since a cap at p + 1 would take stage 3 for stage 6 at p = 2. */
+ * 6 and p, and tsi's its two seeds' values and whether its first bar is past (tsi_tile.h), never
+ * past its two periods: compared as they are, since a cap at p + 1 would take t3's stage 3 for
+ * stage 6 at p = 2, and tsi's second seed's counts alike past firstperiod + 1. */
 static inline int apo__cat_runs_alike(apo__cat_id id, const apo__cat_run *a, const apo__cat_run *b,
                                       size_t p) {
     const int chain = id == APO_CAT_DEMA || id == APO_CAT_TEMA;
@@ -60,7 +63,7 @@ static inline int apo__cat_runs_alike(apo__cat_id id, const apo__cat_run *a, con
         from = 1;
     if (a->t != b->t || memcmp(a->v + from, b->v + from, sizeof a->v - from * sizeof a->v[0]) != 0)
         return 0;
-    const size_t cap = id == APO_CAT_T3 ? (size_t)-1 : p + 1;
+    const size_t cap = id == APO_CAT_T3 || id == APO_CAT_TSI ? (size_t)-1 : p + 1;
     for (int c = 0; c < 4; c++) {
         const size_t na = a->n[c] < cap ? a->n[c] : cap;
         const size_t nb = b->n[c] < cap ? b->n[c] : cap;
@@ -114,6 +117,9 @@ static void apo__catalog_cut_round(apo__cat_id id, const apo__cat_io *io,
         break;
     case APO_CAT_T3:
         apo__t3_round(io, pieces, count, edges);
+        break;
+    case APO_CAT_TSI:
+        apo__tsi_round(io, pieces, count, edges);
         break;
     default:
         apo__dmi_round(io, pieces, count, APO_DMI_ADX, edges);

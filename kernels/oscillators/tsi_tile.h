@@ -19,19 +19,27 @@
  * Stream (RUN): apo__cat_run holds n[0], n[1] the values each stage's seed has seen, n[2]
  * whether the run's first position is past, and v[0..3] the stages' numerator and denominator:
  * each seed's sum until its seed, its average after.
+ *
+ * On the CPU a row's tiles run side by side in vector lanes (apo__tsi_round, as trix's chain:
+ * trix_tile.h).
  */
 #ifndef APO_KERNELS_TSI_TILE_H
 #define APO_KERNELS_TSI_TILE_H
 
 #include "catalog.h"
+#include "catalog_lanes.h"
 #include "run_entries.h"
 
 /* One EMA step of a stage that has seen `seen` of its `p` seed values: the seed's sum until
- * the p-th, its mean at it, the step after. */
+ * the p-th, its mean at it, the step after. A macro, so that a double (apo__tsi_run) and a
+ * vector of lanes (apo__tsi_round) take the same operations: e, v, pd (p as a double) and k of
+ * the one type, seen and p counts. */
+#define APO__TSI_STAGE(e, v, seen, p, pd, k)                                                       \
+    ((seen) < (p) ? ((seen) + 1 == (p) ? ((e) + (v)) / (pd) : (e) + (v)) : ((v) - (e)) * (k) + (e))
+
+/* The step on doubles (smi_tile.h's stages too). */
 static inline APO_HD double apo__tsi_stage(double e, double v, size_t seen, size_t p, double k) {
-    if (seen < p)
-        return seen + 1 == p ? (e + v) / (double)p : e + v;
-    return (v - e) * k + e;
+    return APO__TSI_STAGE(e, v, seen, p, (double)p, k);
 }
 
 /* The chain from r->t to end, writing from `begin` on. */
@@ -72,6 +80,63 @@ static inline APO_HD void apo__tsi_run(const apo__cat_io *io, size_t begin, size
     r->v[2] = n2;
     r->v[3] = d2;
 }
+
+#ifdef APO_TILE_LANES
+/* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h says
+ * how the bits stay each tile's): each lane performs apo__tsi_run's operations in its order
+ * (APO__TSI_STAGE, one source for both), the guard on d a select. Every lane starts at its
+ * warm-up origin, whose bar gives no change; the close before each later step is the one the
+ * step before gathered (a lane past its tile's end re-reads its last close, a change of 0).
+ * edges: NULL, or one per tile for its run at its begin and end (a lone tile's cut,
+ * catalog_split.h). */
+static inline void apo__tsi_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t count,
+                                  apo__cat_edge *edges) {
+    apo__cat_lanes ln;
+    apo__cat_lanes_start_at(&ln, io, tiles, count, 0);
+    const double *x = io->in[0];
+    const size_t p1 = (size_t)io->p[0], p2 = (size_t)io->p[1];
+    const apo_tv zero = {0}, nan = zero + (double)NAN, pd1 = zero + (double)p1,
+                 pd2 = zero + (double)p2, k1 = zero + 2.0 / ((double)p1 + 1.0),
+                 k2 = zero + 2.0 / ((double)p2 + 1.0);
+    apo_tv n1 = zero, d1 = zero, n2 = zero, d2 = zero, before = zero;
+    size_t counts[3] = {0, 0, 0}, step = 0; /* seen1, seen2, past the first: n[0 .. 2] */
+    for (; step < ln.steps; step++) {
+        if (edges != NULL && step == ln.edge_step)
+            apo__cat_lanes_edges(&ln, tiles, step, counts, 3, (const apo_tv[]){n1, d1, n2, d2}, 4,
+                                 edges);
+        const apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
+        apo_tv y = nan;
+        if (counts[2]) {
+            if (!apo__cat_lanes_all_finite(v) || !apo__cat_lanes_all_finite(before))
+                break;
+            const apo_tv m = v - before;
+            n1 = APO__TSI_STAGE(n1, m, counts[0], p1, pd1, k1);
+            d1 = APO__TSI_STAGE(d1, apo_tv_abs(m), counts[0], p1, pd1, k1);
+            counts[0] += counts[0] < p1;
+            if (counts[0] == p1) {
+                n2 = APO__TSI_STAGE(n2, n1, counts[1], p2, pd2, k2);
+                d2 = APO__TSI_STAGE(d2, d1, counts[1], p2, pd2, k2);
+                counts[1] += counts[1] < p2;
+                if (counts[1] == p2)
+                    y = apo_tv_pick(d2 > zero, 100.0 * n2 / d2, zero);
+            }
+        }
+        counts[2] = 1;
+        before = v;
+        apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
+    }
+    apo__cat_lanes_stop(&ln, step, counts, 3);
+    for (size_t j = 0; j < count; j++) {
+        ln.run[j].v[0] = n1[j];
+        ln.run[j].v[1] = d1[j];
+        ln.run[j].v[2] = n2[j];
+        ln.run[j].v[3] = d2[j];
+        apo__tsi_run(io, tiles[j].begin, tiles[j].end, &ln.run[j]);
+        if (edges != NULL)
+            apo__cat_lanes_tail(&ln, j, edges);
+    }
+}
+#endif
 
 /* tsi's tile and stream (catalog_table.h, RUN): apo__tsi_tile, apo__tsi_stream_start and
  * apo__tsi_stream_run, from the tile's warm-up origin. */

@@ -1,7 +1,7 @@
 /*
  * test_catalog_cut.c: a lone tile of a Wilder recurrence (rsi, cmo, atr, natr, plus_di,
- * minus_di, adx, dx, plus_dm, minus_dm, rma) or an EMA chain (dema, tema, t3; trix's stays whole)
- * cut into pieces that run side by side in vector lanes (apo__cpu_catalog_cut_tile,
+ * minus_di, adx, dx, plus_dm, minus_dm, rma) or an EMA chain (dema, tema, t3, tsi; trix's stays
+ * whole) cut into pieces that run side by side in vector lanes (apo__cpu_catalog_cut_tile,
  * kernels/dispatch/catalog_split.h) gives, on every vector path this CPU supports, bitwise the
  * outputs of the same tile computed serially by the scalar body (apo__cpu_catalog_tile, whose
  * accuracy against independent references test_catalog_kernels_slow.c checks).
@@ -30,7 +30,7 @@
 static const apo__cat_id kernels[] = {APO_CAT_RSI,     APO_CAT_CMO,      APO_CAT_ATR, APO_CAT_NATR,
                                       APO_CAT_PLUS_DI, APO_CAT_MINUS_DI, APO_CAT_ADX, APO_CAT_DX,
                                       APO_CAT_PLUS_DM, APO_CAT_MINUS_DM, APO_CAT_RMA, APO_CAT_DEMA,
-                                      APO_CAT_TEMA,    APO_CAT_T3};
+                                      APO_CAT_TEMA,    APO_CAT_T3,       APO_CAT_TSI};
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
 
 /* The bars of a close row: high and low spread about it (a spread that varies, 0 at some
@@ -60,7 +60,7 @@ static apo__cat_io io_of(apo__cat_id id, const bars *b, double p, double *out) {
     apo__cat_io io;
     memset(&io, 0, sizeof io);
     if (id == APO_CAT_RSI || id == APO_CAT_CMO || id == APO_CAT_DEMA || id == APO_CAT_TEMA ||
-        id == APO_CAT_T3) {
+        id == APO_CAT_T3 || id == APO_CAT_TSI) {
         io.in[0] = b->close;
     } else {
         io.in[0] = b->high;
@@ -68,7 +68,8 @@ static apo__cat_io io_of(apo__cat_id id, const bars *b, double p, double *out) {
         io.in[2] = b->close;
     }
     io.p[0] = p;
-    io.p[1] = id == APO_CAT_T3 ? 0.7 : 0.0; /* TA-Lib's vfactor */
+    /* t3's vfactor, tsi's secondperiod: TA-Lib's defaults. */
+    io.p[1] = id == APO_CAT_T3 ? 0.7 : id == APO_CAT_TSI ? 13.0 : 0.0;
     io.h = apo__catalog_halo(id, io.p);
     io.out[0] = out;
     return io;

@@ -1,8 +1,8 @@
 /*
  * test_catalog_lanes.c: the catalog recurrences whose tiles of a row run side by side in
  * vector lanes (kernels/common/catalog_lanes.h: rsi, cmo, atr, natr, plus_di, minus_di, adx,
- * dx, plus_dm, minus_dm, rma, and adxr with its ring of ADX; the EMA chains dema, tema, trix, t3;
- * kernels/volume/adosc_lanes.h: adosc, whose rounds take a short row's tiles from its first)
+ * dx, plus_dm, minus_dm, rma, and adxr with its ring of ADX; the EMA chains dema, tema, trix, t3,
+ * tsi; kernels/volume/adosc_lanes.h: adosc, whose rounds take a short row's tiles from its first)
  * give every tile, on every vector path this CPU supports, bitwise the outputs of that tile
  * computed alone by the scalar body (apo__cpu_catalog_tile, whose accuracy against the
  * long-double references test_catalog_kernels_slow.c and test_catalog_more_slow.c check).
@@ -27,7 +27,8 @@
 static const apo__cat_id kernels[] = {APO_CAT_RSI,     APO_CAT_CMO,      APO_CAT_ATR,  APO_CAT_NATR,
                                       APO_CAT_PLUS_DI, APO_CAT_MINUS_DI, APO_CAT_ADX,  APO_CAT_DX,
                                       APO_CAT_PLUS_DM, APO_CAT_MINUS_DM, APO_CAT_ADXR, APO_CAT_RMA,
-                                      APO_CAT_DEMA,    APO_CAT_TEMA,     APO_CAT_TRIX, APO_CAT_T3};
+                                      APO_CAT_DEMA,    APO_CAT_TEMA,     APO_CAT_TRIX, APO_CAT_T3,
+                                      APO_CAT_TSI};
 
 enum { HIGH, LOW, CLOSE, VOLUME, N_COLUMNS };
 
@@ -118,7 +119,8 @@ static void check_row(apo__cat_id id, const double *par, size_t n_tiles, size_t 
                    col[VOLUME]);
     plant_gaps(col, variant, len, io.h, n);
     const int one_input = id == APO_CAT_RSI || id == APO_CAT_CMO || id == APO_CAT_DEMA ||
-                          id == APO_CAT_TEMA || id == APO_CAT_TRIX || id == APO_CAT_T3;
+                          id == APO_CAT_TEMA || id == APO_CAT_TRIX || id == APO_CAT_T3 ||
+                          id == APO_CAT_TSI;
     for (size_t c = 0; c < N_COLUMNS; c++)
         io.in[c] = one_input ? col[CLOSE] : col[c];
 
@@ -169,7 +171,9 @@ Test(catalog_lanes, every_tile_has_the_bits_of_its_scalar_body, .timeout = 300) 
         const int atr_like = id == APO_CAT_ATR || id == APO_CAT_NATR;
         static const double periods[] = {1, 2, 14};
         for (size_t pi = atr_like ? 0 : 1; pi < 3; pi++) {
-            double par[APO_CAT_MAX_PAR] = {periods[pi], id == APO_CAT_T3 ? 0.7 : 0.0};
+            /* t3's vfactor, tsi's secondperiod: TA-Lib's defaults. */
+            const double second = id == APO_CAT_T3 ? 0.7 : id == APO_CAT_TSI ? 13.0 : 0.0;
+            double par[APO_CAT_MAX_PAR] = {periods[pi], second};
             const size_t halo = apo__catalog_halo(id, par);
             for (int variant = 0; variant < N_VARIANTS; variant++) {
                 /* 11 tiles: rounds of 8, 4 and 2 lanes with a short one left over. */
