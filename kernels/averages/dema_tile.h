@@ -31,6 +31,32 @@ static inline APO_HD void apo__ema_chain_start(const apo__cat_io *io, size_t beg
     apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
 }
 
+/* One finite value v through the stages: stage s, while its seed fills, adds v to sum[s] and
+ * at its p-th value takes their mean into e[s]; a seeded stage steps e[s] = (v - e[s]) * k +
+ * e[s]; each passes its value on, and `ready` stays 1 when every stage has one. A macro, so
+ * that a double and a vector of lanes (the rounds) take the same operations: v, sum[], e[], pd
+ * (p as a double) and k of the one type; seen[] and p counts, one for all lanes. trix passes
+ * its e[] as sum[] too (its seed's sum and its average share a slot, trix_tile.h). */
+#define APO__EMA_STAGES(v, stages, seen, sum, e, p, pd, k, ready)                                  \
+    do {                                                                                           \
+        for (int s_ = 0; s_ < (stages) && (ready); s_++) {                                         \
+            if ((seen)[s_] < (p)) {                                                                \
+                (sum)[s_] = (sum)[s_] + (v);                                                       \
+                (seen)[s_]++;                                                                      \
+                (ready) = (seen)[s_] == (p);                                                       \
+                if (ready)                                                                         \
+                    (e)[s_] = (sum)[s_] / (pd);                                                    \
+            } else {                                                                               \
+                (e)[s_] = ((v) - (e)[s_]) * (k) + (e)[s_];                                         \
+            }                                                                                      \
+            (v) = (e)[s_];                                                                         \
+        }                                                                                          \
+    } while (0)
+
+/* DEMA's (stages 2) or TEMA's (3) output from the stages' values, in TA-Lib's order. */
+#define APO__EMA_CHAIN_OUTPUT(e, stages)                                                           \
+    ((stages) == 2 ? (2.0 * (e)[0]) - (e)[1] : (e)[2] + ((3.0 * (e)[0]) - (3.0 * (e)[1])))
+
 /* The loop from r->t to end, writing the positions from `begin` on. stages 2: DEMA; 3:
  * TEMA. */
 static inline APO_HD void apo__ema_chain_run(const apo__cat_io *io, size_t begin, size_t end,
@@ -44,21 +70,10 @@ static inline APO_HD void apo__ema_chain_run(const apo__cat_io *io, size_t begin
     for (size_t t = r->t; t < end; t++) {
         double v = x[t];
         int ready = isfinite(v);
-        for (int s = 0; s < stages && ready; s++) {
-            if (seen[s] < p) {
-                sum[s] = sum[s] + v;
-                seen[s]++;
-                ready = seen[s] == p;
-                if (ready)
-                    e[s] = sum[s] / (double)p;
-            } else {
-                e[s] = (v - e[s]) * k + e[s];
-            }
-            v = e[s];
-        }
+        APO__EMA_STAGES(v, stages, seen, sum, e, p, (double)p, k, ready);
         double y = NAN;
         if (ready)
-            y = stages == 2 ? (2.0 * e[0]) - e[1] : e[2] + ((3.0 * e[0]) - (3.0 * e[1]));
+            y = APO__EMA_CHAIN_OUTPUT(e, stages);
         if (t >= begin)
             out[t] = y;
     }
@@ -97,21 +112,10 @@ static APO_CAT_SPECIALISED void apo__ema_chain_round(const apo__cat_io *io,
         if (!apo__cat_lanes_all_finite(v))
             break;
         int ready = 1;
-        for (int s = 0; s < stages && ready; s++) {
-            if (seen[s] < p) {
-                sum[s] = sum[s] + v;
-                seen[s]++;
-                ready = seen[s] == p;
-                if (ready)
-                    e[s] = sum[s] / pd;
-            } else {
-                e[s] = (v - e[s]) * k + e[s];
-            }
-            v = e[s];
-        }
+        APO__EMA_STAGES(v, stages, seen, sum, e, p, pd, k, ready);
         apo_tv y = nan;
         if (ready)
-            y = stages == 2 ? (2.0 * e[0]) - e[1] : e[2] + ((3.0 * e[0]) - (3.0 * e[1]));
+            y = APO__EMA_CHAIN_OUTPUT(e, stages);
         apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
     }
     apo__cat_lanes_stop(&ln, step, seen, 3);

@@ -3,9 +3,9 @@
  *
  * Definition (TA-Lib's): e1 = EMA(p) of x, e2 = EMA(p) of e1, e3 = EMA(p) of e2, each seeded
  * with the plain mean of the first p values of its input and then stepped `e = (v - e) * k + e`
- * with k = 2 / (p + 1), so e3 starts at 3 (p - 1); trix = ((e3 / e3') - 1) * 100, e3' the e3 of
- * the bar before, and 0 where e3' is 0 (TA-Lib's operation order). The lookback is
- * 3 (p - 1) + 1.
+ * with k = 2 / (p + 1) (dema_tile.h's APO__EMA_STAGES), so e3 starts at 3 (p - 1);
+ * trix = ((e3 / e3') - 1) * 100, e3' the e3 of the bar before, and 0 where e3' is 0 (TA-Lib's
+ * operation order). The lookback is 3 (p - 1) + 1.
  *
  * Gaps: as the EMA chain's (dema_tile.h): a non-finite sample gives NaN and no stage moves, so
  * e3' is the e3 of the last finite sample; each gap before the seeds moves the first value one
@@ -27,6 +27,7 @@
 
 #include "catalog.h"
 #include "catalog_lanes.h"
+#include "dema_tile.h"
 #include "run_entries.h"
 
 /* The chain from r->t to end, writing from `begin` on. */
@@ -44,18 +45,7 @@ static inline APO_HD void apo__trix_run(const apo__cat_io *io, size_t begin, siz
         /* e3 had a value before this bar: the rate of change has its denominator. */
         const int had_e3 = seen[2] == p;
         const double before = e[2];
-        for (int s = 0; s < 3 && ready; s++) {
-            if (seen[s] < p) {
-                e[s] = e[s] + v;
-                seen[s]++;
-                ready = seen[s] == p;
-                if (ready)
-                    e[s] = e[s] / (double)p;
-            } else {
-                e[s] = (v - e[s]) * k + e[s];
-            }
-            v = e[s];
-        }
+        APO__EMA_STAGES(v, 3, seen, e, e, p, (double)p, k, ready);
         double y = NAN;
         if (ready && had_e3)
             y = before != 0.0 ? (e[2] / before - 1.0) * 100.0 : 0.0;
@@ -93,18 +83,7 @@ static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *
         const int had_e3 = seen[2] == p;
         const apo_tv before = e[2];
         int ready = 1;
-        for (int s = 0; s < 3 && ready; s++) {
-            if (seen[s] < p) {
-                e[s] = e[s] + v;
-                seen[s]++;
-                ready = seen[s] == p;
-                if (ready)
-                    e[s] = e[s] / pd;
-            } else {
-                e[s] = (v - e[s]) * k + e[s];
-            }
-            v = e[s];
-        }
+        APO__EMA_STAGES(v, 3, seen, e, e, p, pd, k, ready);
         apo_tv y = nan;
         if (ready && had_e3)
             y = apo_tv_pick(before != zero, (e[2] / before - 1.0) * 100.0, zero);
