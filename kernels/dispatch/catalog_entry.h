@@ -103,7 +103,7 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
         } else if (n > 1 && id == APO_CAT_TEMA) {
             apo__ema_chain_round(io, tiles + k, n, 3, NULL);
         } else if (n > 1 && id == APO_CAT_TRIX) {
-            apo__trix_round(io, tiles + k, n, NULL);
+            apo__trix_round(io, tiles + k, n);
         } else if (n > 1 && id == APO_CAT_T3) {
             apo__t3_round(io, tiles + k, n, NULL);
         } else if (n > 1 && id == APO_CAT_TSI) {

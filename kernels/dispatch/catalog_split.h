@@ -1,9 +1,8 @@
 /*
  * catalog_split.h: a lone tile of a Wilder recurrence (rsi, cmo, atr, natr, plus_di,
- * minus_di, adx, dx, plus_dm, minus_dm, rma) or of an EMA chain (dema, tema, trix, t3, tsi:
- * apo__catalog_laned)
- * cut into pieces that run as one round of lanes (catalog_lanes.h), for the vector path whose
- * catalog_entry.h includes it.
+ * minus_di, adx, dx, plus_dm, minus_dm, rma) or of an EMA chain (dema, tema, t3, tsi; trix's
+ * stays whole, below), the kernels of apo__catalog_laned, cut into pieces that run as one round
+ * of lanes (catalog_lanes.h), for the vector path whose catalog_entry.h includes it.
  *
  * Why: a row of fewer bars than two tiles (1e4 bars at timeperiod 50: one tile of 11230) is
  * one serial chain, a multiply, an add and a divide a bar, while the lanes idle. The cut is
@@ -37,7 +36,6 @@
 #include "rma_tile.h"
 #include "rsi_lanes.h"
 #include "t3_tile.h"
-#include "trix_tile.h"
 #include "tsi_tile.h"
 
 /* Whether two runs of kernel id continue alike: the same position and values to the bit, and
@@ -111,9 +109,6 @@ static void apo__catalog_cut_round(apo__cat_id id, const apo__cat_io *io,
         break;
     case APO_CAT_TEMA:
         apo__ema_chain_round(io, pieces, count, 3, edges);
-        break;
-    case APO_CAT_TRIX:
-        apo__trix_round(io, pieces, count, edges);
         break;
     case APO_CAT_T3:
         apo__t3_round(io, pieces, count, edges);

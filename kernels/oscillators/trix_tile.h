@@ -19,8 +19,8 @@
  * seed's sum while it has seen fewer than p, its average from then on (a stage needs one of
  * the two at a time); v[2], the last e3, is the next rate's denominator.
  *
- * On the CPU a row's tiles run side by side in vector lanes, and a lone tile is cut into
- * pieces in them (apo__trix_round, as dema's and tema's chains: dema_tile.h).
+ * On the CPU a row's tiles run side by side in vector lanes (apo__trix_round, as dema's and
+ * tema's chains: dema_tile.h); a lone tile stays one chain (dispatch/catalog_split.h).
  */
 #ifndef APO_KERNELS_TRIX_TILE_H
 #define APO_KERNELS_TRIX_TILE_H
@@ -62,10 +62,10 @@ static inline APO_HD void apo__trix_run(const apo__cat_io *io, size_t begin, siz
 #ifdef APO_TILE_LANES
 /* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h says
  * how the bits stay each tile's): each lane performs apo__trix_run's operations in its order,
- * the rate's guard a select. edges: NULL, or one per tile for its run at its begin and end (a
- * lone tile's cut, catalog_split.h). */
-static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t count,
-                                   apo__cat_edge *edges) {
+ * the rate's guard a select. A lone tile is not cut (dispatch/catalog_split.h says why), so the
+ * round records no edges. */
+static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *tiles,
+                                   size_t count) {
     apo__cat_lanes ln;
     apo__cat_lanes_start_at(&ln, io, tiles, count, 0);
     const double *x = io->in[0];
@@ -75,8 +75,6 @@ static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *
     apo_tv e[3] = {zero, zero, zero};
     size_t seen[3] = {0, 0, 0}, step = 0;
     for (; step < ln.steps; step++) {
-        if (edges != NULL && step == ln.edge_step)
-            apo__cat_lanes_edges(&ln, tiles, step, seen, 3, e, 3, edges);
         apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
         if (!apo__cat_lanes_all_finite(v))
             break;
@@ -94,8 +92,6 @@ static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *
         for (int s = 0; s < 3; s++)
             ln.run[j].v[s] = e[s][j];
         apo__trix_run(io, tiles[j].begin, tiles[j].end, &ln.run[j]);
-        if (edges != NULL)
-            apo__cat_lanes_tail(&ln, j, edges);
     }
 }
 #endif
