@@ -70,9 +70,8 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
      * trait's five warm-ups (catalog_paths.h, apo__catalog_laned): a row of 1e4 bars is one long
      * tile and a short one, whose round would leave most of the long one to its serial rest. A
      * round short of lanes is cut tile by tile instead (each where that pays, else its scalar
-     * body); but trix's tiles are not cut (catalog_split.h), so its short rounds stay rounds. */
-    const int cut_short_rounds =
-        apo__catalog_laned(id) && !apo__catalog_wilder(id) && id != APO_CAT_TRIX;
+     * body); trix's tiles are not cut (apo__catalog_cuts), so its short rounds stay rounds. */
+    const int cut_short_rounds = apo__catalog_cuts(id) && !apo__catalog_wilder(id);
     for (size_t k = 0; k < count;) {
         const size_t n = count - k < APO_TILE_LANES ? count - k : APO_TILE_LANES;
         if (cut_short_rounds && n < APO_TILE_LANES) {
@@ -113,7 +112,7 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
         } else if (n == 1 && id == APO_CAT_ADXR && tiles[k].begin == 0 &&
                    io->h >= (size_t)io->p[0] - 1) {
             APO_CATALOG_PATH_NAME(apo__adxr_from_adx)(io, tiles[k].end);
-        } else if (n == 1 && apo__catalog_laned(id)) {
+        } else if (n == 1 && apo__catalog_cuts(id)) {
             APO_CATALOG_PATH_NAME(apo__catalog_cut)(id, io, tiles[k].begin, tiles[k].end);
         } else {
             for (size_t j = k; j < k + n; j++)

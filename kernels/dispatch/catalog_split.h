@@ -1,8 +1,8 @@
 /*
  * catalog_split.h: a lone tile of a Wilder recurrence (rsi, cmo, atr, natr, plus_di,
- * minus_di, adx, dx, plus_dm, minus_dm, rma) or of an EMA chain (dema, tema, t3, tsi; trix's
- * stays whole, below), the kernels of apo__catalog_laned, cut into pieces that run as one round
- * of lanes (catalog_lanes.h), for the vector path whose catalog_entry.h includes it.
+ * minus_di, adx, dx, plus_dm, minus_dm, rma) or of an EMA chain (dema, tema, t3, tsi: the
+ * kernels of apo__catalog_cuts) cut into pieces that run as one round of lanes
+ * (catalog_lanes.h), for the vector path whose catalog_entry.h includes it.
  *
  * Why: a row of fewer bars than two tiles (1e4 bars at timeperiod 50: one tile of 11230) is
  * one serial chain, a multiply, an add and a divide a bar, while the lanes idle. The cut is
@@ -122,18 +122,13 @@ static void apo__catalog_cut_round(apo__cat_id id, const apo__cat_io *io,
     }
 }
 
-/* The tile [begin, end) of a kernel apo__catalog_laned() takes, cut where that pays
+/* The tile [begin, end) of a kernel apo__catalog_cuts() takes, cut where that pays
  * (apo__cut_pieces); returns the pieces computed again serially, or (size_t)-1 when the tile
  * is not cut (and nothing was computed: the caller runs its scalar body). */
 static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin,
                                     size_t end) {
-    /* trix's lone tile stays whole: its lane step (three stages and the rate's division) costs
-     * about twice a scalar step, and its warm-up is 2,749 bars at 30, so at 1e4 bars its
-     * pieces measured slower than the serial chain
-     * (docs/perf-log/2026-11-28-ema-chains-in-lanes.md); its rounds of several tiles pay. */
-    const size_t pieces = apo__catalog_laned(id) && id != APO_CAT_TRIX
-                              ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES, 3)
-                              : 1;
+    const size_t pieces =
+        apo__catalog_cuts(id) ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES, 3) : 1;
     if (pieces < 2)
         return (size_t)-1;
     apo__tile_span spans[APO_CUT_MAX_PIECES];
