@@ -181,6 +181,10 @@
  * AVX2_ZEN5: measured slower on 8 lanes than on 4 on a Zen 5 EPYC (whole 512-bit
  * operations), by the same rule, in six runs a path
  * (docs/perf-log/2026-11-25-catalog-rounds-10-11.md, "Eight whole lanes or four on Zen 5").
+ * READS_WINDOW: a stream's one-bar update reads every bar of the window (each output evaluated
+ * from its window's own bars), so a stream asks the memory for all of its lines ahead of the
+ * update, not only the new bar's and the leaving bar's (runtime/streaming/stream.c,
+ * prefetch_series). A hint: no bit depends on it.
  */
 #define APO_CAT_T_JOIN 1
 #define APO_CAT_T_SIDE_BY_SIDE 2
@@ -189,6 +193,7 @@
 #define APO_CAT_T_AHEAD 16
 #define APO_CAT_T_AVX2_ZEN4 32
 #define APO_CAT_T_AVX2_ZEN5 64
+#define APO_CAT_T_READS_WINDOW 128
 
 /* The families, in the order of apo__cat_family: (room, ID). A new family is a row here, a
  * line APO__CAT_SAME_<room>_<room> below, its <room>_tiles.h and its <room>.cu. */
@@ -254,18 +259,19 @@
     X(WILLR, willr, oscillators, APO_CAT_HLC, (1, "willr"), (1, APO_CAT_PERIOD(14, 2)),            \
       APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
     X(CCI, cci, oscillators, APO_CAT_HLC, (1, "cci"), (1, APO_CAT_PERIOD(14, 2)),                  \
-      APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
+      APO_CAT_P(0) - 1, WINDOW, RUN, APO_CAT_T_READS_WINDOW, "timeperiod - 1")                     \
     X(STOCHF, stochf, oscillators, APO_CAT_HLC, (2, "fastk", "fastd"),                             \
       (3, {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                                           \
        {"fastd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"fastd_matype", 0, 0, 0, 1}),               \
-      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), WINDOW, POSITION, APO_CAT_T_JOIN,                   \
-      "(fastk_period - 1) + (fastd_period - 1)")                                                   \
+      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), WINDOW, POSITION,                                   \
+      APO_CAT_T_JOIN | APO_CAT_T_READS_WINDOW, "(fastk_period - 1) + (fastd_period - 1)")          \
     X(STOCH, stoch, oscillators, APO_CAT_HLC, (2, "slowk", "slowd"),                               \
       (5, {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                                           \
        {"slowk_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowk_matype", 0, 0, 0, 1},                \
        {"slowd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowd_matype", 0, 0, 0, 1}),               \
       (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1) + (APO_CAT_P(3) - 1), WINDOW, POSITION,              \
-      APO_CAT_T_JOIN, "(fastk_period - 1) + (slowk_period - 1) + (slowd_period - 1)")              \
+      APO_CAT_T_JOIN | APO_CAT_T_READS_WINDOW,                                                     \
+      "(fastk_period - 1) + (slowk_period - 1) + (slowd_period - 1)")                              \
     X(STDDEV, stddev, statistics, APO_CAT_CLOSE, (1, "stddev"),                                    \
       (2, APO_CAT_PERIOD(5, 2), {"nbdev", 1, -1e300, 1e300, 0}), APO_CAT_P(0) - 1, VAR, RUN, 0,    \
       "as var's")                                                                                  \
@@ -318,7 +324,8 @@
       "2 timeperiod - 1 + twice the steps Wilder's average takes to forget its seed (to "          \
       "2^-64): the DIs', then ADX's")                                                              \
     X(MFI, mfi, volume, APO_CAT_HLCV, (1, "mfi"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0),        \
-      WINDOW, RUN, 0, "timeperiod: the flows of timeperiod bars and the bar before")               \
+      WINDOW, RUN, APO_CAT_T_READS_WINDOW,                                                         \
+      "timeperiod: the flows of timeperiod bars and the bar before")                               \
     X(VWAP, vwap, volume, APO_CAT_HLCV, (1, "vwap"), (1, APO_CAT_PERIOD(14, 1)), APO_CAT_P(0) - 1, \
       WINDOW, RUN, 0, "timeperiod - 1")                                                            \
     X(KAMA, kama, averages, APO_CAT_CLOSE, (1, "kama"), (1, APO_CAT_PERIOD(30, 2)), APO_CAT_P(0),  \

@@ -421,7 +421,7 @@ static const apo__kernel builtin_kernels[] = {
         .resume_tile = macd_resume,
         .resume_size = macd_resume_size,
         .resume_hot_size = macd_resume_hot_size,
-        .resume_reads_new_bars_only = 1,
+        .resume_reads = APO_RESUME_READS_NEW_ONLY,
         .count_nonfinite = apo__macd_nonfinite,
         .cuda = &macd_cuda_impl,
     },

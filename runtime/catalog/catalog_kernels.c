@@ -308,6 +308,20 @@ APO_CATALOG(CATALOG_CUDA_IMPL)
 APO_CATALOG(CATALOG_COUNTS_AGREE)
 #undef CATALOG_COUNTS_AGREE
 
+/* What a stream's resumed piece of a kernel reads of its kept bars (kernel.h, resume_reads),
+ * from its row: READS_WINDOW among its traits, every bar of its window; a recurrence's halo
+ * (EMA, WILDER, ADOSC, TSI: the steps its averages take to forget their seeds), its new bars
+ * and the one before, which share their lines; any other, the bar its window lets go. */
+#define CATALOG_NEW_ONLY_EMA(m) ~,
+#define CATALOG_NEW_ONLY_WILDER(m) ~,
+#define CATALOG_NEW_ONLY_ADOSC ~,
+#define CATALOG_NEW_ONLY_TSI ~,
+#define CATALOG_RESUME_READS(halo, traits)                                                         \
+    (((traits)&APO_CAT_T_READS_WINDOW) != 0                                                        \
+         ? APO_RESUME_READS_WINDOW                                                                 \
+         : APO__CAT_SECOND_OF(                                                                     \
+               (CATALOG_NEW_ONLY_##halo APO_RESUME_READS_NEW_ONLY, APO_RESUME_READS_EDGE, ~)))
+
 #define CATALOG_DESCRIPTOR(ID, name_, room, inputs, outputs, params_, lookback, halo, stream,      \
                            traits, rule)                                                           \
     [APO_CAT_##ID] = {.name = #name_,                                                              \
@@ -318,6 +332,7 @@ APO_CATALOG(CATALOG_COUNTS_AGREE)
                       .n_params = APO_CAT_COUNT_OF params_,                                        \
                       .params = APO_CAT_LIST_OF params_,                                           \
                       .halo_rule = rule,                                                           \
+                      .resume_reads = CATALOG_RESUME_READS(halo, traits),                          \
                       CATALOG_GLUE(traits, name_)},
 
 /* In apo__cat_id order (kernels/common/catalog_table.h). */

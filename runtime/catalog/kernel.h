@@ -117,6 +117,19 @@ typedef struct apo__param_spec {
     int integer;
 } apo__param_spec;
 
+/* What a stream's resumed piece reads of a series' kept bars before its new ones (kernel.h,
+ * resume_reads). */
+typedef enum apo__resume_reads {
+    /* The bar a sliding window lets go (halo + 1 before the new one): a running sum. */
+    APO_RESUME_READS_EDGE = 0,
+    /* None (a recurrence: macd, ema, rsi): not the leaving bar, a line and often a page the
+     * update would never touch. */
+    APO_RESUME_READS_NEW_ONLY,
+    /* Every bar of the window (the halo): a kernel that evaluates each output from its
+     * window's own bars (stoch, cci, mfi's direct sums). */
+    APO_RESUME_READS_WINDOW,
+} apo__resume_reads;
+
 struct apo__kernel {
     char name[APO_NAME_MAX];
     int builtin;
@@ -180,10 +193,10 @@ struct apo__kernel {
      * series' state to 64 bytes and asks the memory for these bytes only before it feeds a
      * series, so that a cold one-bar update waits for as few lines as it reads. */
     size_t (*resume_hot_size)(const apo__kernel *k);
-    /* 1: a resumed piece reads no kept bar before its new ones (a recurrence: macd), so a
-     * stream does not ask ahead for the bar a sliding window would let go (halo + 1 before the
-     * new one), a line and often a page the update would never touch. */
-    int resume_reads_new_bars_only;
+    /* Which kept bars a resumed piece reads besides its new ones, for the lines a stream asks
+     * the memory for ahead of an update (streaming/stream.c, prefetch_series); a hint only,
+     * which no output depends on. */
+    apo__resume_reads resume_reads;
     /* 1: the resumed run carries across tiles (obv and ad, whole-row running sums). Their
      * tile re-runs the sum from the row's first bar, so the bits at t are one sequence of
      * operations over bars 0 .. t whatever the grid; the state is that run's at some bar,

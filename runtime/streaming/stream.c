@@ -670,6 +670,8 @@ void apo__stream_advance(apo_stream *s, size_t r, size_t m, const double *const 
 
 /* Series ahead of the one being fed whose lines are asked for early (prefetch_series). */
 #define APO_STREAM_PREFETCH_AHEAD 8
+/* The most lines of an input's window asked for whole (APO_RESUME_READS_WINDOW). */
+#define APO_STREAM_WINDOW_LINES 4
 
 /*
  * Asks the memory for the lines series r's next bar touches, before it is fed: where its new
@@ -691,11 +693,19 @@ static void prefetch_series(const apo_stream *s, size_t r) {
     const apo__stream_series *se = &s->series[r];
     if (se->in != NULL) {
         const size_t kept = apo__stream_kept(s, se->n);
-        const int window = !s->kernel->resume_reads_new_bars_only;
+        const apo__resume_reads reads = s->kernel->resume_reads;
+        /* A window read whole, if its lines are few; a longer one as a sliding window. */
+        const int whole = reads == APO_RESUME_READS_WINDOW &&
+                          s->halo < APO_STREAM_WINDOW_LINES * APO_STREAM_LINE / sizeof(double);
         for (size_t i = 0; i < s->kernel->n_inputs; i++) {
             const double *next = se->in + i * se->cap + kept;
             __builtin_prefetch(next, 1);
-            if (window && kept > s->halo)
+            if (reads == APO_RESUME_READS_NEW_ONLY || kept <= s->halo)
+                continue;
+            if (whole)
+                for (size_t b = 0; b < s->halo; b += APO_STREAM_LINE / sizeof(double))
+                    __builtin_prefetch(next - s->halo + b, 0);
+            else
                 __builtin_prefetch(next - s->halo - 1, 0);
         }
     }
