@@ -263,13 +263,13 @@
     X(STOCHF, stochf, oscillators, APO_CAT_HLC, (2, "fastk", "fastd"),                             \
       (3, {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                                           \
        {"fastd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"fastd_matype", 0, 0, 0, 1}),               \
-      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), WINDOW, POSITION,                                   \
+      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), WINDOW, RUN,                                        \
       APO_CAT_T_JOIN | APO_CAT_T_READS_WINDOW, "(fastk_period - 1) + (fastd_period - 1)")          \
     X(STOCH, stoch, oscillators, APO_CAT_HLC, (2, "slowk", "slowd"),                               \
       (5, {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                                           \
        {"slowk_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowk_matype", 0, 0, 0, 1},                \
        {"slowd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowd_matype", 0, 0, 0, 1}),               \
-      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1) + (APO_CAT_P(3) - 1), WINDOW, POSITION,              \
+      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1) + (APO_CAT_P(3) - 1), WINDOW, RUN,                   \
       APO_CAT_T_JOIN | APO_CAT_T_READS_WINDOW,                                                     \
       "(fastk_period - 1) + (slowk_period - 1) + (slowd_period - 1)")                              \
     X(STDDEV, stddev, statistics, APO_CAT_CLOSE, (1, "stddev"),                                    \

@@ -309,10 +309,9 @@ typedef struct cat_resume {
  * extremes' indices; var and stddev up to timeperiod 1024 keep the position alone, var_tile.h, and
  * linearreg and linearreg_slope up to 24, linearreg_direct.h; from 25 to 1024 their shifted plain
  * sums and shift, linearreg_plain.h). The
- * stochastics (stoch, stochf) keep the position alone too: each of their outputs is evaluated from
- * the bars of its own windows (fastk from its scan, the means from the fastk and slowk values they
- * average, which the tile body evaluates again from the inputs wherever it starts; stoch_tile.h),
- * so their body over the new positions is what the whole tile does there. correl and beta are a
+ * stochastics (stoch, stochf) carry the last fastk and slowk values their next means read
+ * (stoch_stream.h): each of their outputs is a function of its windows' bars, so those values are
+ * the ones the tile body evaluates again from the inputs wherever it starts. correl and beta are a
  * start and a run too, of a state of their own (apo__pair_run, pair_sums.h: five double-double
  * sums; beta up to timeperiod 32 and correl up to 512 the position alone, pair_direct.h,
  * correl_tile.h). The others re-run
@@ -362,7 +361,7 @@ static int stream_of(apo__cat_id id) {
 }
 
 /* A stream's start of kernel id's tile at `begin`: a RUN body's own (apo__<name>_stream_start,
- * catalog_table.h); a POSITION kernel (mom, roc, trange, stoch, stochf) computes each position
+ * catalog_table.h); a POSITION kernel (mom, roc, trange) computes each position
  * from the samples of its own windows alone, so its state is the position. */
 static void run_start(apo__cat_id id, const apo__cat_io *io, size_t begin, apo__cat_run *r) {
 #define APO__START_RUN(name) apo__##name##_stream_start(io, begin, r);
