@@ -129,16 +129,18 @@ static size_t catalog_halo(const apo__kernel *k, const double *params) {
     return apo__catalog_halo(id_of(k), params);
 }
 
-/* Row `row` of the call as a body sees it. */
+/* Row `row` of the call as a body sees it. Every field is stored once, the unused ones as
+ * NULL and 0: a stream's one-bar update builds this for every series, and the memset it
+ * replaces ran as `rep stos`, whose start-up took as long as ema's own step (a fifth of a
+ * one-bar ema update, perf). */
 static void catalog_io(const apo__call *call, size_t row, apo__cat_io *io) {
     const apo__kernel *k = call->kernel;
-    memset(io, 0, sizeof *io);
-    for (size_t i = 0; i < k->n_inputs; i++)
-        io->in[i] = call->inputs[i] + row * call->cols;
-    for (size_t o = 0; o < k->n_outputs; o++)
-        io->out[o] = call->outputs[o] + row * call->cols;
-    for (size_t p = 0; p < k->n_params && p < APO_CAT_MAX_PAR; p++)
-        io->p[p] = call->params[p];
+    for (size_t i = 0; i < APO_CAT_MAX_IN; i++)
+        io->in[i] = i < k->n_inputs ? call->inputs[i] + row * call->cols : NULL;
+    for (size_t o = 0; o < APO_CAT_MAX_OUT; o++)
+        io->out[o] = o < k->n_outputs ? call->outputs[o] + row * call->cols : NULL;
+    for (size_t p = 0; p < APO_CAT_MAX_PAR; p++)
+        io->p[p] = p < k->n_params ? call->params[p] : 0.0;
     /* A stream's call gives both (kernel.h, known_tile), the values the same functions
      * gave it at the same parameters. */
     io->h = call->known_tile != 0 ? call->known_halo : apo__catalog_halo(id_of(k), io->p);
