@@ -39,7 +39,7 @@ static inline APO_HD double apo__stoch_mean_of(const double *v, size_t n) {
     return finite ? apo__dd_div_d(s, (double)n).hi : (double)NAN;
 }
 
-/* fastk at bar j, NaN before the first bar it is defined at (fk - 1) or before bar 0. */
+/* fastk at bar t - back, NaN before the first bar it is defined at (fk - 1) or before bar 0. */
 static inline APO_HD double apo__stoch_fastk_or_nan(const apo__cat_io *io, size_t t, size_t back,
                                                     size_t fk) {
     return t >= back && t - back + 1 >= fk ? apo__fastk_at(io, t - back, fk) : (double)NAN;
