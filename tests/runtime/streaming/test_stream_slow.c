@@ -113,6 +113,29 @@ Test(stream, linearreg_slid_periods_equal_batch, .timeout = 600) {
     apo_runtime_destroy(rt);
 }
 
+/* The stochastics carry the values their next means read while they fit six doubles
+ * (kernels/oscillators/stoch_stream.h): stoch's slowk_period - 1 + slowd_period - 1 and
+ * stochf's fastd_period - 1 at six, where they are carried, and at seven, where the tile body
+ * runs; with a fastk period of 1 (no scan) and of 30. */
+Test(stream, stochastics_at_the_carried_values_bound_equal_batch, .timeout = 600) {
+    apo_runtime *rt = test_runtime("cpu");
+    const double stoch[][3] = {{5, 4, 4}, {5, 4, 5}, {1, 7, 1}, {30, 1, 7}, {30, 2, 2}};
+    for (size_t i = 0; i < sizeof stoch / sizeof stoch[0]; i++) {
+        const apo_param p[] = {{"fastk_period", stoch[i][0]},
+                               {"slowk_period", stoch[i][1]},
+                               {"slowd_period", stoch[i][2]}};
+        cr_assert(check_kernel(rt, "stoch", p, 3, 61 + i), "stoch(%g, %g, %g)", stoch[i][0],
+                  stoch[i][1], stoch[i][2]);
+    }
+    const double stochf[][2] = {{5, 7}, {5, 8}, {1, 2}};
+    for (size_t i = 0; i < sizeof stochf / sizeof stochf[0]; i++) {
+        const apo_param p[] = {{"fastk_period", stochf[i][0]}, {"fastd_period", stochf[i][1]}};
+        cr_assert(check_kernel(rt, "stochf", p, 2, 71 + i), "stochf(%g, %g)", stochf[i][0],
+                  stochf[i][1]);
+    }
+    apo_runtime_destroy(rt);
+}
+
 Test(stream, user_kernels_with_a_halo_equal_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     test_register_moving_sum(rt);
