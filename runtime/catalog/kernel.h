@@ -117,8 +117,8 @@ typedef struct apo__param_spec {
     int integer;
 } apo__param_spec;
 
-/* What a stream's resumed piece reads of a series' kept bars before its new ones (kernel.h,
- * resume_reads). */
+/* What a stream's resumed piece reads of a series' kept bars before its new ones
+ * (apo__kernel.resume_reads). */
 typedef enum apo__resume_reads {
     /* The bar a sliding window lets go (halo + 1 before the new one): a running sum. */
     APO_RESUME_READS_EDGE = 0,

@@ -675,8 +675,9 @@ void apo__stream_advance(apo_stream *s, size_t r, size_t m, const double *const 
 
 /*
  * Asks the memory for the lines series r's next bar touches, before it is fed: where its new
- * bar goes in each input's kept bars, the bar a window of halo + 1 lets go (not for a
- * recurrence, which never reads it), and the hot part of its running state. A live feed updates
+ * bar goes in each input's kept bars, what the kernel reads before it (apo__kernel.resume_reads:
+ * the bar a window of halo + 1 lets go, nothing for a recurrence, or a short window's every
+ * line), and the hot part of its running state. A live feed updates
  * thousands of series a minute apart, with other work between updates, so each series' lines have
  * left the caches, and fed one after another each series would wait for them in turn; asked for a
  * few series ahead, the waits overlap (docs/perf-log/2026-11-23-stream-updates.md, "Stream
