@@ -22,9 +22,9 @@
 #include "run_entries.h"
 #include "stoch_tile.h"
 
-/* The values a run carries (apo__cat_run.v), and the longest piece run bar by bar: a longer
- * one takes the tile body's blocks, which run vectors of bars. */
-#define APO_STOCH_CARRY 6
+/* The values a run carries (as many as apo__cat_run.v holds), and the longest piece run bar by
+ * bar: a longer one takes the tile body's blocks, which run vectors of bars. */
+#define APO_STOCH_CARRY (sizeof(((apo__cat_run *)0)->v) / sizeof(double))
 #define APO_STOCH_CARRY_BARS 16
 
 /* The mean of v[0 .. n), apo__stoch_means's operations at one bar: NaN where a value is not
@@ -45,16 +45,12 @@ static inline APO_HD double apo__stoch_fastk_or_nan(const apo__cat_io *io, size_
     return t >= back && t - back + 1 >= fk ? apo__fastk_at(io, t - back, fk) : (double)NAN;
 }
 
-/* The mean of the n fastk values ending at bar t - back (stoch's slowk there), NaN before
- * the first bar it is defined at. */
+/* The mean of the n fastk values ending at bar t - back (stoch's slowk there: the tile's
+ * apo__fastk_mean), NaN before the first bar it is defined at. */
 static inline APO_HD double apo__stoch_slowk_or_nan(const apo__cat_io *io, size_t t, size_t back,
                                                     size_t fk, size_t n) {
-    if (t < back || t - back < (fk - 1) + (n - 1))
-        return (double)NAN;
-    double f[APO_STOCH_CARRY + 1];
-    for (size_t q = 0; q < n; q++)
-        f[q] = apo__fastk_at(io, t - back - (n - 1) + q, fk);
-    return apo__stoch_mean_of(f, n);
+    return t >= back && t - back >= (fk - 1) + (n - 1) ? apo__fastk_mean(io, t - back, fk, n)
+                                                       : (double)NAN;
 }
 
 /* Drops the first of v[0 .. n] (n + 1 values). */
