@@ -20,6 +20,7 @@ Usage:
   check-function-length.py SOURCE_ROOT --top N    # list the N longest functions
   check-function-length.py --self-test            # shows that a long function is caught
 """
+import bisect
 import os
 import re
 import sys
@@ -38,58 +39,52 @@ TRAILER = re.compile(r"(?:\s+|__attribute__\s*\(\([^;{}]*\)\)|\b\w+)$")
 NAME = re.compile(r"([A-Za-z_]\w*)\s*\($")
 
 
+# What blank() replaces, in the order a reader meets them: a preprocessor line (a `#` first on
+# its line after blanks, running on over every line a backslash continues), a line comment, a
+# block comment (to the file's end when unclosed), a string or character literal (to its
+# closing quote or the line's end; a backslash takes the next character, a newline too).
+BLANKED = re.compile(r"""(?P<directive>^[ \t]*\#(?:\\\n|[^\n])*)"""
+                     r"""|//[^\n]*"""
+                     r"""|/\*.*?(?:\*/|\Z)"""
+                     r"""|(?P<literal>(?P<quote>["'])(?:\\.|\\\n|(?!(?P=quote))[^\n\\])*(?P=quote)?)""",
+                     re.S | re.M)
+
+
+def _blanked(m):
+    text = m.group(0)
+    if m.group("directive") is not None:
+        # The blanks before the `#` stay as they were; the rest turns to spaces, newlines kept.
+        hash_at = text.index("#")
+        return text[:hash_at] + re.sub(r"[^\n]", " ", text[hash_at:])
+    if m.group("literal") is not None:
+        quote = m.group("quote")
+        closed = len(text) > 1 and text.endswith(quote) and not _escaped_end(text)
+        inner = len(text) - 1 - (1 if closed else 0)
+        return quote + " " * inner + (quote if closed else "")
+    return re.sub(r"[^\n]", " ", text)
+
+
+def _escaped_end(text):
+    """Whether a literal's last character is a backslash's escape rather than its closing
+    quote."""
+    i, n = 1, len(text)
+    while i < n - 1:
+        i += 2 if text[i] == "\\" else 1
+    return i != n - 1
+
+
 def blank(text):
     """The text with comments, literals and preprocessor lines replaced by spaces, newlines
     kept, so that line numbers still hold."""
-    out = []
-    i, n = 0, len(text)
-    line_start = True
-    while i < n:
-        c = text[i]
-        if line_start and c in " \t":
-            out.append(c)
-            i += 1
-            continue
-        if line_start and c == "#":
-            # A directive runs to the end of its line and every line a backslash continues.
-            while i < n and text[i] != "\n":
-                if text[i] == "\\" and i + 1 < n and text[i + 1] == "\n":
-                    out.append(" \n")
-                    i += 2
-                    continue
-                out.append(" ")
-                i += 1
-            continue
-        line_start = False
-        if text.startswith("//", i):
-            while i < n and text[i] != "\n":
-                out.append(" ")
-                i += 1
-            continue
-        if text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:end]))
-            i = end
-            continue
-        if c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + " " * (min(j, n) - i - 1) + (c if j < n else ""))
-            i = j + 1
-            continue
-        if c == "\n":
-            line_start = True
-        out.append(c)
-        i += 1
-    return "".join(out)
+    return BLANKED.sub(_blanked, text)
 
 
 def function_name(header):
     """The name a top-level brace block is defined under, or None when the block is no
     function (a struct, an initialiser, an extern "C" block)."""
-    header = header.rstrip()
+    # Runs of blanks (a blanked comment is hundreds) as one space: the patterns below, anchored
+    # at the end, would otherwise try every blank of a run, a run's length squared.
+    header = re.sub(r"\s+", " ", header).rstrip()
     while not header.endswith(")"):
         m = TRAILER.search(header)
         if m is None or m.start() == len(header):
@@ -118,11 +113,17 @@ def functions(path):
     """(name, first line, length) of every function of one file; raises ValueError when the
     braces do not balance."""
     text = blank(open(path, encoding="utf-8", errors="replace").read())
+    newlines = [m.start() for m in re.finditer("\n", text)]
+
+    def line_of(pos):
+        return bisect.bisect_left(newlines, pos) + 1
+
     found = []
     depth = 0
     header_start = 0
     current = None
-    for pos, c in enumerate(text):
+    for brace in re.finditer(r"[{};]", text):
+        pos, c = brace.start(), brace.group(0)
         if c == "{":
             if depth == 0:
                 header = text[header_start:pos]
@@ -130,7 +131,7 @@ def functions(path):
                 if name is not None:
                     m = re.search(r"[A-Za-z_]\w*\s*\(", header)
                     name_pos = header_start + (m.start() if m else 0)
-                    current = (name, text.count("\n", 0, name_pos) + 1)
+                    current = (name, line_of(name_pos))
                 elif re.fullmatch(r"\s*extern\s*\"\s*\"\s*", header):
                     header_start = pos + 1
                     continue  # extern "C" { ... }: its contents stay at the top level
@@ -143,7 +144,7 @@ def functions(path):
             if depth == 0:
                 if current is not None:
                     name, first = current
-                    last = text.count("\n", 0, pos) + 1
+                    last = line_of(pos)
                     found.append((name, first, last - first + 1))
                     current = None
                 header_start = pos + 1
