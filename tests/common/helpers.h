@@ -140,7 +140,10 @@ apo_plan_info test_plan_returns_stats(apo_runtime *rt, const char *tag, size_t n
  * opened (the caller decides whether that fails its test). */
 int test_list_dir(const char *dir, char *out, size_t size);
 
-/* Whether a test that loops over every catalog kernel runs the k-th one. Always, but under
+/* Whether a test that loops over every catalog kernel runs the k-th one. Always, but in the
+ * unit suite's copies of the stream tests whose loops cost the most (APO_TEST_KERNEL_STRIDE,
+ * set by tests/runtime/meson.build: one kernel in four there, every kernel in their slow
+ * copies; tests/README.md, "The budget") and under
  * ThreadSanitizer (APO_TEST_TSAN, set by tests/meson.build), which runs these loops 20 times
  * slower than a plain build: there one kernel in eight (26 of the catalog's 205, spread over
  * its families), each loop's own counts still taken over all of them. TSan looks at the
@@ -150,6 +153,8 @@ int test_list_dir(const char *dir, char *out, size_t size);
  * TSan stage's streaming loops at 470 s of the CI's hour (tests/README.md). */
 #ifdef APO_TEST_TSAN
 #define TEST_KERNEL_STRIDE 8
+#elif defined(APO_TEST_KERNEL_STRIDE)
+#define TEST_KERNEL_STRIDE APO_TEST_KERNEL_STRIDE
 #else
 #define TEST_KERNEL_STRIDE 1
 #endif
