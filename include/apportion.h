@@ -781,9 +781,10 @@ typedef struct apo_stream_desc {
      * its outputs are the APO_LIVE_N_OUTPUTS below, bar by bar: the positions and scores the
      * batch scored call and apo_score_positions() give over the history so far
      * (docs/streaming.md, "Live rules"). Such a stream updates, peeks, forks, saves, loads,
-     * joins groups and, with revise_bars, revises; resume refuses it. A user's rule is asked
+     * joins groups, resumes (its folds then begin, flat, at the bar after the history: the
+     * batch's range from there) and, with revise_bars, revises. A user's rule is asked
      * at every new bar before anything moves (a return other than -1, 0 or 1 refuses the
-     * update, or a group's: APO_ERR_KERNEL_FAILED); its stream takes no revise_bars.
+     * update, or a group's, or a revise: APO_ERR_KERNEL_FAILED).
      * NULL: the kernel's own outputs. New in 0.3. */
     const char *score;
 } apo_stream_desc;
@@ -861,7 +862,9 @@ APO_EXPORT apo_status apo_stream_resume_needs(apo_runtime *rt, const apo_stream_
  * series r's n_bars[r] bars, packed series after series in inputs[i] as an update takes them,
  * the first of them at position first[r] of its history (so the series has first[r] +
  * n_bars[r] bars). Its updates then give, bit for bit, what a stream fed the whole histories
- * gives (docs/streaming.md, "Resume from a window"). Each series must be given at least the
+ * gives (docs/streaming.md, "Resume from a window"); a rule's stream's folds begin, flat, at
+ * series r's bar first[r] + n_bars[r], so its scores are the batch scored call's over the range
+ * from there ("Live rules"). Each series must be given at least the
  * bars apo_stream_resume_needs() names for its length (more are fine: the older ones are not
  * read); fewer, obv and ad, or what apo_stream_create() refuses is refused, nothing made.
  * Returns APO_ERR_NULL, APO_ERR_INVALID_ARGUMENT, APO_ERR_UNKNOWN_KERNEL, APO_ERR_BAD_PARAM,

@@ -4,7 +4,8 @@ between them, gives at every bar the position, return and running total of
 apportion.positions() over the whole history, and the running scores at a bar count are those
 of apportion.score() over the history up to it, bit for bit; a sweep's every set too, and the
 set that rank() put first, handed to a Stream as its index names it; bars fed wrong and
-revised give the true history's bits; in a StreamGroup a rule's stream gives its bits alone.
+revised give the true history's bits; in a StreamGroup a rule's stream gives its bits alone;
+resumed from a window, its scores are score()'s over the range from its first new bar.
 A refused update and a refused stream change nothing; a rule's state loads with its rule and
 parameters."""
 
@@ -205,8 +206,6 @@ def test_refusals_change_nothing(cpu_rt):
     assert bytes(s) == before
     with pytest.raises(errors.BadParameterError):
         apportion.Stream("rsi", SERIES, rule="rsi_zone", runtime=cpu_rt, lower=80, upper=20)
-    with pytest.raises(errors.InvalidArgumentError, match="first bar"):
-        apportion.Stream.resume("rsi", x[:, :100], first=0, axis=1, rule="rsi_zone", runtime=cpu_rt)
     with pytest.raises(TypeError, match="rule must be a str"):
         apportion.Stream("rsi", SERIES, rule=3, runtime=cpu_rt)
     # A rule's state is refused where the stream it must be is an indicator's, and kept.
@@ -216,3 +215,31 @@ def test_refusals_change_nothing(cpu_rt):
     assert (t.kernel, t.rule, t.params["lower"], t.params["upper"]) == ("rsi", "rsi_zone", 30, 70)
     assert same(t.update(x[:, 100:], axis=1).position, s.update(x[:, 100:], axis=1).position)
     assert "rule=rsi_zone" in repr(t) and t.fork().rule == "rsi_zone"
+
+
+def test_a_resumed_rule_scores_the_range_from_its_first_new_bar(cpu_rt):
+    """Stream.resume with a rule, from the last 600 bars of 2,000 (rsi needs 456 there): the
+    folds begin, flat, at bar 2,000, so the scores after bar t are score()'s over the range
+    [2000, t + 1) of the whole history, bit for bit; a revise back past bar 2,000 raises with
+    nothing changed."""
+    rng = np.random.default_rng(10)
+    x = 100.0 + np.cumsum(rng.standard_normal((SERIES, 2300)), axis=1)
+    x[1, 2100:2110] = np.nan
+    params = {"timeperiod": 9, "lower": 35, "upper": 65, "cost": 0.001}
+    s = apportion.Stream.resume("rsi", x[:, 1400:2000], first=1400, axis=1, rule="rsi_revert", runtime=cpu_rt, revise_bars=8, **params)
+    assert s.rule == "rsi_revert"
+    first = s.update(x[:, 2000:2003], axis=1)
+    before = bytes(s)
+    with pytest.raises(errors.InvalidArgumentError, match="resumed at bar 2000"):
+        s.revise(x[:, 1999:2003], axis=1)
+    assert bytes(s) == before
+    s = apportion.Stream.load(bytes(s), runtime=cpu_rt)
+    rest = s.update(x[:, 2003:], axis=1)
+    got = {name: np.concatenate([getattr(first, name), getattr(rest, name)], axis=-1) for name in apportion.SCORES}
+    ends = (2001, 2003, 2150, 2300)
+    want = apportion.score(x, "rsi", "rsi_revert", runtime=cpu_rt, axis=1, ranges=[(2000, e) for e in ends], **params)
+    for e in ends:
+        one = want.xs(f"2000:{e}", level="range")
+        for name in apportion.SCORES:
+            assert same(got[name][:, e - 2001], one[name].to_numpy()), (name, e)
+    assert np.count_nonzero(got["trades"][:, -1]) > 0  # the rule traded after the resume

@@ -95,3 +95,25 @@ def test_a_streams_update_that_its_rule_refuses_changes_nothing():
         with pytest.raises(apportion.errors.KernelFailedError, match="rule two returned 2"):
             g.update(close=closes(50, 3).reshape(1, -1), axis=1)
         assert bytes(s) == before and bytes(other) == other_before
+
+
+def test_a_cfunc_rules_stream_revises_as_the_builtins():
+    """With revise_bars, a piece's last bars fed wrong and then revised give the built-in's
+    outputs over the true bars, and the bytes of a stream of the cfunc fed the true bars."""
+    with apportion.Runtime("cpu", profiles=False) as rt:
+        rt.register_rule("my_zone", "bollinger", my_zone)
+        x = np.vstack([closes(900, 9), closes(900, 10)])
+        mine = apportion.Stream("bollinger", 2, rule="my_zone", runtime=rt, revise_bars=6, period=15)
+        true = apportion.Stream("bollinger", 2, rule="my_zone", runtime=rt, revise_bars=6, period=15)
+        theirs = apportion.Stream("bollinger", 2, rule="bands_zone", runtime=rt, period=15)
+        for a, b in ((0, 40), (40, 41), (41, 500), (500, 900)):
+            k = min(b - a, 6)
+            wrong = x[:, a:b].copy()
+            wrong[:, b - a - k :] *= 0.9
+            mine.update(wrong, axis=1)
+            true.update(x[:, a:b], axis=1)
+            fixed = mine.revise(x[:, b - k : b], axis=1)
+            want = theirs.update(x[:, a:b], axis=1)
+            for f in mine.outputs:
+                assert np.array_equal(bits(getattr(fixed, f)), bits(getattr(want, f)[:, b - a - k :])), (f, a)
+            assert bytes(mine) == bytes(true), a

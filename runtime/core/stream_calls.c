@@ -149,25 +149,12 @@ static apo_status rule_inner(const apo__kernel *k, const double *set_params, siz
     return apo__stream_sweep_of(sets, n_sets, inner);
 }
 
-/* A user's rule's stream keeps no bars for revises: a revise folds its kept bars again, which
- * hold the close and the indicator's outputs alone, where a user's rule is asked with every
- * input of the kernel. */
-static apo_status check_user_revise(const apo__kernel *k, size_t revise, const char *call) {
-    if (k->scoring->user_fn == NULL || revise == 0)
-        return APO_OK;
-    return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                     "%s: %s is a user's rule; its streams keep no bars for revises (revise_bars "
-                     "%zu; docs/streaming.md, \"Live rules\")",
-                     call, k->name, revise);
-}
-
 /* A rule's stream (desc->score): its scored kernel k and, without a sweep, its resolved
  * parameters. */
 static apo_status create_rule(const apo__kernel *k, const apo_stream_desc *desc,
                               const double *params, apo_stream **out) {
     APO_CHECK(
         apo__stream_check_revise(k->scoring->indicator, desc->revise_bars, "apo_stream_create"));
-    APO_CHECK(check_user_revise(k, desc->revise_bars, "apo_stream_create"));
     size_t n_sets = 1;
     double *set_params = NULL;
     if (desc->sweep != NULL)
@@ -298,19 +285,16 @@ apo_status apo_stream_resume_needs(apo_runtime *rt, const apo_stream_desc *desc,
         return apo__fail(APO_ERR_NULL, "apo_stream_resume_needs: NULL argument");
     apo_stream *s = NULL;
     APO_CHECK(create(rt, desc, &s));
+    /* A rule's stream needs its indicator's bars: its folds begin after them. */
+    const apo_stream *ind = s->rule != NULL ? s->rule->inner : s;
     apo_status st = APO_OK;
-    if (s->rule != NULL)
-        st = apo__fail(APO_ERR_INVALID_ARGUMENT,
-                       "apo_stream_resume_needs: a rule's fold runs from the series' first bar, "
-                       "which no window of bars holds; not built (docs/streaming.md, \"Live "
-                       "rules\")");
-    else if (apo__stream_carry_len(s->kernel) > 0)
+    if (apo__stream_carry_len(ind->kernel) > 0)
         st = apo__fail(APO_ERR_INVALID_ARGUMENT,
                        "apo_stream_resume_needs: %s carries its running sum from the series' "
                        "first bar, which no window of bars holds; a stream of it cannot resume",
-                       s->kernel->name);
+                       ind->kernel->name);
     else
-        *needed = apo__stream_resume_needs(s, bars);
+        *needed = apo__stream_resume_needs(ind, bars);
     apo__stream_rule_destroy(s);
     return st;
 }
@@ -329,14 +313,13 @@ apo_status apo_stream_resume(apo_runtime *rt, const apo_stream_desc *desc, const
     double dummy = 0.0;
     for (size_t o = 0; o < s->kernel->n_outputs; o++)
         none[o] = &dummy;
-    apo_status st =
-        s->rule != NULL
-            ? apo__fail(APO_ERR_INVALID_ARGUMENT,
-                        "apo_stream_resume: a rule's fold runs from the series' first bar, which "
-                        "no window of bars holds; not built (docs/streaming.md, \"Live rules\")")
-            : check_update(s, n_bars, inputs, none, "apo_stream_resume", &total);
+    apo_status st = check_update(s, n_bars, inputs, none, "apo_stream_resume", &total);
+    /* A rule's stream: its indicator's stream resumed, then each fold begun, flat, at the bar
+     * after the history (docs/streaming.md, "Live rules": the batch's range from there). */
     if (st == APO_OK)
-        st = apo__stream_resume_fill(s, first, n_bars, inputs);
+        st = apo__stream_resume_fill(s->rule != NULL ? s->rule->inner : s, first, n_bars, inputs);
+    if (st == APO_OK && s->rule != NULL)
+        apo__stream_rule_begin_at_history(s);
     if (st != APO_OK) {
         apo__stream_rule_destroy(s);
         return st;
@@ -538,7 +521,7 @@ static apo_status check_rule(apo_runtime *rt, const apo_stream_desc *expect, con
                          "and %zu sets",
                          ind->name, h->n_series, h->n_sets);
     const size_t inner_revise = apo__stream_set(inner, 0)->revise;
-    if (inner_revise != h->revise || (h->revise > 0 && h->slot != 1 + ind->n_outputs))
+    if (inner_revise != h->revise || (h->revise > 0 && h->slot != apo__stream_rule_slot(k)))
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: the rule keeps %zu bars of %zu doubles for revises, "
                          "its indicator state %zu bars of %s's %zu outputs",
@@ -553,6 +536,13 @@ static apo_status check_rule(apo_runtime *rt, const apo_stream_desc *expect, con
                                  "differ in %s",
                                  j, ind->params[p].name);
     }
+    for (size_t r = 0; h->origin != NULL && r < h->n_series; r++)
+        if (h->origin[r] > apo__stream_set(inner, 0)->series[r].n)
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "apo_stream_load: the rule's fold of series %zu begins at bar %llu, "
+                             "after its indicator state's %llu bars",
+                             r, (unsigned long long)h->origin[r],
+                             (unsigned long long)apo__stream_set(inner, 0)->series[r].n);
     if (expect == NULL)
         return APO_OK;
     if (expect->score == NULL)
@@ -610,11 +600,11 @@ static apo_status load_rule(apo_runtime *rt, const apo_stream_desc *expect, cons
             ? apo__fail(APO_ERR_INVALID_ARGUMENT, "apo_stream_load: %s names no rule", h.scored)
             : rule_kernel(rt, (const char *const[]){ind_name, colon + 1}, "apo_stream_load", &k);
     if (st == APO_OK)
-        st = check_user_revise(k, h.revise, "apo_stream_load");
-    if (st == APO_OK)
         st = load(rt, NULL, (const unsigned char *)buf + h.inner_at, h.inner_len, &inner);
     if (st == APO_OK)
         st = check_rule(rt, expect, k, &h, inner);
+    if (st == APO_OK && k->scoring->user_fn != NULL)
+        st = apo__stream_rule_check_kept(buf, &h);
     if (st == APO_OK) {
         st = apo__stream_rule_new(k, h.params, h.n_sets, h.revise, inner, out);
         inner = NULL; /* taken, also on failure */
@@ -623,6 +613,7 @@ static apo_status load_rule(apo_runtime *rt, const apo_stream_desc *expect, cons
         apo__stream_rule_state_restore(*out, buf, &h);
     apo__stream_rule_destroy(inner);
     free(h.params);
+    free(h.origin);
     return st;
 }
 

@@ -41,6 +41,7 @@ void apo__stream_rule_free(struct apo__stream_rule *rule) {
     free(rule->live);
     free(rule->base);
     free(rule->kept);
+    free(rule->origin);
     free(rule);
 }
 
@@ -80,12 +81,13 @@ apo_status apo__stream_rule_new(const apo__kernel *k, const double *params, size
         rule->inner = inner;
         rule->params = malloc(n_sets * APO_MAX_PARAMS * sizeof *rule->params);
         rule->rules = malloc(n_sets * sizeof *rule->rules);
+        rule->origin = calloc(n_series, sizeof *rule->origin);
         rule->live = n_series <= SIZE_MAX / sizeof *rule->live / n_sets
                          ? malloc(n_sets * n_series * sizeof *rule->live)
                          : NULL;
     }
     if (s == NULL || rule == NULL || rule->params == NULL || rule->rules == NULL ||
-        rule->live == NULL) {
+        rule->origin == NULL || rule->live == NULL) {
         if (rule != NULL)
             apo__stream_rule_free(rule);
         else
@@ -115,11 +117,21 @@ apo_status apo__stream_rule_new(const apo__kernel *k, const double *params, size
     return APO_OK;
 }
 
+void apo__stream_rule_begin_at_history(apo_stream *s) {
+    for (size_t r = 0; r < s->n_series; r++)
+        s->rule->origin[r] = apo__stream_set(s->rule->inner, 0)->series[r].n;
+}
+
 /* The cost and periods_per_year of set j: the scored kernel's parameters after the
  * indicator's and the rule's thresholds. */
 static double set_param(const struct apo__stream_rule *rule, size_t j, size_t after) {
     const apo__scoring *sc = rule->scored->scoring;
     return rule->params[j * APO_MAX_PARAMS + sc->indicator->n_params + sc->n_rule_params + after];
+}
+
+/* Whether the rule is a user's (apo_rule_register): asked, its positions kept. */
+static int user_rule(const struct apo__stream_rule *rule) {
+    return rule->scored->scoring->user_fn != NULL;
 }
 
 /* Bars series r of the rule's indicator stream has taken (every set has as many). */
@@ -164,15 +176,26 @@ static void fold_bar(const struct apo__stream_rule *rule, size_t j, apo__score_l
             outputs[APO_LIVE_SCORES + q][at] = scores[q];
 }
 
-/* Keeps set j's bar t of series r for revises: the bar K before it leaves the kept bars, and
- * the fold K bars back takes it, as the live fold took it then. */
+/* A kept bar's fold again (the fold K bars back taking it, or a revise's refold): a user's
+ * rule's position is the one it gave, kept after the outputs. */
+static void fold_kept(const struct apo__stream_rule *rule, size_t j, apo__score_live *l,
+                      const double *e, size_t n_out) {
+    const signed char given = (signed char)e[1 + n_out];
+    fold_bar(rule, j, l, e[0], e + 1, n_out, NULL, 0, user_rule(rule) ? &given : NULL);
+}
+
+/* Keeps set j's bar t of series r for revises (a user's rule's position `given` with it; NULL
+ * for a built-in rule): the bar K before it leaves the kept bars, and the fold K bars back
+ * takes it, as the live fold took it then (a slot before the series' origin holds no bar). */
 static void keep_bar(struct apo__stream_rule *rule, size_t j, size_t n_series, size_t r, uint64_t t,
-                     double close, const double *out, size_t n_out) {
+                     double close, const double *out, size_t n_out, const signed char *given) {
     double *e = kept_slot(rule, j, n_series, r, t);
-    if (t >= rule->revise)
-        fold_bar(rule, j, &rule->base[j * n_series + r], e[0], e + 1, n_out, NULL, 0, NULL);
+    if (t - rule->origin[r] >= rule->revise)
+        fold_kept(rule, j, &rule->base[j * n_series + r], e, n_out);
     e[0] = close;
     memcpy(e + 1, out, n_out * sizeof *out);
+    if (given != NULL)
+        e[1 + n_out] = *given;
 }
 
 /* Folds set j's new bars of every series: the indicator's outputs `ind` (each the sets' packed
@@ -193,10 +216,10 @@ static void fold_set(struct apo__stream_rule *rule, apo__score_live *live, size_
             double out[APO_MAX_IO];
             for (size_t o = 0; o < n_out; o++)
                 out[o] = ind[o][at];
-            fold_bar(rule, j, l, close[in], out, n_out, outputs, at,
-                     given != NULL ? &given[at] : NULL);
+            const signed char *g = given != NULL ? &given[at] : NULL;
+            fold_bar(rule, j, l, close[in], out, n_out, outputs, at, g);
             if (keep)
-                keep_bar(rule, j, n_series, r, first + t, close[in], out, n_out);
+                keep_bar(rule, j, n_series, r, first + t, close[in], out, n_out, g);
         }
     }
 }
@@ -216,15 +239,29 @@ void apo__stream_rule_fold(apo_stream *s, const size_t *n_new, size_t total,
                  outputs, given, peek_live == NULL && rule->revise > 0);
 }
 
-/* A user's rule's positions at an update's bars, into given (packed as ind's bars): asked, as
- * a scored call asks it (runtime/catalog/scored_kernels.c, user_rule_bar), at each bar with a
+/* The position of set j's series r before its last k bars (a revise's first): the one kept
+ * with the bar before them, or the fold's from K bars back (or from the origin) where they
+ * begin there. */
+static int position_before_last(const struct apo__stream_rule *rule, size_t j, size_t r, size_t k) {
+    const size_t n_series = rule->inner->n_series;
+    const uint64_t n = bars_of(rule, r), origin = rule->origin[r],
+                   from = n - origin > rule->revise ? n - rule->revise : origin;
+    if (n - k == from)
+        return rule->base[j * n_series + r].f.pos;
+    const size_t n_out = rule->scored->scoring->indicator->n_outputs;
+    return (int)kept_slot(rule, j, n_series, r, n - k - 1)[1 + n_out];
+}
+
+/* A user's rule's positions at an update's bars (n_new[r] a series), or with `revising` at
+ * the last n_new[r] bars a revise replaces, into given (packed as ind's bars): asked, as a
+ * scored call asks it (runtime/catalog/scored_kernels.c, user_rule_bar), at each bar with a
  * finite close with the kernel's inputs and the set's outputs there and the position before,
  * which carries over a bar whose close is not finite. Nothing moves: the positions are folded
- * after, so a rule that returns another value than -1, 0 or 1 refuses the whole update
- * (APO_ERR_KERNEL_FAILED, naming the set, the series and the bar). */
+ * after, so a rule that returns another value than -1, 0 or 1 refuses the whole update or
+ * revise (APO_ERR_KERNEL_FAILED, naming the set, the series and the bar). */
 static apo_status user_positions(const apo_stream *s, const size_t *n_new, size_t total,
                                  const double *const *inputs, const double *const *ind,
-                                 signed char *given) {
+                                 int revising, signed char *given) {
     const struct apo__stream_rule *rule = s->rule;
     const apo__scoring *sc = rule->scored->scoring;
     const size_t n_in = rule->scored->n_inputs, n_out = sc->indicator->n_outputs;
@@ -232,7 +269,12 @@ static apo_status user_positions(const apo_stream *s, const size_t *n_new, size_
     for (size_t j = 0; j < rule->n_sets; j++) {
         size_t at = j * total, in = 0;
         for (size_t r = 0; r < s->n_series; r++) {
-            int pos = rule->live[j * s->n_series + r].f.pos;
+            if (n_new[r] == 0)
+                continue;
+            /* The series' first bar asked: the next one, or the first of those revised. */
+            const uint64_t bar0 = bars_of(rule, r) - (revising ? n_new[r] : 0);
+            int pos = revising ? position_before_last(rule, j, r, n_new[r])
+                               : rule->live[j * s->n_series + r].f.pos;
             for (size_t t = 0; t < n_new[r]; t++, at++, in++) {
                 if (isfinite(close[in])) {
                     double x[APO_MAX_IO], out[APO_MAX_IO];
@@ -247,7 +289,7 @@ static apo_status user_positions(const apo_stream *s, const size_t *n_new, size_
                                          "%llu (a rule returns -1, 0 or 1); the stream is as "
                                          "it was",
                                          rule->scored->name, sc->rule_name, got, j, r,
-                                         (unsigned long long)(bars_of(rule, r) + t));
+                                         (unsigned long long)(bar0 + t));
                     pos = got;
                 }
                 given[at] = (signed char)pos;
@@ -263,7 +305,7 @@ apo_status apo__stream_rule_ask(apo_stream *s, const size_t *n_new, size_t total
     const apo_status st = apo__stream_feed(s->rule->inner, n_new, total, inputs, ind_out, 1);
     return st != APO_OK
                ? st
-               : user_positions(s, n_new, total, inputs, (const double *const *)ind_out, given);
+               : user_positions(s, n_new, total, inputs, (const double *const *)ind_out, 0, given);
 }
 
 /* An update or a peek of a user's rule's stream, ind_out its scratch: the rule asked at every
@@ -350,49 +392,94 @@ apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t tota
     return st;
 }
 
-/* Folds set j's series r again from K bars back: the kept bars before its last k, then the k
- * revised ones (closes `close`, indicator outputs `ind` at index `at`, set j's at j * total),
- * kept in their place and written to outputs at the same index. */
+/* Folds set j's series r again from K bars back (or from its origin, nearer): the kept bars
+ * before its last k, then the k revised ones (a user's rule's positions at them `given`,
+ * packed as ind's bars; NULL for a built-in rule) (closes `close`, indicator outputs `ind` at index
+ * `at`, set j's at j * total), kept in their place and written to outputs at the same index. */
 static void refold(struct apo__stream_rule *rule, size_t j, size_t r, size_t k, size_t total,
                    size_t at, const double *close, const double *const *ind,
-                   double *const *outputs) {
+                   const signed char *given, double *const *outputs) {
     const size_t n_series = rule->inner->n_series,
                  n_out = rule->scored->scoring->indicator->n_outputs;
-    const uint64_t n = bars_of(rule, r), from = n > rule->revise ? n - rule->revise : 0;
+    const uint64_t n = bars_of(rule, r), origin = rule->origin[r],
+                   from = n - origin > rule->revise ? n - rule->revise : origin;
     apo__score_live *l = &rule->live[j * n_series + r];
     *l = rule->base[j * n_series + r];
-    for (uint64_t t = from; t < n - k; t++) {
-        const double *e = kept_slot(rule, j, n_series, r, t);
-        fold_bar(rule, j, l, e[0], e + 1, n_out, NULL, 0, NULL);
-    }
+    for (uint64_t t = from; t < n - k; t++)
+        fold_kept(rule, j, l, kept_slot(rule, j, n_series, r, t), n_out);
     for (size_t i = 0; i < k; i++) {
         double *e = kept_slot(rule, j, n_series, r, n - k + i);
+        const size_t bar = j * total + at + i;
         e[0] = close[at + i];
         for (size_t o = 0; o < n_out; o++)
-            e[1 + o] = ind[o][j * total + at + i];
-        fold_bar(rule, j, l, e[0], e + 1, n_out, outputs, j * total + at + i, NULL);
+            e[1 + o] = ind[o][bar];
+        if (given != NULL)
+            e[1 + n_out] = given[bar];
+        fold_bar(rule, j, l, e[0], e + 1, n_out, outputs, bar, given != NULL ? &given[bar] : NULL);
     }
+}
+
+/* A user's rule's revise up to the folds: a copy of the indicator's stream revised into
+ * ind_out, the rule asked at the revised bars (their positions into *given, n_sets x total,
+ * for the caller to free), and only then the copy in the indicator's place; a refusal (the
+ * indicator's or the rule's) leaves everything as it was. */
+static apo_status revise_user_rule(apo_stream *s, const size_t *k, size_t total,
+                                   const double *const *inputs, double *const *ind_out,
+                                   signed char **given) {
+    struct apo__stream_rule *rule = s->rule;
+    *given = malloc(rule->n_sets * total);
+    if (*given == NULL)
+        return apo__fail(APO_ERR_OUT_OF_MEMORY,
+                         "apo_stream_revise: no memory for the rule's positions of %zu bars",
+                         total);
+    apo_stream *copy = NULL;
+    apo_status st = apo__stream_copy(rule->inner, &copy);
+    if (st == APO_OK)
+        st = apo__stream_revise(copy, k, total, inputs, ind_out);
+    if (st == APO_OK)
+        st = user_positions(s, k, total, inputs, (const double *const *)ind_out, 1, *given);
+    if (st != APO_OK) {
+        apo__stream_free(copy);
+        return st;
+    }
+    apo__stream_free(rule->inner);
+    rule->inner = copy;
+    return APO_OK;
 }
 
 apo_status apo__stream_rule_revise(apo_stream *s, const size_t *k, size_t total,
                                    const double *const *inputs, double *const *outputs) {
     struct apo__stream_rule *rule = s->rule;
+    /* A resumed series' fold began at its origin: the bars before it were never folded, and
+     * the batch's range from the origin reads none of them. */
+    for (size_t r = 0; r < s->n_series; r++)
+        if (rule->origin[r] > 0 && k[r] > bars_of(rule, r) - rule->origin[r])
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "apo_stream_revise: series %zu's rule was resumed at bar %llu and "
+                             "has folded %llu bars since; %zu cannot be revised",
+                             r, (unsigned long long)rule->origin[r],
+                             (unsigned long long)(bars_of(rule, r) - rule->origin[r]), k[r]);
     apo_status st = APO_OK;
     double *ind_out[APO_MAX_IO];
     double *scratch = indicator_scratch(s, total, "apo_stream_revise", ind_out, &st);
     if (scratch == NULL)
         return st;
+    signed char *given = NULL;
     /* The indicator's revise checks k against the bars kept (its K is the rule's) and is all
      * or nothing; the folds below cannot fail. */
-    st = apo__stream_revise(rule->inner, k, total, inputs, ind_out);
+    if (user_rule(rule))
+        st = revise_user_rule(s, k, total, inputs, ind_out, &given);
+    else
+        st = apo__stream_revise(rule->inner, k, total, inputs, ind_out);
     if (st == APO_OK) {
         const double *close = inputs[rule->scored->scoring->close_input];
         for (size_t j = 0; j < rule->n_sets; j++)
             for (size_t r = 0, at = 0; r < s->n_series; at += k[r], r++)
                 if (k[r] > 0)
                     refold(rule, j, r, k[r], total, at, close, (const double *const *)ind_out,
-                           outputs);
+                           given, outputs);
     }
+    free(given);
     free(scratch);
     return st;
 }
@@ -405,6 +492,7 @@ apo_status apo__stream_rule_copy(const apo_stream *s, apo_stream **out) {
         apo__stream_rule_new(rule->scored, rule->params, rule->n_sets, rule->revise, inner, out));
     const size_t folds = rule->n_sets * s->n_series;
     memcpy((*out)->rule->live, rule->live, folds * sizeof *rule->live);
+    memcpy((*out)->rule->origin, rule->origin, s->n_series * sizeof *rule->origin);
     if (rule->revise > 0) {
         memcpy((*out)->rule->base, rule->base, folds * sizeof *rule->base);
         memcpy((*out)->rule->kept, rule->kept,
@@ -427,11 +515,20 @@ static size_t revise_part_len(const apo_stream *s) {
            folds * rule->revise * APO_STREAM_RULE_SLOT(rule) * 8;
 }
 
+/* Whether a series' fold began after its first bar (a resume): formats 3 and 4, with the
+ * origins. */
+static int resumed(const apo_stream *s) {
+    for (size_t r = 0; r < s->n_series; r++)
+        if (s->rule->origin[r] > 0)
+            return 1;
+    return 0;
+}
+
 size_t apo__stream_rule_state_len(const apo_stream *s) {
     const struct apo__stream_rule *rule = s->rule;
     return HEADER_LEN + rule->n_sets * APO_MAX_PARAMS * 8 +
-           rule->n_sets * s->n_series * APO_STREAM_RULE_LIVE_LEN + revise_part_len(s) + 8 +
-           apo__stream_state_len(rule->inner) + 8;
+           rule->n_sets * s->n_series * APO_STREAM_RULE_LIVE_LEN + revise_part_len(s) +
+           (resumed(s) ? s->n_series * 8 : 0) + 8 + apo__stream_state_len(rule->inner) + 8;
 }
 
 /* One series' fold as 24 little-endian words, the integers as u64 (the signed ones two's
@@ -472,8 +569,12 @@ void apo__stream_rule_state_write(const apo_stream *s, unsigned char *buf) {
     const size_t len = apo__stream_rule_state_len(s);
     memset(buf, 0, HEADER_LEN);
     memcpy(buf + OFF_MAGIC, magic, sizeof magic);
-    apo__put_u32(buf + OFF_FORMAT,
-                 rule->revise > 0 ? APO_STREAM_RULE_FORMAT_REVISE : APO_STREAM_RULE_FORMAT_VERSION);
+    const int with_origins = resumed(s);
+    apo__put_u32(
+        buf + OFF_FORMAT,
+        rule->revise > 0
+            ? (with_origins ? APO_STREAM_RULE_FORMAT_RESUMED_REVISE : APO_STREAM_RULE_FORMAT_REVISE)
+            : (with_origins ? APO_STREAM_RULE_FORMAT_RESUMED : APO_STREAM_RULE_FORMAT_VERSION));
     apo__put_u64(buf + OFF_TOTAL, len);
     strncpy((char *)buf + OFF_SCORED, rule->scored->name, APO_NAME_MAX);
     apo__put_u64(buf + OFF_N_SETS, rule->n_sets);
@@ -494,6 +595,8 @@ void apo__stream_rule_state_write(const apo_stream *s, unsigned char *buf) {
         for (size_t i = 0; i < kept; i++, p += 8)
             apo__put_f64(p, rule->kept[i]);
     }
+    for (size_t r = 0; with_origins && r < s->n_series; r++, p += 8)
+        apo__put_u64(p, rule->origin[r]);
     const size_t inner_len = apo__stream_state_len(rule->inner);
     apo__put_u64(p, inner_len);
     apo__stream_state_write(rule->inner, p + 8);
@@ -505,7 +608,7 @@ int apo__stream_rule_state_is(const void *buf, size_t len) {
 }
 
 /* Format 2's part for revises, at *at of a state of len bytes with `folds` folds: K (1 to
- * APO_STREAM_MAX_REVISE), the doubles of a kept bar (2 to 1 + APO_MAX_IO), and room for the
+ * APO_STREAM_MAX_REVISE), the doubles of a kept bar (2 to 2 + APO_MAX_IO), and room for the
  * folds K bars back and the kept bars; *at moves past them. */
 static apo_status read_revise_part(const unsigned char *b, size_t len, size_t folds, size_t *at,
                                    apo__stream_rule_head *h) {
@@ -513,7 +616,7 @@ static apo_status read_revise_part(const unsigned char *b, size_t len, size_t fo
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: the rule stream's state ends before its kept bars");
     const uint64_t revise = apo__get_u64(b + *at), slot = apo__get_u64(b + *at + 8);
-    if (revise < 1 || revise > APO_STREAM_MAX_REVISE || slot < 2 || slot > 1 + APO_MAX_IO)
+    if (revise < 1 || revise > APO_STREAM_MAX_REVISE || slot < 2 || slot > 2 + APO_MAX_IO)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: the rule stream's state keeps %llu bars of %llu "
                          "doubles for revises",
@@ -538,11 +641,12 @@ apo_status apo__stream_rule_state_read(const void *buf, size_t len, apo__stream_
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: not a rule stream's state (too short or no magic)");
     const uint32_t format = apo__get_u32(b + OFF_FORMAT);
-    if (format != APO_STREAM_RULE_FORMAT_VERSION && format != APO_STREAM_RULE_FORMAT_REVISE)
+    if (format < APO_STREAM_RULE_FORMAT_VERSION || format > APO_STREAM_RULE_FORMAT_RESUMED_REVISE)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: a rule stream's state of format version %u; this "
-                         "library reads versions %d and %d",
-                         format, APO_STREAM_RULE_FORMAT_VERSION, APO_STREAM_RULE_FORMAT_REVISE);
+                         "library reads versions %d to %d",
+                         format, APO_STREAM_RULE_FORMAT_VERSION,
+                         APO_STREAM_RULE_FORMAT_RESUMED_REVISE);
     if (apo__get_u64(b + OFF_TOTAL) != len)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: the rule stream's state says %llu bytes, %zu were "
@@ -562,23 +666,46 @@ apo_status apo__stream_rule_state_read(const void *buf, size_t len, apo__stream_
                          (unsigned long long)sets, (unsigned long long)series);
     const size_t folds_at = HEADER_LEN + (size_t)sets * APO_MAX_PARAMS * 8;
     size_t fixed = folds_at + (size_t)sets * (size_t)series * APO_STREAM_RULE_LIVE_LEN;
-    if (format == APO_STREAM_RULE_FORMAT_REVISE)
+    if (format == APO_STREAM_RULE_FORMAT_REVISE || format == APO_STREAM_RULE_FORMAT_RESUMED_REVISE)
         APO_CHECK(read_revise_part(b, len, (size_t)sets * (size_t)series, &fixed, h));
+    const size_t origins_at = fixed;
+    const int with_origins = format >= APO_STREAM_RULE_FORMAT_RESUMED;
+    if (with_origins)
+        fixed += (size_t)series * 8; /* series <= APO_STREAM_MAX_SERIES: no wrap */
     if (fixed + 16 > len || apo__get_u64(b + fixed) != len - fixed - 16)
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: the rule stream's folds and indicator state do not "
                          "fill its length");
     h->params = malloc((size_t)sets * APO_MAX_PARAMS * sizeof *h->params);
-    if (h->params == NULL)
+    h->origin = with_origins ? malloc((size_t)series * sizeof *h->origin) : NULL;
+    if (h->params == NULL || (with_origins && h->origin == NULL)) {
+        free(h->params), free(h->origin);
+        h->params = NULL, h->origin = NULL;
         return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream_load: no memory for %llu sets",
                          (unsigned long long)sets);
+    }
     for (size_t i = 0; i < sets * APO_MAX_PARAMS; i++)
         h->params[i] = apo__get_f64(b + HEADER_LEN + 8 * i);
+    for (size_t r = 0; with_origins && r < series; r++)
+        h->origin[r] = apo__get_u64(b + origins_at + 8 * r);
     h->n_sets = (size_t)sets;
     h->n_series = (size_t)series;
     h->live_at = folds_at;
     h->inner_at = fixed + 8;
     h->inner_len = len - fixed - 16;
+    return APO_OK;
+}
+
+apo_status apo__stream_rule_check_kept(const void *buf, const apo__stream_rule_head *h) {
+    const unsigned char *p = (const unsigned char *)buf + h->kept_at;
+    for (size_t i = 0; h->revise > 0 && i < h->n_sets * h->n_series * h->revise; i++) {
+        const double pos = apo__get_f64(p + (i * h->slot + h->slot - 1) * 8);
+        if (pos != -1.0 && pos != 0.0 && pos != 1.0)
+            return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                             "apo_stream_load: the user's rule's kept bar %zu holds position %g, "
+                             "not -1, 0 or 1",
+                             i, pos);
+    }
     return APO_OK;
 }
 
@@ -588,6 +715,8 @@ void apo__stream_rule_state_restore(apo_stream *s, const void *buf,
     const unsigned char *p = (const unsigned char *)buf + h->live_at;
     for (size_t i = 0; i < folds; i++, p += APO_STREAM_RULE_LIVE_LEN)
         live_read(&s->rule->live[i], p);
+    if (h->origin != NULL)
+        memcpy(s->rule->origin, h->origin, h->n_series * sizeof *h->origin);
     if (h->revise == 0)
         return;
     p = (const unsigned char *)buf + h->base_at;

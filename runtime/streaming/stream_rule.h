@@ -7,13 +7,22 @@
  * The fold is the scored kernels' own code: no rule is read twice.
  *
  * A stream made with revise_bars K keeps, per set and series, the fold as it was K bars back
- * and the close and indicator outputs of the last K bars: a revise of k <= K bars folds again
- * from there over the kept bars and the corrected ones, the same steps in the same order as a
- * stream fed the corrected bars from the start (docs/streaming.md, "Live rules").
+ * and the close and indicator outputs of the last K bars (a user's rule's positions too): a
+ * revise of k <= K bars folds again from there over the kept bars and the corrected ones, the
+ * same steps in the same order as a stream fed the corrected bars from the start
+ * (docs/streaming.md, "Live rules"). A user's rule is asked at the corrected bars over a
+ * revised copy of the indicator's stream before anything moves; the copy then takes the
+ * indicator's place.
+ *
+ * A stream resumed from a window (apo_stream_resume) folds each series from its first new bar
+ * on, flat there: the batch scored call's range from that bar (docs/scores.md, "Ranges"),
+ * since no window holds a fold from the series' first bar. Each series' origin says where its
+ * fold began (0 for a stream fed from the start); a revise reaches no further back.
  *
  * Saved as a container of its own (magic APORULE, below the indicator stream's state, which
  * keeps its own format and version), so that no older state changes meaning; a stream that
- * keeps bars for revises writes format 2, every other one format 1 as before.
+ * keeps bars for revises writes format 2, every other one format 1 as before, and a resumed
+ * one formats 3 and 4, formats 1 and 2 with the origins.
  */
 #ifndef APO_RUNTIME_STREAMING_STREAM_RULE_H
 #define APO_RUNTIME_STREAMING_STREAM_RULE_H
@@ -28,6 +37,10 @@
 #define APO_STREAM_RULE_FORMAT_VERSION 1
 /* The format of a rule stream that keeps bars for revises: format 1 and the kept folds and bars. */
 #define APO_STREAM_RULE_FORMAT_REVISE 2
+/* Formats 1 and 2 of a resumed stream (an origin above 0): the series' origins after the
+ * folds (and after format 2's part for revises). */
+#define APO_STREAM_RULE_FORMAT_RESUMED 3
+#define APO_STREAM_RULE_FORMAT_RESUMED_REVISE 4
 /* Bytes of one series' fold in the saved state: 24 eight-byte fields. */
 #define APO_STREAM_RULE_LIVE_LEN 192
 
@@ -44,10 +57,17 @@ struct apo__stream_rule {
     /* n_sets x n_series x K slots of APO_STREAM_RULE_SLOT(rule) doubles, set after set: each
      * series' last K bars, bar t at slot t % K, its close and then the indicator's outputs. */
     double *kept;
+    /* n_series: the bar each series' fold began at, 0 or the first new bar of a resume. */
+    uint64_t *origin;
 };
 
-/* Doubles of one kept bar of a rule's stream: the close and the indicator's outputs. */
-#define APO_STREAM_RULE_SLOT(rule) (1 + (rule)->scored->scoring->indicator->n_outputs)
+/* Doubles of one kept bar of a rule's stream of scored kernel `scored`: the close, the
+ * indicator's outputs and, for a user's rule, the position it gave there, so that a revise
+ * folds the kept bars again without asking it again. */
+static inline size_t apo__stream_rule_slot(const apo__kernel *scored) {
+    return 1 + scored->scoring->indicator->n_outputs + (scored->scoring->user_fn != NULL);
+}
+#define APO_STREAM_RULE_SLOT(rule) apo__stream_rule_slot((rule)->scored)
 
 /* A rule's stream of n_series empty series of scored kernel k, the sets' resolved parameters
  * `params` (n_sets x APO_MAX_PARAMS, checked by the caller), keeping `revise` bars for revises
@@ -55,6 +75,10 @@ struct apo__stream_rule {
  * same revise, freed with it, also on failure). */
 apo_status apo__stream_rule_new(const apo__kernel *k, const double *params, size_t n_sets,
                                 size_t revise, apo_stream *inner, apo_stream **out);
+
+/* Begins every series' fold at the bar after its history (origin: `bars` of the indicator's
+ * stream, just resumed from a window): folds that have taken no bar, flat there. */
+void apo__stream_rule_begin_at_history(apo_stream *s);
 
 /* Feeds an update (arguments checked by the caller, total its new bars): the indicator's
  * stream first, which is all or nothing, then every set's fold over the new bars. With
@@ -93,9 +117,12 @@ void apo__stream_rule_fold(apo_stream *s, const size_t *n_new, size_t total,
                            apo__score_live *peek_live);
 
 /* apo_stream_revise() of a rule's stream (arguments checked by the caller, total the bars
- * given): the indicator's stream revised first, which is all or nothing, then each set's fold
+ * given): the indicator's stream revised first, which is all or nothing (a user's rule's: a
+ * copy of it revised, the rule asked at the revised bars, and the copy kept only where it
+ * gave -1, 0 or 1 at each: APO_ERR_KERNEL_FAILED else, nothing moved), then each set's fold
  * of every revised series folded again from K bars back, writing the outputs of the k[r]
- * revised bars as an update writes them. */
+ * revised bars as an update writes them. A resumed series revises no bar before its origin
+ * (APO_ERR_INVALID_ARGUMENT). */
 apo_status apo__stream_rule_revise(apo_stream *s, const size_t *k, size_t total,
                                    const double *const *inputs, double *const *outputs);
 
@@ -116,13 +143,18 @@ typedef struct apo__stream_rule_head {
     char scored[APO_NAME_MAX];
     size_t n_sets, n_series;
     double *params;
-    size_t live_at;             /* offset of the folds */
-    size_t revise, slot;        /* format 2: bars kept for revises, doubles a kept bar; else 0 */
-    size_t base_at, kept_at;    /* format 2: offsets of the folds K bars back and the kept bars */
+    size_t live_at;          /* offset of the folds */
+    size_t revise, slot;     /* format 2: bars kept for revises, doubles a kept bar; else 0 */
+    size_t base_at, kept_at; /* format 2: offsets of the folds K bars back and the kept bars */
+    uint64_t *origin; /* formats 3 and 4: n_series origins, for the caller to free; else NULL */
     size_t inner_at, inner_len; /* the indicator stream's state */
 } apo__stream_rule_head;
 
 apo_status apo__stream_rule_state_read(const void *buf, size_t len, apo__stream_rule_head *h);
+
+/* Whether a user's rule's state (slots ending in the position the rule gave) keeps positions
+ * of -1, 0 or 1 alone; APO_ERR_INVALID_ARGUMENT naming the bar else. */
+apo_status apo__stream_rule_check_kept(const void *buf, const apo__stream_rule_head *h);
 
 /* Restores the folds of a checked state into a rule stream made by apo__stream_rule_new. */
 void apo__stream_rule_state_restore(apo_stream *s, const void *buf, const apo__stream_rule_head *h);

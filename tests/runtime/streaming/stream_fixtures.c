@@ -494,3 +494,15 @@ uint64_t stream_state_fnv1a(const unsigned char *p, size_t n) {
         h = (h ^ p[i]) * 0x100000001b3ULL;
     return h;
 }
+
+int stream_user_rsi_revert(const double *in, const double *out, int prev, void *user) {
+    (void)in, (void)user;
+    const double v = out[0];
+    if (isnan(v))
+        return 0;
+    if (prev > 0)
+        return v >= 50.0 ? 0 : 1;
+    if (prev < 0)
+        return v <= 50.0 ? 0 : -1;
+    return v < 30.0 ? 1 : v > 70.0 ? -1 : 0;
+}

@@ -33,6 +33,11 @@ void stream_register_tile_ema(apo_runtime *rt);
  * 300: only a view that keeps absolute positions gives the batch's bits. */
 void stream_register_plus_position(apo_runtime *rt);
 
+/* rsi_revert at its default thresholds as a user writes it from docs/scores.md's table, an
+ * apo_rule_fn for rsi (out[0] is rsi's output; the middle (30 + 70) / 2): a user's rule whose
+ * positions are the built-in rule's. */
+int stream_user_rsi_revert(const double *in, const double *out, int prev, void *user);
+
 /* What stream_case_init's `gaps` asks for, or'ed: NaN bars (series 1 scattered ones, series 2
  * a run across its first tile boundary), and a flat stretch (every input of series 0
  * constant over bars 60 to 139). 1, as the older tests pass it, is STREAM_GAPS. */

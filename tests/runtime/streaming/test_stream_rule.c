@@ -6,7 +6,7 @@
  * the history up to it (ragged rows: one row per bar count); a sweep's every set too. A
  * stream that keeps bars for revises is fed the last bars of each piece wrong and then revises
  * them: the same comparisons hold, and after each revise it saves the bytes of a stream fed
- * the right bars alone. What is not built (user rules, resume) and a state that is not
+ * the right bars alone. A bad desc and a state that is not
  * the expected one are refused, and a refused update or revise leaves the saved state byte for
  * byte. In a group beside an indicator's stream, rule streams give their lone streams' bits.
  */
@@ -17,19 +17,10 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "rule_stream_fixtures.h"
 #include "stream_fixtures.h"
 
-#define ROWS 3
 #define CHECKS 48 /* bar counts whose running scores are checked against the batch, a series */
-
-typedef struct rule_case {
-    const char *kernel, *rule;
-    apo_param params[APO_MAX_PARAMS]; /* the scored call's: the indicator's and the rule's */
-    size_t n_params;
-    size_t n_ind; /* how many of them are the indicator's */
-    size_t close_input;
-    size_t revise; /* the stream's revise_bars: 0, or pieces fed wrong and revised */
-} rule_case;
 
 /* A user's rule that a case's stream follows instead of its rule, registered on the case's
  * runtime, whose positions are meant to be the rule's: the comparisons stay the rule's. */
@@ -37,8 +28,6 @@ typedef struct live_rule {
     const char *name;
     apo_rule_fn fn;
 } live_rule;
-
-static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 /* The running scores of series r of a set at each of the `n` bar counts `at`: the batch
  * scored call over rows that are series r's first at[q] bars (ragged rows). */
@@ -75,89 +64,6 @@ static void batch_scores(apo_runtime *rt, const rule_case *rc, const apo_sweep *
         free(out[k]);
     for (size_t i = 0; i < c->n_inputs; i++)
         free(in[i]);
-}
-
-/* The desc of a rule's stream of the case (sweep: NULL, one set). */
-static apo_stream_desc rule_desc(const rule_case *rc, const apo_sweep *sweep) {
-    apo_stream_desc d = APO_STREAM_DESC_INIT;
-    d.kernel = rc->kernel;
-    d.score = rc->rule;
-    d.n_series = ROWS;
-    d.params = rc->params;
-    d.n_params = rc->n_params;
-    d.sweep = sweep;
-    d.revise_bars = rc->revise;
-    return d;
-}
-
-/* Picks, with the case's revise_bars K, how many of the last bars k[r] of each series to
- * revise after this piece (at most K and the bars it will have), and returns the piece's
- * inputs with those of them that are in the piece fed wrong (scaled, every seventh NaN); NULL
- * without K (k all 0): the piece is fed as it is. */
-static double **wrong_piece(const rule_case *rc, const stream_case *c, const size_t *fed,
-                            const size_t *n_new, size_t total, double *const *in, uint64_t *rng,
-                            size_t *k) {
-    for (size_t r = 0; r < ROWS; r++) {
-        const size_t want = rc->revise > 0 ? stream_rng(rng) % (rc->revise + 1) : 0;
-        k[r] = want < fed[r] + n_new[r] ? want : fed[r] + n_new[r];
-    }
-    if (rc->revise == 0)
-        return NULL;
-    double **wrong = malloc(c->n_inputs * sizeof *wrong);
-    for (size_t i = 0; i < c->n_inputs; i++) {
-        wrong[i] = malloc((total + 1) * sizeof(double));
-        memcpy(wrong[i], in[i], total * sizeof(double));
-        for (size_t r = 0, at = 0; r < ROWS; at += n_new[r], r++)
-            for (size_t t = n_new[r] - (k[r] < n_new[r] ? k[r] : n_new[r]); t < n_new[r]; t++)
-                wrong[i][at + t] = (at + t) % 7 == 3 ? NAN : wrong[i][at + t] * 1.25;
-    }
-    return wrong;
-}
-
-/* Revises the last k[r] bars of each series of s (fed[r] bars each) with the case's right
- * bars, writes the outputs into got (as check_case gathers them), and checks that s then
- * saves the bytes of `twin`, fed the right bars alone. */
-static void revise_piece(apo_stream *s, const apo_stream *twin, const stream_case *c,
-                         const size_t *fed, const size_t *k, size_t n_sets, double *const *got) {
-    size_t total = 0;
-    for (size_t r = 0; r < ROWS; r++)
-        total += k[r];
-    double *in[APO_MAX_IO], *out[APO_LIVE_N_OUTPUTS];
-    for (size_t i = 0; i < c->n_inputs; i++) {
-        in[i] = malloc((total + 1) * sizeof(double));
-        for (size_t r = 0, at = 0; r < ROWS; at += k[r], r++)
-            memcpy(in[i] + at, c->in[i] + r * c->cols + fed[r] - k[r], k[r] * sizeof(double));
-    }
-    for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
-        out[q] = malloc((total + 1) * n_sets * sizeof(double));
-    cr_assert_eq(apo_stream_revise(s, k, (const double *const *)in, out), APO_OK, "%s",
-                 apo_last_error());
-    for (size_t j = 0; j < n_sets; j++)
-        for (size_t r = 0, at = j * total; r < ROWS; at += k[r], r++)
-            for (size_t t = 0; t < k[r]; t++)
-                for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
-                    got[q][(j * ROWS + r) * c->cols + fed[r] - k[r] + t] = out[q][at + t];
-    size_t len = 0;
-    unsigned char *want = stream_state_bytes(twin, &len);
-    stream_assert_state(s, want, len, "after a revise, against a stream fed the right bars");
-    free(want);
-    for (size_t i = 0; i < c->n_inputs; i++)
-        free(in[i]);
-    for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
-        free(out[q]);
-}
-
-/* Saves s, loads it back with its desc expected, destroys s: the stream goes on from bytes. */
-static apo_stream *reload(apo_runtime *rt, apo_stream *s, const apo_stream_desc *d) {
-    size_t len = 0;
-    cr_assert_eq(apo_stream_save(s, NULL, 0, &len), APO_OK);
-    unsigned char *buf = malloc(len);
-    cr_assert_eq(apo_stream_save(s, buf, len, &len), APO_OK);
-    apo_stream *back = NULL;
-    cr_assert_eq(apo_stream_load(rt, d, buf, len, &back), APO_OK, "%s", apo_last_error());
-    free(buf);
-    apo_stream_destroy(s);
-    return back;
 }
 
 /* Feeds the case's history in random pieces (0 to 300 bars a series, peeks before some,
@@ -214,7 +120,7 @@ static void check_case(const rule_case *rc, const live_rule *live, const apo_swe
         for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
             out[q] = malloc((total + 1) * n_sets * sizeof(double));
         size_t k[ROWS];
-        double **wrong = wrong_piece(rc, &c, fed, n_new, total, in, &rng, k);
+        double **wrong = rule_wrong_piece(rc, &c, fed, n_new, total, in, &rng, k);
         const double *const *fed_in = (const double *const *)(wrong != NULL ? wrong : in);
         if (round % 3 == 1) { /* a peek gives the update's positions and changes nothing */
             double *pk[APO_LIVE_N_OUTPUTS] = {peeked};
@@ -234,7 +140,7 @@ static void check_case(const rule_case *rc, const live_rule *live, const apo_swe
             fed[r] += n_new[r];
         if (twin != NULL) {
             cr_assert_eq(apo_stream_update(twin, n_new, (const double *const *)in, out), APO_OK);
-            revise_piece(s, twin, &c, fed, k, n_sets, got);
+            rule_revise_piece(s, twin, &c, fed, k, n_sets, got);
         }
         for (size_t i = 0; i < c.n_inputs; i++) {
             free(in[i]);
@@ -246,7 +152,7 @@ static void check_case(const rule_case *rc, const live_rule *live, const apo_swe
             free(out[q]);
         free(peeked);
         if (round % 4 == 2)
-            s = reload(rt, s, &d);
+            s = rule_reload(rt, s, &d);
     }
     /* Every set's positions, returns and running totals against apo_score_positions() over
      * the batch indicator's outputs of its set, and its running scores at CHECKS bar counts
@@ -322,27 +228,21 @@ Test(stream_rule, rsi_revert_with_cost_is_the_batch_bit_for_bit, .timeout = 120)
                           0});
 }
 
-/* rsi_revert at its default thresholds as a user writes it from docs/scores.md's table (v is
- * rsi's output; the middle (30 + 70) / 2). */
-static int my_rsi_revert(const double *in, const double *out, int prev, void *user) {
-    (void)in, (void)user;
-    const double v = out[0];
-    if (isnan(v))
-        return 0;
-    if (prev > 0)
-        return v >= 50.0 ? 0 : 1;
-    if (prev < 0)
-        return v <= 50.0 ? 0 : -1;
-    return v < 30.0 ? 1 : v > 70.0 ? -1 : 0;
-}
-
 /* A user's rule streams as a built-in one: asked at each new bar, its positions folded by the
  * same fold, so a rule that takes rsi_revert's positions gives rsi_revert's bits (positions,
  * returns, running totals, the batch's scores), through peeks and reloads. */
 Test(stream_rule, a_users_rule_is_the_batch_of_the_rule_it_follows, .timeout = 120) {
-    const live_rule live = {"my_rsi_revert", my_rsi_revert};
+    const live_rule live = {"my_rsi_revert", stream_user_rsi_revert};
     check_one_live(
         (rule_case){"rsi", "rsi_revert", {{"timeperiod", 9}, {"cost", 0.001}}, 2, 1, 0, 0}, &live);
+}
+
+/* Revised, a user's rule is asked again at the corrected bars and its kept positions folded
+ * again: the bits of the rule it follows over the corrected history. */
+Test(stream_rule, a_users_rule_revised_is_the_batch_of_the_rule_it_follows, .timeout = 120) {
+    const live_rule live = {"my_rsi_revert", stream_user_rsi_revert};
+    check_one_live(
+        (rule_case){"rsi", "rsi_revert", {{"timeperiod", 9}, {"cost", 0.001}}, 2, 1, 0, 40}, &live);
 }
 
 Test(stream_rule, bands_revert_more_is_the_batch_bit_for_bit, .timeout = 120) {
@@ -451,7 +351,7 @@ static size_t member_sets(size_t m) { return m == 1 ? 2 : 1; }
 
 Test(stream_rule, a_group_of_rule_streams_gives_each_lone_streams_bits, .timeout = 120) {
     apo_runtime *rt = test_runtime("cpu");
-    test_register_rule(rt, "my_rsi_revert", "rsi", my_rsi_revert, NULL);
+    test_register_rule(rt, "my_rsi_revert", "rsi", stream_user_rsi_revert, NULL);
     enum { MEMBERS = 4 };
     const size_t cols = 3000;
     stream_case c;
@@ -549,11 +449,6 @@ Test(stream_rule, a_group_of_rule_streams_gives_each_lone_streams_bits, .timeout
     apo_runtime_destroy(rt);
 }
 
-static int always_long(const double *in, const double *out, int prev, void *user) {
-    (void)in, (void)out, (void)prev, (void)user;
-    return 1;
-}
-
 /* Feeds bars [from, to) of every series of mfi (high, low, close, volume walks) to s. */
 static apo_status feed_mfi(apo_stream *s, const stream_case *c, size_t from, size_t to,
                            double *pos) {
@@ -587,22 +482,13 @@ static void mfi_revise_bars(const stream_case *c, double **last, double **six) {
     }
 }
 
-Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeout = 60) {
+Test(stream_rule, bad_descs_and_states_not_expected_are_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
-    test_register_rule(rt, "always_long", "rsi", always_long, NULL);
     const rule_case rc = {"mfi", "mfi_revert", {{"lower", 25}, {"cost", 0.001}}, 2, 0, 2, 0};
     apo_stream_desc d = rule_desc(&rc, NULL);
     apo_stream *s = NULL;
-    /* A user's rule that would keep bars for revises, too many revise_bars, an unknown rule, a
-     * rule of another kernel, lower >= upper. */
+    /* Too many revise_bars, an unknown rule, a rule of another kernel, lower >= upper. */
     apo_stream_desc bad = d;
-    bad.kernel = "rsi";
-    bad.score = "always_long";
-    bad.n_params = 0;
-    bad.revise_bars = 10;
-    cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_INVALID_ARGUMENT);
-    cr_assert(strstr(apo_last_error(), "user") != NULL, "%s", apo_last_error());
-    bad = d;
     bad.revise_bars = ((size_t)1 << 24) + 1;
     cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_INVALID_ARGUMENT);
     bad = d;
@@ -616,8 +502,14 @@ Test(stream_rule, what_is_not_built_and_states_not_expected_are_refused, .timeou
     bad.params = crossed;
     bad.n_params = 2;
     cr_assert_eq(apo_stream_create(rt, &bad, &s), APO_ERR_BAD_PARAM);
-    size_t needed = 0;
-    cr_assert_eq(apo_stream_resume_needs(rt, &d, 100, &needed), APO_ERR_INVALID_ARGUMENT);
+    /* A rule's stream resumes from its indicator's bars (test_stream_rule_resume.c). */
+    apo_stream_desc ind_desc = APO_STREAM_DESC_INIT;
+    ind_desc.kernel = "mfi";
+    ind_desc.n_series = ROWS;
+    size_t needed = 0, ind_needed = 1;
+    cr_assert_eq(apo_stream_resume_needs(rt, &d, 100, &needed), APO_OK, "%s", apo_last_error());
+    cr_assert_eq(apo_stream_resume_needs(rt, &ind_desc, 100, &ind_needed), APO_OK);
+    cr_assert_eq(needed, ind_needed);
 
     stream_case c;
     cr_assert_eq(stream_case_init(&c, rt, "mfi", NULL, 0, ROWS, 400, 7, STREAM_GAPS), APO_OK);
@@ -738,6 +630,7 @@ Test(stream_rule, a_users_rule_refusing_a_bar_changes_nothing, .timeout = 60) {
     d.kernel = "rsi";
     d.score = "fails_above";
     d.n_series = ROWS;
+    d.revise_bars = 10;
     apo_stream *s = NULL, *twin = NULL;
     cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
     cr_assert_eq(apo_stream_create(rt, &d, &twin), APO_OK, "%s", apo_last_error());
@@ -769,6 +662,25 @@ Test(stream_rule, a_users_rule_refusing_a_bar_changes_nothing, .timeout = 60) {
     size_t tlen = 0;
     unsigned char *twin_bytes = stream_state_bytes(twin, &tlen);
     stream_assert_state(s, twin_bytes, tlen, "fed as its twin after the refusals");
+    /* A revise the rule refuses at a corrected bar (series 1's bar 298) moves nothing; with
+     * the right bars it leaves the twin's bytes. */
+    double right[ROWS * 3], *revised[1] = {right}, rpos[ROWS * 3],
+                            *rout[APO_LIVE_N_OUTPUTS] = {rpos};
+    const size_t three[ROWS] = {3, 3, 3};
+    for (size_t r = 0; r < ROWS; r++)
+        memcpy(right + r * 3, c.in[0] + r * c.cols + 297, 3 * sizeof(double));
+    const double kept = right[1 * 3 + 1];
+    right[1 * 3 + 1] = 1e300;
+    limit = 1e299;
+    cr_assert_eq(apo_stream_revise(s, three, (const double *const *)revised, rout),
+                 APO_ERR_KERNEL_FAILED);
+    cr_assert(strstr(apo_last_error(), "series 1, bar 298") != NULL, "%s", apo_last_error());
+    stream_assert_state(s, twin_bytes, tlen, "a refused revise");
+    right[1 * 3 + 1] = kept;
+    limit = INFINITY;
+    cr_assert_eq(apo_stream_revise(s, three, (const double *const *)revised, rout), APO_OK, "%s",
+                 apo_last_error());
+    stream_assert_state(s, twin_bytes, tlen, "revised with the right bars");
     /* In a group beside another stream, the refusal moves neither. */
     apo_stream_desc plain = APO_STREAM_DESC_INIT;
     plain.kernel = "rsi";

@@ -1,0 +1,81 @@
+/* What the rule stream tests share; see rule_stream_fixtures.h. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rule_stream_fixtures.h"
+
+apo_stream_desc rule_desc(const rule_case *rc, const apo_sweep *sweep) {
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = rc->kernel;
+    d.score = rc->rule;
+    d.n_series = ROWS;
+    d.params = rc->params;
+    d.n_params = rc->n_params;
+    d.sweep = sweep;
+    d.revise_bars = rc->revise;
+    return d;
+}
+
+double **rule_wrong_piece(const rule_case *rc, const stream_case *c, const size_t *fed,
+                          const size_t *n_new, size_t total, double *const *in, uint64_t *rng,
+                          size_t *k) {
+    for (size_t r = 0; r < ROWS; r++) {
+        const size_t want = rc->revise > 0 ? stream_rng(rng) % (rc->revise + 1) : 0;
+        k[r] = want < fed[r] + n_new[r] ? want : fed[r] + n_new[r];
+    }
+    if (rc->revise == 0)
+        return NULL;
+    double **wrong = malloc(c->n_inputs * sizeof *wrong);
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        wrong[i] = malloc((total + 1) * sizeof(double));
+        memcpy(wrong[i], in[i], total * sizeof(double));
+        for (size_t r = 0, at = 0; r < ROWS; at += n_new[r], r++)
+            for (size_t t = n_new[r] - (k[r] < n_new[r] ? k[r] : n_new[r]); t < n_new[r]; t++)
+                wrong[i][at + t] = (at + t) % 7 == 3 ? NAN : wrong[i][at + t] * 1.25;
+    }
+    return wrong;
+}
+
+void rule_revise_piece(apo_stream *s, const apo_stream *twin, const stream_case *c,
+                       const size_t *fed, const size_t *k, size_t n_sets, double *const *got) {
+    size_t total = 0;
+    for (size_t r = 0; r < ROWS; r++)
+        total += k[r];
+    double *in[APO_MAX_IO], *out[APO_LIVE_N_OUTPUTS];
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        in[i] = malloc((total + 1) * sizeof(double));
+        for (size_t r = 0, at = 0; r < ROWS; at += k[r], r++)
+            memcpy(in[i] + at, c->in[i] + r * c->cols + fed[r] - k[r], k[r] * sizeof(double));
+    }
+    for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+        out[q] = malloc((total + 1) * n_sets * sizeof(double));
+    cr_assert_eq(apo_stream_revise(s, k, (const double *const *)in, out), APO_OK, "%s",
+                 apo_last_error());
+    for (size_t j = 0; j < n_sets; j++)
+        for (size_t r = 0, at = j * total; r < ROWS; at += k[r], r++)
+            for (size_t t = 0; t < k[r]; t++)
+                for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+                    got[q][(j * ROWS + r) * c->cols + fed[r] - k[r] + t] = out[q][at + t];
+    size_t len = 0;
+    unsigned char *want = stream_state_bytes(twin, &len);
+    stream_assert_state(s, want, len, "after a revise, against a stream fed the right bars");
+    free(want);
+    for (size_t i = 0; i < c->n_inputs; i++)
+        free(in[i]);
+    for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+        free(out[q]);
+}
+
+apo_stream *rule_reload(apo_runtime *rt, apo_stream *s, const apo_stream_desc *d) {
+    size_t len = 0;
+    cr_assert_eq(apo_stream_save(s, NULL, 0, &len), APO_OK);
+    unsigned char *buf = malloc(len);
+    cr_assert_eq(apo_stream_save(s, buf, len, &len), APO_OK);
+    apo_stream *back = NULL;
+    cr_assert_eq(apo_stream_load(rt, d, buf, len, &back), APO_OK, "%s", apo_last_error());
+    free(buf);
+    apo_stream_destroy(s);
+    return back;
+}
