@@ -771,7 +771,8 @@ typedef struct apo_stream_desc {
     /* Bars each series keeps so that apo_stream_revise() may replace up to this many of its
      * last bars (docs/streaming.md, "Revise"): its kept window then reaches back to the start
      * of bar n - revise_bars's tile, less the halo. 0 (the default): no revise. At most
-     * 2^24; refused (APO_ERR_INVALID_ARGUMENT) for obv and ad, which keep no bars. Part of
+     * 2^24 (a kernel that carries its run, obv, ad, sar, ..., keeps its last K bars and its
+     * state K bars back). Part of
      * the saved state. New in 0.3. */
     size_t revise_bars;
     /* A rule, as apo_workload.score names it ("rsi_zone", "bands_revert/more"; a built-in

@@ -200,7 +200,8 @@ struct apo__kernel {
     /* 1: the resumed run carries across tiles (obv and ad, whole-row running sums). Their
      * tile re-runs the sum from the row's first bar, so the bits at t are one sequence of
      * operations over bars 0 .. t whatever the grid; the state is that run's at some bar,
-     * not a cache of kept bars. So a stream keeps no bars of such a kernel, starts the state
+     * not a cache of kept bars. So a stream keeps no bars of such a kernel (but its last K for
+     * revises, with the state K bars back: streaming/stream.h, carry_base), starts the state
      * at zeros (the run before bar 0) and never resets it, calls resume_tile with `begin`
      * the piece's first bar (where the state stands; `fresh` unused), saves the state as
      * resume_size / 8 doubles, and never hands the series to the devices

@@ -153,8 +153,7 @@ static apo_status rule_inner(const apo__kernel *k, const double *set_params, siz
  * parameters. */
 static apo_status create_rule(const apo__kernel *k, const apo_stream_desc *desc,
                               const double *params, apo_stream **out) {
-    APO_CHECK(
-        apo__stream_check_revise(k->scoring->indicator, desc->revise_bars, "apo_stream_create"));
+    APO_CHECK(apo__stream_check_revise(desc->revise_bars, "apo_stream_create"));
     size_t n_sets = 1;
     double *set_params = NULL;
     if (desc->sweep != NULL)
@@ -175,7 +174,7 @@ static apo_status create(apo_runtime *rt, const apo_stream_desc *desc, apo_strea
     if (desc->score != NULL)
         return create_rule(k, desc, params, out);
     APO_CHECK(apo__stream_check_kernel(k, params));
-    APO_CHECK(apo__stream_check_revise(k, desc->revise_bars, "apo_stream_create"));
+    APO_CHECK(apo__stream_check_revise(desc->revise_bars, "apo_stream_create"));
     if (desc->sweep == NULL)
         return apo__stream_new(k, params, desc->n_series, desc->seed, desc->revise_bars, out);
     size_t n_sets = 0;

@@ -36,11 +36,11 @@ enum {
 };
 
 /* Bars a series of n bars keeps per input, for a grid of `tile` and `halo` and `revise` bars
- * kept for revises; none for a kernel that carries `carry` doubles of its run instead
- * (apo__stream_base, which this follows). */
+ * kept for revises; for a kernel that carries `carry` doubles of its run instead, its last
+ * `revise` bars alone (apo__stream_base, which this follows). */
 static uint64_t kept_of(uint64_t n, const apo__stream_head *h) {
     if (h->carry > 0)
-        return 0;
+        return n < h->revise ? n : h->revise;
     if (n < h->revise)
         return n;
     const uint64_t from = n - h->revise, start = from - from % h->tile;
@@ -51,7 +51,24 @@ static size_t set_state_len(const apo_stream *s) {
     size_t len = APO_STREAM_HEADER_LEN + 8 * s->n_series + 8;
     for (size_t r = 0; r < s->n_series; r++)
         len += apo__stream_kept(s, s->series[r].n) * s->kernel->n_inputs * sizeof(double);
-    return len + s->n_series * apo__stream_carry_len(s->kernel) * sizeof(double);
+    /* The carried runs' states, and with revise_bars their states K bars back. */
+    const size_t runs = s->carry_base != NULL ? 2 : 1;
+    return len + runs * s->n_series * apo__stream_carry_len(s->kernel) * sizeof(double);
+}
+
+/* Writes each series' `carry` doubles of the states `states` (n_series of s->resume_stride
+ * bytes) at p; returns where they end. */
+static unsigned char *write_runs(const apo_stream *s, const unsigned char *states, size_t carry,
+                                 unsigned char *p) {
+    for (size_t r = 0; r < s->n_series; r++) {
+        const unsigned char *state = states + r * s->resume_stride;
+        for (size_t c = 0; c < carry; c++, p += 8) {
+            double v;
+            memcpy(&v, state + c * sizeof v, sizeof v);
+            apo__put_f64(p, v);
+        }
+    }
+    return p;
 }
 
 static void set_state_write(const apo_stream *s, unsigned char *buf) {
@@ -85,16 +102,26 @@ static void set_state_write(const apo_stream *s, unsigned char *buf) {
             for (size_t t = 0; t < kept; t++, p += 8)
                 apo__put_f64(p, se->in[i * se->cap + t]);
     }
-    /* The carried runs: the state is all that holds the series' past (stream.h). */
+    /* The carried runs: the state is all that holds the series' past (stream.h); with
+     * revise_bars, then their states K bars back. */
+    p = write_runs(s, s->resume, carry, p);
+    if (s->carry_base != NULL)
+        p = write_runs(s, s->carry_base, carry, p);
+    apo__put_u64(p, apo__fnv1a64(buf, len - 8));
+}
+
+/* Reads each series' `carry` doubles into the states `states` (write_runs' layout) from p;
+ * returns where they end. */
+static const unsigned char *read_runs(apo_stream *s, unsigned char *states, size_t carry,
+                                      const unsigned char *p) {
     for (size_t r = 0; r < s->n_series; r++) {
-        const unsigned char *state = s->resume + r * s->resume_stride;
+        unsigned char *state = states + r * s->resume_stride;
         for (size_t c = 0; c < carry; c++, p += 8) {
-            double v;
-            memcpy(&v, state + c * sizeof v, sizeof v);
-            apo__put_f64(p, v);
+            const double v = apo__get_f64(p);
+            memcpy(state + c * sizeof v, &v, sizeof v);
         }
     }
-    apo__put_u64(p, apo__fnv1a64(buf, len - 8));
+    return p;
 }
 
 /* ---- a sweep's state: its sets' states in a container (docs/streaming.md, "Sweeps") ---- */
@@ -276,7 +303,8 @@ apo_status apo__stream_state_read(const void *buf, size_t len, apo__stream_head 
     for (uint64_t r = 0; r < head->n_series; r++) {
         uint64_t n = apo__get_u64(b + header_len + 8 * r);
         need += kept_of(n, head) * head->n_inputs * 8;
-        need += head->carry * 8;
+        /* A carried run, and with revise_bars its state K bars back. */
+        need += head->carry * 8 * (head->revise > 0 ? 2 : 1);
         if (need > room)
             return BAD("malformed: series %llu's bars run past the end of the state",
                        (unsigned long long)r);
@@ -305,7 +333,7 @@ apo_status apo__stream_state_restore(const apo__stream_head *head, const void *b
         params[p] = v;
     }
     APO_CHECK(apo__stream_check_kernel(k, params));
-    APO_CHECK(apo__stream_check_revise(k, (size_t)head->revise, "apo_stream_load"));
+    APO_CHECK(apo__stream_check_revise((size_t)head->revise, "apo_stream_load"));
     if (head->carry != apo__stream_carry_len(k))
         return BAD("the state's series carry %llu doubles of %s's run; this runtime's carries "
                    "%zu",
@@ -337,13 +365,9 @@ apo_status apo__stream_state_restore(const apo__stream_head *head, const void *b
             for (size_t t = 0; t < kept; t++, p += 8)
                 se->in[i * se->cap + t] = apo__get_f64(p);
     }
-    for (size_t r = 0; r < s->n_series; r++) {
-        unsigned char *state = s->resume + r * s->resume_stride;
-        for (size_t c = 0; c < head->carry; c++, p += 8) {
-            const double v = apo__get_f64(p);
-            memcpy(state + c * sizeof v, &v, sizeof v);
-        }
-    }
+    p = read_runs(s, s->resume, (size_t)head->carry, p);
+    if (s->carry_base != NULL)
+        p = read_runs(s, s->carry_base, (size_t)head->carry, p);
     *out = s;
     return APO_OK;
 }

@@ -95,7 +95,12 @@ apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_
                         : NULL;
         if (s->resume != NULL)
             memset(s->resume, 0, n_series * s->resume_stride);
-        if (s->resume == NULL) {
+        /* A carried run's state K bars back, for revises: zeros, the state before bar 0. */
+        if (s->resume != NULL && revise > 0 && apo__stream_carry_len(k) > 0)
+            s->carry_base = calloc(n_series, s->resume_stride);
+        if (s->resume == NULL ||
+            (revise > 0 && apo__stream_carry_len(k) > 0 && s->carry_base == NULL)) {
+            free(s->resume);
             free(s->series);
             free(s);
             return apo__fail(APO_ERR_OUT_OF_MEMORY,
@@ -117,9 +122,10 @@ apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_
 }
 
 uint64_t apo__stream_base(const apo_stream *s, uint64_t n) {
-    /* A carried run needs no bar before the next one. */
+    /* A carried run needs no bar before the next one; it keeps its last `revise` bars for
+     * revises, with its state at the first of them (carry_base). */
     if (s->carried > 0)
-        return n;
+        return n > s->revise ? n - s->revise : 0;
     /* The window a revise of the last `revise` bars re-runs from (stream_revise.c): the tile
      * that holds bar n - revise, from its start less the halo. */
     if (n < s->revise)
@@ -136,6 +142,8 @@ size_t apo__stream_kept(const apo_stream *s, uint64_t n) {
  * its next tile no longer reads are dropped: the current tile's and the halo before it, and
  * for a stream that revises (apo__stream_base) the tiles back to bar n - revise's. */
 static size_t window_bound(const apo_stream *s) {
+    if (s->carried > 0)
+        return s->revise;
     return s->halo + s->tile + (s->revise + s->tile - 1) / s->tile * s->tile;
 }
 
@@ -355,6 +363,20 @@ static void feed_call_init(const apo_stream *s, feed_call *fc) {
     fc->call.known_halo = s->halo;
 }
 
+/* Steps a carried run's `state` over m bars from position `first`: inputs in[i][0 .. m),
+ * outputs out[o][0 .. m) (feed_carried's run, on views that index positions from the
+ * series' first bar). */
+static void run_carried(const apo_stream *s, unsigned char *state, const double *const *in,
+                        double *const *out, uint64_t first, size_t m, feed_call *fc) {
+    const apo__kernel *k = s->kernel;
+    for (size_t i = 0; i < k->n_inputs; i++)
+        fc->in[i] = biased_in(in[i], first);
+    for (size_t o = 0; o < k->n_outputs; o++)
+        fc->out[o] = biased(out[o], first);
+    fc->call.cols = (size_t)(first + m);
+    (void)k->resume_tile(&fc->call, state, 0, (size_t)first, (size_t)(first + m));
+}
+
 /* Where series of n bars stands: its current tile's start, and the first bar it keeps
  * (apo__stream_base, taken from the start where the stream keeps no bars for revises, so
  * that a one-bar update of a series divides once). Not for a carried run. */
@@ -401,6 +423,8 @@ static apo_status run_current_tile(apo_stream *s, size_t r, uint64_t start, uint
 }
 
 apo_status apo__stream_reserve_rerun(apo_stream *s, size_t bars) {
+    if (s->carried > 0) /* a carried run's kept bars, at most K (apo__stream_rerun) */
+        return reserve_scratch(s, s->revise);
     return reserve_scratch(s, bars < s->tile ? bars : s->tile);
 }
 
@@ -409,6 +433,23 @@ apo_status apo__stream_rerun(apo_stream *s, size_t r, uint64_t from, double *con
     const apo__kernel *k = s->kernel;
     apo__stream_series *se = &s->series[r];
     const uint64_t n = se->n, base = apo__stream_base(s, n);
+    if (s->carried > 0) {
+        /* The run from its state K bars back over the kept bars, the revised ones among them. */
+        feed_call fc;
+        feed_call_init(s, &fc);
+        unsigned char *live = s->resume + r * s->resume_stride;
+        memcpy(live, s->carry_base + r * s->resume_stride, s->resume_stride);
+        const double *in[APO_MAX_IO];
+        double *out[APO_MAX_IO];
+        for (size_t i = 0; i < k->n_inputs; i++)
+            in[i] = se->in + i * se->cap;
+        for (size_t o = 0; o < k->n_outputs; o++)
+            out[o] = s->scratch + o * s->scratch_cap;
+        run_carried(s, live, in, out, base, (size_t)(n - base), &fc);
+        for (size_t o = 0; o < k->n_outputs; o++)
+            memcpy(outputs[o] + at, out[o] + (from - base), (size_t)(n - from) * sizeof(double));
+        return APO_OK;
+    }
     assert(from <= n && from - from % s->tile >= base + (base > 0 ? s->halo : 0));
     const double *inputs[APO_MAX_IO] = {0};
     for (size_t i = 0; i < k->n_inputs; i++)
@@ -485,6 +526,57 @@ static apo_status feed_whole_tiles(apo_stream *s, size_t r, size_t tiles, size_t
     return APO_OK;
 }
 
+/* The pointers of `arrays` (n of them), each moved `by` doubles on. */
+static void shifted(const double *const *arrays, size_t n, size_t by, const double **to) {
+    for (size_t i = 0; i < n; i++)
+        to[i] = arrays[i] + by;
+}
+
+/* feed_carried's part for a stream that keeps its last K bars for revises: the run goes on
+ * over the new bars as without them, the state K bars back takes the kept bars that leave
+ * (the scratch takes their outputs, given before), and the last K bars are kept. */
+static void feed_carried_kept(apo_stream *s, size_t r, size_t m, size_t at,
+                              const double *const *inputs, double *const *outputs, feed_call *fc) {
+    const size_t n_in = s->kernel->n_inputs, n_out = s->kernel->n_outputs, K = s->revise;
+    apo__stream_series *se = &s->series[r];
+    const uint64_t n0 = se->n;
+    const size_t kept = (size_t)(n0 - apo__stream_base(s, n0));
+    unsigned char *live = s->resume + r * s->resume_stride,
+                  *base = s->carry_base + r * s->resume_stride;
+    const double *in[APO_MAX_IO];
+    double *out[APO_MAX_IO];
+    if (m >= K) {
+        /* The state K bars back is the run's own at bar n0 + m - K. */
+        shifted(inputs, n_in, at, in);
+        shifted((const double *const *)outputs, n_out, at, (const double **)out);
+        if (m > K)
+            run_carried(s, live, in, out, n0, m - K, fc);
+        memcpy(base, live, s->resume_stride);
+        shifted(inputs, n_in, at + m - K, in);
+        shifted((const double *const *)outputs, n_out, at + m - K, (const double **)out);
+        run_carried(s, live, in, out, n0 + m - K, K, fc);
+        for (size_t i = 0; i < n_in; i++)
+            memcpy(se->in + i * se->cap, inputs[i] + at + m - K, K * sizeof(double));
+    } else {
+        const size_t leave = kept + m > K ? kept + m - K : 0;
+        for (size_t i = 0; i < n_in; i++)
+            in[i] = se->in + i * se->cap;
+        for (size_t o = 0; o < n_out; o++)
+            out[o] = s->scratch + o * s->scratch_cap;
+        if (leave > 0)
+            run_carried(s, base, in, out, n0 - kept, leave, fc);
+        shifted(inputs, n_in, at, in);
+        shifted((const double *const *)outputs, n_out, at, (const double **)out);
+        run_carried(s, live, in, out, n0, m, fc);
+        for (size_t i = 0; i < n_in; i++) {
+            double *w = se->in + i * se->cap;
+            memmove(w, w + leave, (kept - leave) * sizeof *w);
+            memcpy(w + kept - leave, inputs[i] + at, m * sizeof *w);
+        }
+    }
+    se->n += m;
+}
+
 /*
  * Feeds m bars of series r of a kernel whose run carries across tiles (kernel.h,
  * resume_carries: obv, ad), straight from and into the caller's packed arrays at `at`. The
@@ -493,7 +585,8 @@ static apo_status feed_whole_tiles(apo_stream *s, size_t r, size_t tiles, size_t
  * the last update left at bar se->n, stepped over the new bars, performs exactly that
  * sequence: the bits are the batch's, wherever its tiles or this update's bounds fall. So
  * the state is never reset at a tile boundary (that would be another indicator), and no
- * bar is kept: the new ones are all the run reads.
+ * bar is kept: the new ones are all the run reads (but the last K of a stream that keeps them
+ * for revises, feed_carried_kept).
  */
 static void feed_carried(apo_stream *s, size_t r, size_t m, size_t at, const double *const *inputs,
                          double *const *outputs, feed_call *fc) {
@@ -501,13 +594,15 @@ static void feed_carried(apo_stream *s, size_t r, size_t m, size_t at, const dou
     apo__stream_series *se = &s->series[r];
     if (m == 0)
         return;
-    for (size_t i = 0; i < k->n_inputs; i++)
-        fc->in[i] = biased_in(inputs[i] + at, se->n);
-    for (size_t o = 0; o < k->n_outputs; o++)
-        fc->out[o] = biased(outputs[o] + at, se->n);
-    fc->call.cols = (size_t)(se->n + m);
-    (void)k->resume_tile(&fc->call, s->resume + r * s->resume_stride, 0, (size_t)se->n,
-                         (size_t)(se->n + m));
+    if (s->revise > 0) {
+        feed_carried_kept(s, r, m, at, inputs, outputs, fc);
+        return;
+    }
+    const double *in[APO_MAX_IO];
+    double *out[APO_MAX_IO];
+    shifted(inputs, k->n_inputs, at, in);
+    shifted((const double *const *)outputs, k->n_outputs, at, (const double **)out);
+    run_carried(s, s->resume + r * s->resume_stride, in, out, se->n, m, fc);
     se->n += m;
 }
 
@@ -617,9 +712,14 @@ static unsigned grow_shift(size_t n_series) {
 
 /* Every allocation an update needs, so that a failure leaves every series where it was. */
 static apo_status reserve_update(apo_stream *s, const size_t *n_new) {
-    /* A carried run reads and writes the caller's arrays and keeps no bars (feed_carried). */
-    if (s->carried > 0)
-        return APO_OK;
+    /* A carried run reads and writes the caller's arrays and keeps no bars (feed_carried),
+     * but its last K for revises, whose leaving bars' outputs go to the scratch. */
+    if (s->carried > 0) {
+        for (size_t r = 0; s->revise > 0 && r < s->n_series; r++)
+            if (n_new[r] > 0)
+                APO_CHECK(apo__stream_reserve(s, r, s->revise));
+        return s->revise > 0 ? reserve_scratch(s, s->revise) : APO_OK;
+    }
     size_t widest = 0, bulk = 0;
     const size_t most = window_bound(s);
     const unsigned shift = grow_shift(s->n_series);
@@ -800,6 +900,7 @@ void apo__stream_free(apo_stream *s) {
     free(s->series);
     free(s->scratch);
     free(s->resume);
+    free(s->carry_base);
     free(s->bulk);
     free(s);
 }

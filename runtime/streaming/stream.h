@@ -84,6 +84,11 @@ struct apo_stream {
      * starts a cache line, and its first resume_hot bytes are what a one-bar update reads. */
     unsigned char *resume;
     size_t resume_stride, resume_hot;
+    /* A carried run kept for revises (carried > 0, revise K > 0): each series' state K bars
+     * back, at its first kept bar (apo__stream_base), laid out as `resume`; its kept bars are
+     * the last K. A revise steps it over the kept bars (feed_carried, apo__stream_rerun).
+     * NULL otherwise. */
+    unsigned char *carry_base;
     /* A large update on the devices failed after feeding some series (stream_journal.h undoes
      * every other failure): the series may disagree on where they are. */
     int broken;

@@ -29,6 +29,8 @@ static apo_status copy_set(const apo_stream *s, apo_stream **out) {
     /* The running states: a cache of the kept bars, or a carried run's whole state. */
     if (s->resume != NULL)
         memcpy(c->resume, s->resume, s->n_series * s->resume_stride);
+    if (s->carry_base != NULL)
+        memcpy(c->carry_base, s->carry_base, s->n_series * s->resume_stride);
     c->rt = s->rt;
     c->device_bars = s->device_bars;
     c->cpu_isa = s->cpu_isa;

@@ -11,7 +11,7 @@ typedef apo__stream_journal journal;
 void apo__stream_journal_free(journal *j, size_t n_series) {
     for (size_t r = 0; j->window != NULL && r < n_series; r++)
         free(j->window[r]);
-    free(j->n), free(j->resume_at), free(j->resume), free(j->window);
+    free(j->n), free(j->resume_at), free(j->resume), free(j->carry_base), free(j->window);
     memset(j, 0, sizeof *j);
 }
 
@@ -22,8 +22,10 @@ apo_status apo__stream_journal_take(const apo_stream *s, const size_t *n_new, jo
     j->resume_at = malloc(rows * sizeof *j->resume_at);
     j->window = calloc(rows, sizeof *j->window);
     j->resume = s->resume != NULL ? malloc(rows * s->resume_stride) : NULL;
+    j->carry_base = s->carry_base != NULL ? malloc(rows * s->resume_stride) : NULL;
     int bad = j->n == NULL || j->resume_at == NULL || j->window == NULL ||
-              (s->resume != NULL && j->resume == NULL);
+              (s->resume != NULL && j->resume == NULL) ||
+              (s->carry_base != NULL && j->carry_base == NULL);
     for (size_t r = 0; r < rows && !bad; r++) {
         if (n_new[r] == 0)
             continue;
@@ -32,6 +34,9 @@ apo_status apo__stream_journal_take(const apo_stream *s, const size_t *n_new, jo
         j->resume_at[r] = se->resume_at;
         if (j->resume != NULL)
             memcpy(j->resume + r * s->resume_stride, s->resume + r * s->resume_stride,
+                   s->resume_stride);
+        if (j->carry_base != NULL)
+            memcpy(j->carry_base + r * s->resume_stride, s->carry_base + r * s->resume_stride,
                    s->resume_stride);
         const size_t kept = apo__stream_kept(s, se->n);
         if (kept == 0 || apo__stream_base(s, se->n + n_new[r]) == apo__stream_base(s, se->n))
@@ -64,6 +69,9 @@ void apo__stream_journal_restore(apo_stream *s, const size_t *n_new, const journ
         se->resume_at = j->resume_at[r];
         if (j->resume != NULL)
             memcpy(s->resume + r * s->resume_stride, j->resume + r * s->resume_stride,
+                   s->resume_stride);
+        if (j->carry_base != NULL)
+            memcpy(s->carry_base + r * s->resume_stride, j->carry_base + r * s->resume_stride,
                    s->resume_stride);
         const size_t kept = apo__stream_kept(s, se->n);
         if (j->window[r] != NULL)

@@ -6,7 +6,8 @@
  * when any series or set failed.
  *
  * What a series changes in an update: its bar count, its running state (resume_at and its
- * resume bytes, which are the whole state of a carried run), and its kept window only when
+ * resume bytes, which are the whole state of a carried run, and such a run's state K bars
+ * back where it keeps bars for revises), and its kept window only when
  * the window's first position moves (a tile filled: the bars the next tile no longer reads are
  * dropped). New bars go after the kept ones, where nothing the state holds lies, so a window
  * whose start stays is not copied: a journal costs a few words a series and, once a tile, the
@@ -23,8 +24,9 @@
 /* What one set's series were before an update (only those with new bars are filled). */
 typedef struct apo__stream_journal {
     uint64_t *n, *resume_at;
-    unsigned char *resume; /* resume_stride bytes a series, or NULL */
-    double **window;       /* the kept window before it, where its start moves; else NULL */
+    unsigned char *resume;     /* resume_stride bytes a series, or NULL */
+    unsigned char *carry_base; /* a carried run's state K bars back, as resume, or NULL */
+    double **window;           /* the kept window before it, where its start moves; else NULL */
     int broken;
 } apo__stream_journal;
 

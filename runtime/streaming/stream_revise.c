@@ -6,16 +6,10 @@
 #include "base/error.h"
 #include "streaming/stream_revise.h"
 
-apo_status apo__stream_check_revise(const apo__kernel *k, size_t revise, const char *call) {
+apo_status apo__stream_check_revise(size_t revise, const char *call) {
     if (revise > APO_STREAM_MAX_REVISE)
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: revise_bars is %zu, more than %zu", call,
                          revise, APO_STREAM_MAX_REVISE);
-    if (revise > 0 && apo__stream_carry_len(k) > 0)
-        return apo__fail(APO_ERR_INVALID_ARGUMENT,
-                         "%s: %s carries its state (a running sum, a path, a transform) from the "
-                         "series' first bar and keeps no bars, so a stream of it cannot revise; "
-                         "revise_bars must be 0",
-                         call, k->name);
     return APO_OK;
 }
 

@@ -11,8 +11,9 @@
  *
  * A stream resumed from a window is a stream loaded from a state built of those bars: the
  * kept bars of a series of n bars are all its next update reads, and the kernels' running
- * states are caches rebuilt from them. The carried runs (obv, ad) keep no bars and so can do
- * neither.
+ * states are caches rebuilt from them. The carried runs (obv, ad, sar, ...) keep their last K
+ * bars and their state K bars back, from which a revise replays the run (stream.h,
+ * carry_base); no window holds their state from the first bar, so they do not resume.
  */
 #ifndef APO_RUNTIME_STREAMING_STREAM_REVISE_H
 #define APO_RUNTIME_STREAMING_STREAM_REVISE_H
@@ -25,9 +26,10 @@
 /* The most bars a stream may keep for revises (apo_stream_desc.revise_bars). */
 #define APO_STREAM_MAX_REVISE ((size_t)1 << 24)
 
-/* Fails (APO_ERR_INVALID_ARGUMENT, naming `call` and why) unless a stream of kernel k may keep
- * `revise` bars for revises: at most APO_STREAM_MAX_REVISE, and none for a carried run. */
-apo_status apo__stream_check_revise(const apo__kernel *k, size_t revise, const char *call);
+/* Fails (APO_ERR_INVALID_ARGUMENT, naming `call`) unless a stream may keep `revise` bars for
+ * revises: at most APO_STREAM_MAX_REVISE (a carried run keeps its state K bars back too,
+ * stream.h's carry_base). */
+apo_status apo__stream_check_revise(size_t revise, const char *call);
 
 /* apo_stream_revise(), arguments checked but k[r] against the kept window: replaces the last
  * k[r] bars of each series r with the packed inputs and writes their outputs (a sweep's sets
