@@ -142,7 +142,7 @@ int test_list_dir(const char *dir, char *out, size_t size);
 
 /* Whether a test that loops over every catalog kernel runs the k-th one. Always, but in the
  * unit suite's copies of the stream tests whose loops cost the most (APO_TEST_KERNEL_STRIDE,
- * set by tests/runtime/meson.build: one kernel in four there, every kernel in their slow
+ * set by tests/runtime/meson.build: one kernel in eight there, every kernel in their slow
  * copies; tests/README.md, "The budget") and under
  * ThreadSanitizer (APO_TEST_TSAN, set by tests/meson.build), which runs these loops 20 times
  * slower than a plain build: there one kernel in eight (26 of the catalog's 205, spread over
