@@ -79,3 +79,26 @@ apo_stream *rule_reload(apo_runtime *rt, apo_stream *s, const apo_stream_desc *d
     apo_stream_destroy(s);
     return back;
 }
+
+void rule_free_piece(const stream_case *c, double **in, double **wrong, double **out,
+                     double *peeked) {
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        free(in[i]);
+        if (wrong != NULL)
+            free(wrong[i]);
+    }
+    free(wrong);
+    for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+        free(out[q]);
+    free(peeked);
+}
+
+void rule_scores_of(apo_runtime *rt, const apo_workload *w, double **out, size_t n,
+                    double *scores) {
+    cr_assert_eq(apo_distribute_workload(rt, w, NULL), APO_OK, "%s", apo_last_error());
+    for (size_t q = 0; q < n; q++)
+        for (size_t k = 0; k < APO_N_SCORES; k++)
+            scores[q * APO_N_SCORES + k] = out[k][q];
+    for (size_t k = 0; k < APO_N_SCORES; k++)
+        free(out[k]);
+}

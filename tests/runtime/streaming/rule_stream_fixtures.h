@@ -1,7 +1,8 @@
 /*
  * What the tests of rule streams share (test_stream_rule.c, test_stream_rule_resume.c): a
  * case of a rule over its indicator, its stream's desc, pieces fed wrong and then revised with
- * the right bars, and a stream that goes on from its saved bytes.
+ * the right bars, a stream that goes on from its saved bytes, a piece's buffers freed, and the
+ * batch scored call's values gathered.
  */
 #ifndef APO_TEST_RULE_STREAM_FIXTURES_H
 #define APO_TEST_RULE_STREAM_FIXTURES_H
@@ -43,6 +44,15 @@ double **rule_wrong_piece(const rule_case *rc, const stream_case *c, const size_
  * fed the right bars alone. */
 void rule_revise_piece(apo_stream *s, const apo_stream *twin, const stream_case *c,
                        const size_t *fed, const size_t *k, size_t n_sets, double *const *got);
+
+/* Runs the scored call w (n values in each of its APO_N_SCORES outputs `out`, which it frees)
+ * and writes them to scores, n x APO_N_SCORES, value q's scores together. */
+void rule_scores_of(apo_runtime *rt, const apo_workload *w, double **out, size_t n, double *scores);
+
+/* Frees a piece's inputs `in` (c->n_inputs), its wrong copy (NULL: none), its
+ * APO_LIVE_N_OUTPUTS outputs and its peeked positions. */
+void rule_free_piece(const stream_case *c, double **in, double **wrong, double **out,
+                     double *peeked);
 
 /* Saves s, loads it back with its desc expected, destroys s: the stream goes on from bytes. */
 apo_stream *rule_reload(apo_runtime *rt, apo_stream *s, const apo_stream_desc *d);

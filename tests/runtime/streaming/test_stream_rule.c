@@ -56,12 +56,7 @@ static void batch_scores(apo_runtime *rt, const rule_case *rc, const apo_sweep *
     w.params = rc->params;
     w.n_params = rc->n_params;
     w.sweep = sweep != NULL ? &one : NULL;
-    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
-    for (size_t q = 0; q < n; q++)
-        for (size_t k = 0; k < APO_N_SCORES; k++)
-            scores[q * APO_N_SCORES + k] = out[k][q];
-    for (size_t k = 0; k < APO_N_SCORES; k++)
-        free(out[k]);
+    rule_scores_of(rt, &w, out, n, scores);
     for (size_t i = 0; i < c->n_inputs; i++)
         free(in[i]);
 }
@@ -142,15 +137,7 @@ static void check_case(const rule_case *rc, const live_rule *live, const apo_swe
             cr_assert_eq(apo_stream_update(twin, n_new, (const double *const *)in, out), APO_OK);
             rule_revise_piece(s, twin, &c, fed, k, n_sets, got);
         }
-        for (size_t i = 0; i < c.n_inputs; i++) {
-            free(in[i]);
-            if (wrong != NULL)
-                free(wrong[i]);
-        }
-        free(wrong);
-        for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
-            free(out[q]);
-        free(peeked);
+        rule_free_piece(&c, in, wrong, out, peeked);
         if (round % 4 == 2)
             s = rule_reload(rt, s, &d);
     }

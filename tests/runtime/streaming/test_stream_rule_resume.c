@@ -41,12 +41,7 @@ static void ranged_scores(apo_runtime *rt, const rule_case *rc, const stream_cas
     w.n_params = rc->n_params;
     w.ranges = ranges;
     w.n_ranges = n;
-    cr_assert_eq(apo_distribute_workload(rt, &w, NULL), APO_OK, "%s", apo_last_error());
-    for (size_t q = 0; q < n; q++)
-        for (size_t k = 0; k < APO_N_SCORES; k++)
-            scores[q * APO_N_SCORES + k] = out[k][q];
-    for (size_t k = 0; k < APO_N_SCORES; k++)
-        free(out[k]);
+    rule_scores_of(rt, &w, out, n, scores);
 }
 
 /* Range ends to check from a on: the first bars after a, the tile boundary, random ones and
@@ -187,15 +182,7 @@ static void feed_resumed(apo_runtime *rt, const rule_case *rc, const apo_stream_
             rule_revise_piece(s, twin, c, fed, k, 1, got);
             revise_before_origin_refused(s, rc, c, fed, a);
         }
-        for (size_t i = 0; i < c->n_inputs; i++) {
-            free(in[i]);
-            if (wrong != NULL)
-                free(wrong[i]);
-        }
-        free(wrong);
-        for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
-            free(out[q]);
-        free(peeked);
+        rule_free_piece(c, in, wrong, out, peeked);
         if (round % 4 == 2)
             s = rule_reload(rt, s, d);
         if (round == 3) { /* the fork goes on in s's place, from the same bytes */
