@@ -8,13 +8,16 @@
  * bitwise the batch scored call's over the range [a, t + 1) (docs/scores.md, "Ranges"). With
  * revise_bars, the last bars of each piece are fed wrong and revised (back to `a` at most),
  * the state then the bytes of a twin resumed alike and fed the right bars; a revise reaching
- * before `a` is refused with the state unchanged.
+ * before `a` is refused with the state unchanged. A state whose origin lies past its
+ * indicator's bars, forged with a right checksum, is refused.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
 #include "helpers.h"
+#include "le_bytes.h"
 #include "rule_stream_fixtures.h"
 #include "stream_fixtures.h"
 
@@ -308,4 +311,37 @@ Test(stream_rule_resume, macd_cross_long_only_revised_after_a_resume_is_the_rang
         "macd", "macd_cross/compound", {{"fastperiod", 10}, {"side", 1}, {"cost", 0.001}}, 3, 1, 0,
         40};
     check_resumes(&rc, NULL);
+}
+
+/* A resumed rule's state (format 3: the folds, then each series' origin) with series 1's
+ * origin moved past its bars and the checksum made right again: refused, naming it. */
+Test(stream_rule_resume, a_forged_origin_past_the_bars_is_refused, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    const rule_case rc = {"rsi", "rsi_zone", {{"timeperiod", 9}}, 1, 1, 0, 0};
+    stream_case c;
+    cr_assert_eq(stream_case_init(&c, rt, "rsi", rc.params, 1, ROWS, 600, 5, STREAM_GAPS), APO_OK);
+    const apo_stream_desc d = rule_desc(&rc, NULL);
+    const size_t a[ROWS] = {200, 300, 400};
+    apo_stream *s = resume_at(rt, &d, &c, a);
+    size_t len = 0;
+    unsigned char *bytes = stream_state_bytes(s, &len);
+    cr_assert_eq(apo__get_u32(bytes + 8), 3, "a resumed rule's state is format 3");
+    /* The header (40 bytes and the name), one set's parameters, ROWS folds of 192 bytes. */
+    const size_t origins = 40 + APO_NAME_MAX + APO_MAX_PARAMS * 8 + ROWS * 192;
+    cr_assert_eq(apo__get_u64(bytes + origins + 8), 300);
+    apo__put_u64(bytes + origins + 8, 100000);
+    apo__put_u64(bytes + len - 8, apo__fnv1a64(bytes, len - 8));
+    apo_stream *back = NULL;
+    cr_assert_eq(apo_stream_load(rt, &d, bytes, len, &back), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "series 1 begins at bar 100000,") != NULL, "%s",
+              apo_last_error());
+    cr_assert_null(back);
+    apo__put_u64(bytes + origins + 8, 300);
+    apo__put_u64(bytes + len - 8, apo__fnv1a64(bytes, len - 8));
+    cr_assert_eq(apo_stream_load(rt, &d, bytes, len, &back), APO_OK, "%s", apo_last_error());
+    apo_stream_destroy(back);
+    free(bytes);
+    apo_stream_destroy(s);
+    stream_case_free(&c);
+    apo_runtime_destroy(rt);
 }
