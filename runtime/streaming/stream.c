@@ -363,16 +363,16 @@ static void feed_call_init(const apo_stream *s, feed_call *fc) {
     fc->call.known_halo = s->halo;
 }
 
-/* Steps a carried run's `state` over m bars from position `first`: inputs in[i][0 .. m),
- * outputs out[o][0 .. m) (feed_carried's run, on views that index positions from the
- * series' first bar). */
+/* Steps a carried run's `state` over m bars from position `first`: inputs in[i][at ..
+ * at + m), outputs out[o][at .. at + m) (feed_carried's run, on views that index positions
+ * from the series' first bar). */
 static void run_carried(const apo_stream *s, unsigned char *state, const double *const *in,
-                        double *const *out, uint64_t first, size_t m, feed_call *fc) {
+                        double *const *out, size_t at, uint64_t first, size_t m, feed_call *fc) {
     const apo__kernel *k = s->kernel;
     for (size_t i = 0; i < k->n_inputs; i++)
-        fc->in[i] = biased_in(in[i], first);
+        fc->in[i] = biased_in(in[i] + at, first);
     for (size_t o = 0; o < k->n_outputs; o++)
-        fc->out[o] = biased(out[o], first);
+        fc->out[o] = biased(out[o] + at, first);
     fc->call.cols = (size_t)(first + m);
     (void)k->resume_tile(&fc->call, state, 0, (size_t)first, (size_t)(first + m));
 }
@@ -445,7 +445,7 @@ apo_status apo__stream_rerun(apo_stream *s, size_t r, uint64_t from, double *con
             in[i] = se->in + i * se->cap;
         for (size_t o = 0; o < k->n_outputs; o++)
             out[o] = s->scratch + o * s->scratch_cap;
-        run_carried(s, live, in, out, base, (size_t)(n - base), &fc);
+        run_carried(s, live, in, out, 0, base, (size_t)(n - base), &fc);
         for (size_t o = 0; o < k->n_outputs; o++)
             memcpy(outputs[o] + at, out[o] + (from - base), (size_t)(n - from) * sizeof(double));
         return APO_OK;
@@ -526,12 +526,6 @@ static apo_status feed_whole_tiles(apo_stream *s, size_t r, size_t tiles, size_t
     return APO_OK;
 }
 
-/* The pointers of `arrays` (n of them), each moved `by` doubles on. */
-static void shifted(const double *const *arrays, size_t n, size_t by, const double **to) {
-    for (size_t i = 0; i < n; i++)
-        to[i] = arrays[i] + by;
-}
-
 /* feed_carried's part for a stream that keeps its last K bars for revises: the run goes on
  * over the new bars as without them, the state K bars back takes the kept bars that leave
  * (the scratch takes their outputs, given before), and the last K bars are kept. */
@@ -543,31 +537,25 @@ static void feed_carried_kept(apo_stream *s, size_t r, size_t m, size_t at,
     const size_t kept = (size_t)(n0 - apo__stream_base(s, n0));
     unsigned char *live = s->resume + r * s->resume_stride,
                   *base = s->carry_base + r * s->resume_stride;
-    const double *in[APO_MAX_IO];
-    double *out[APO_MAX_IO];
     if (m >= K) {
         /* The state K bars back is the run's own at bar n0 + m - K. */
-        shifted(inputs, n_in, at, in);
-        shifted((const double *const *)outputs, n_out, at, (const double **)out);
         if (m > K)
-            run_carried(s, live, in, out, n0, m - K, fc);
+            run_carried(s, live, inputs, outputs, at, n0, m - K, fc);
         memcpy(base, live, s->resume_stride);
-        shifted(inputs, n_in, at + m - K, in);
-        shifted((const double *const *)outputs, n_out, at + m - K, (const double **)out);
-        run_carried(s, live, in, out, n0 + m - K, K, fc);
+        run_carried(s, live, inputs, outputs, at + m - K, n0 + m - K, K, fc);
         for (size_t i = 0; i < n_in; i++)
             memcpy(se->in + i * se->cap, inputs[i] + at + m - K, K * sizeof(double));
     } else {
         const size_t leave = kept + m > K ? kept + m - K : 0;
+        const double *in[APO_MAX_IO];
+        double *out[APO_MAX_IO];
         for (size_t i = 0; i < n_in; i++)
             in[i] = se->in + i * se->cap;
         for (size_t o = 0; o < n_out; o++)
             out[o] = s->scratch + o * s->scratch_cap;
         if (leave > 0)
-            run_carried(s, base, in, out, n0 - kept, leave, fc);
-        shifted(inputs, n_in, at, in);
-        shifted((const double *const *)outputs, n_out, at, (const double **)out);
-        run_carried(s, live, in, out, n0, m, fc);
+            run_carried(s, base, in, out, 0, n0 - kept, leave, fc);
+        run_carried(s, live, inputs, outputs, at, n0, m, fc);
         for (size_t i = 0; i < n_in; i++) {
             double *w = se->in + i * se->cap;
             memmove(w, w + leave, (kept - leave) * sizeof *w);
@@ -590,7 +578,6 @@ static void feed_carried_kept(apo_stream *s, size_t r, size_t m, size_t at,
  */
 static void feed_carried(apo_stream *s, size_t r, size_t m, size_t at, const double *const *inputs,
                          double *const *outputs, feed_call *fc) {
-    const apo__kernel *k = s->kernel;
     apo__stream_series *se = &s->series[r];
     if (m == 0)
         return;
@@ -598,11 +585,7 @@ static void feed_carried(apo_stream *s, size_t r, size_t m, size_t at, const dou
         feed_carried_kept(s, r, m, at, inputs, outputs, fc);
         return;
     }
-    const double *in[APO_MAX_IO];
-    double *out[APO_MAX_IO];
-    shifted(inputs, k->n_inputs, at, in);
-    shifted((const double *const *)outputs, k->n_outputs, at, (const double **)out);
-    run_carried(s, s->resume + r * s->resume_stride, in, out, se->n, m, fc);
+    run_carried(s, s->resume + r * s->resume_stride, inputs, outputs, at, se->n, m, fc);
     se->n += m;
 }
 
