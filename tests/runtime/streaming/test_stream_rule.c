@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
 #include "helpers.h"
+#include "le_bytes.h"
 #include "rule_stream_fixtures.h"
 #include "stream_fixtures.h"
 
@@ -747,6 +749,42 @@ Test(stream_rule, a_revising_rules_refusals_change_nothing_and_its_state_loads_c
     for (size_t i = 0; i < 4; i++)
         free(last[i]), free(six[i]);
     free(before);
+    apo_stream_destroy(s);
+    stream_case_free(&c);
+    apo_runtime_destroy(rt);
+}
+
+/* A user's rule's state keeps the positions it gave (docs/streaming.md, "A rule's state"):
+ * one that is not -1, 0 or 1, forged with a right checksum, is refused, naming it. */
+Test(stream_rule, a_forged_kept_position_of_a_users_rule_is_refused, .timeout = 60) {
+    apo_runtime *rt = test_runtime("cpu");
+    test_register_rule(rt, "my_rsi_revert", "rsi", stream_user_rsi_revert, NULL);
+    stream_case c;
+    cr_assert_eq(stream_case_init(&c, rt, "rsi", NULL, 0, ROWS, 40, 3, STREAM_GAPS), APO_OK);
+    apo_stream_desc d = APO_STREAM_DESC_INIT;
+    d.kernel = "rsi", d.score = "my_rsi_revert", d.n_series = ROWS, d.revise_bars = 4;
+    apo_stream *s = NULL;
+    cr_assert_eq(apo_stream_create(rt, &d, &s), APO_OK, "%s", apo_last_error());
+    double pos[ROWS * 40];
+    cr_assert_eq(feed_close(s, &c, 0, 30, pos, 0), APO_OK, "%s", apo_last_error());
+    size_t len = 0;
+    unsigned char *bytes = stream_state_bytes(s, &len);
+    cr_assert_eq(apo__get_u32(bytes + 8), 2, "a revising rule's state is format 2");
+    /* The header, one set's parameters, the folds, K and W, the folds K bars back; then each
+     * kept bar's close, rsi's output and the position the rule gave (W = 3). */
+    const size_t folds = 40 + APO_NAME_MAX + APO_MAX_PARAMS * 8, kept = folds + 2 * ROWS * 192 + 16;
+    cr_assert_eq(apo__get_u64(bytes + folds + ROWS * 192 + 8), 3, "W");
+    const double given = apo__get_f64(bytes + kept + 2 * 8);
+    apo__put_f64(bytes + kept + 2 * 8, 5.0);
+    apo__put_u64(bytes + len - 8, apo__fnv1a64(bytes, len - 8));
+    apo_stream *back = NULL;
+    cr_assert_eq(apo_stream_load(rt, &d, bytes, len, &back), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "holds position 5") != NULL, "%s", apo_last_error());
+    apo__put_f64(bytes + kept + 2 * 8, given);
+    apo__put_u64(bytes + len - 8, apo__fnv1a64(bytes, len - 8));
+    cr_assert_eq(apo_stream_load(rt, &d, bytes, len, &back), APO_OK, "%s", apo_last_error());
+    apo_stream_destroy(back);
+    free(bytes);
     apo_stream_destroy(s);
     stream_case_free(&c);
     apo_runtime_destroy(rt);
