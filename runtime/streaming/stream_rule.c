@@ -634,6 +634,19 @@ static apo_status read_revise_part(const unsigned char *b, size_t len, size_t fo
     return APO_OK;
 }
 
+/* Whether each of the n folds at p (live_write's layout) holds a position and a held side of
+ * -1, 0 or 1 and a started flag of 0 or 1, as the fold's own steps leave them. */
+static int folds_sound(const unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n; i++, p += APO_STREAM_RULE_LIVE_LEN) {
+        const int64_t pos = (int64_t)apo__get_u64(p + 128),
+                      started = (int64_t)apo__get_u64(p + 136),
+                      held = (int64_t)apo__get_u64(p + 168);
+        if (pos < -1 || pos > 1 || held < -1 || held > 1 || started < 0 || started > 1)
+            return 0;
+    }
+    return 1;
+}
+
 apo_status apo__stream_rule_state_read(const void *buf, size_t len, apo__stream_rule_head *h) {
     const unsigned char *b = buf;
     memset(h, 0, sizeof *h);
@@ -676,6 +689,11 @@ apo_status apo__stream_rule_state_read(const void *buf, size_t len, apo__stream_
         return apo__fail(APO_ERR_INVALID_ARGUMENT,
                          "apo_stream_load: the rule stream's folds and indicator state do not "
                          "fill its length");
+    const size_t folds = (size_t)sets * (size_t)series;
+    if (!folds_sound(b + folds_at, folds) || (h->revise > 0 && !folds_sound(b + h->base_at, folds)))
+        return apo__fail(APO_ERR_INVALID_ARGUMENT,
+                         "apo_stream_load: a fold of the rule stream's state holds a position, "
+                         "side or flag that no fold takes (-1, 0 or 1; 0 or 1)");
     h->params = malloc((size_t)sets * APO_MAX_PARAMS * sizeof *h->params);
     h->origin = with_origins ? malloc((size_t)series * sizeof *h->origin) : NULL;
     if (h->params == NULL || (with_origins && h->origin == NULL)) {

@@ -755,7 +755,8 @@ Test(stream_rule, a_revising_rules_refusals_change_nothing_and_its_state_loads_c
 }
 
 /* A user's rule's state keeps the positions it gave (docs/streaming.md, "A rule's state"):
- * one that is not -1, 0 or 1, forged with a right checksum, is refused, naming it. */
+ * one that is not -1, 0 or 1, forged with a right checksum, is refused, naming it; so is a
+ * fold's position that is not. */
 Test(stream_rule, a_forged_kept_position_of_a_users_rule_is_refused, .timeout = 60) {
     apo_runtime *rt = test_runtime("cpu");
     test_register_rule(rt, "my_rsi_revert", "rsi", stream_user_rsi_revert, NULL);
@@ -781,6 +782,13 @@ Test(stream_rule, a_forged_kept_position_of_a_users_rule_is_refused, .timeout = 
     cr_assert_eq(apo_stream_load(rt, &d, bytes, len, &back), APO_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(apo_last_error(), "holds position 5") != NULL, "%s", apo_last_error());
     apo__put_f64(bytes + kept + 2 * 8, given);
+    /* So is a fold's position (after its 16 doubles) that no fold takes. */
+    const uint64_t pos0 = apo__get_u64(bytes + folds + 128);
+    apo__put_u64(bytes + folds + 128, 7);
+    apo__put_u64(bytes + len - 8, apo__fnv1a64(bytes, len - 8));
+    cr_assert_eq(apo_stream_load(rt, &d, bytes, len, &back), APO_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(apo_last_error(), "no fold takes") != NULL, "%s", apo_last_error());
+    apo__put_u64(bytes + folds + 128, pos0);
     apo__put_u64(bytes + len - 8, apo__fnv1a64(bytes, len - 8));
     cr_assert_eq(apo_stream_load(rt, &d, bytes, len, &back), APO_OK, "%s", apo_last_error());
     apo_stream_destroy(back);
