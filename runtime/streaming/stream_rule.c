@@ -180,8 +180,12 @@ static void fold_bar(const struct apo__stream_rule *rule, size_t j, apo__score_l
  * rule's position is the one it gave, kept after the outputs. */
 static void fold_kept(const struct apo__stream_rule *rule, size_t j, apo__score_live *l,
                       const double *e, size_t n_out) {
-    const signed char given = (signed char)e[1 + n_out];
-    fold_bar(rule, j, l, e[0], e + 1, n_out, NULL, 0, user_rule(rule) ? &given : NULL);
+    if (!user_rule(rule)) {
+        fold_bar(rule, j, l, e[0], e + 1, n_out, NULL, 0, NULL);
+        return;
+    }
+    const signed char given = (signed char)e[1 + n_out]; /* only a user's rule's slot has it */
+    fold_bar(rule, j, l, e[0], e + 1, n_out, NULL, 0, &given);
 }
 
 /* Keeps set j's bar t of series r for revises (a user's rule's position `given` with it; NULL
