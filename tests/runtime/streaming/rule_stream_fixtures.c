@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
+#include "le_bytes.h"
 #include "rule_stream_fixtures.h"
 
 apo_stream_desc rule_desc(const rule_case *rc, const apo_sweep *sweep) {
@@ -101,4 +103,19 @@ void rule_scores_of(apo_runtime *rt, const apo_workload *w, double **out, size_t
             scores[q * APO_N_SCORES + k] = out[k][q];
     for (size_t k = 0; k < APO_N_SCORES; k++)
         free(out[k]);
+}
+
+void rule_assert_forged_refused(apo_runtime *rt, const apo_stream_desc *d, unsigned char *bytes,
+                                size_t len, size_t at, uint64_t forged, const char *why) {
+    const uint64_t was = apo__get_u64(bytes + at);
+    apo__put_u64(bytes + at, forged);
+    apo__put_u64(bytes + len - 8, apo__fnv1a64(bytes, len - 8));
+    apo_stream *back = NULL;
+    cr_assert_eq(apo_stream_load(rt, d, bytes, len, &back), APO_ERR_INVALID_ARGUMENT, "%s", why);
+    cr_assert(strstr(apo_last_error(), why) != NULL, "%s (want %s)", apo_last_error(), why);
+    cr_assert_null(back);
+    apo__put_u64(bytes + at, was);
+    apo__put_u64(bytes + len - 8, apo__fnv1a64(bytes, len - 8));
+    cr_assert_eq(apo_stream_load(rt, d, bytes, len, &back), APO_OK, "%s", apo_last_error());
+    apo_stream_destroy(back);
 }

@@ -49,6 +49,12 @@ void rule_revise_piece(apo_stream *s, const apo_stream *twin, const stream_case 
  * and writes them to scores, n x APO_N_SCORES, value q's scores together. */
 void rule_scores_of(apo_runtime *rt, const apo_workload *w, double **out, size_t n, double *scores);
 
+/* Forges the 8 bytes at `at` of a saved state (`len` bytes) to `forged`, its checksum made
+ * right again, and checks that apo_stream_load() with d expected refuses it, its message
+ * holding `why`; then puts the bytes back and checks that the state loads. */
+void rule_assert_forged_refused(apo_runtime *rt, const apo_stream_desc *d, unsigned char *bytes,
+                                size_t len, size_t at, uint64_t forged, const char *why);
+
 /* Frees a piece's inputs `in` (c->n_inputs), its wrong copy (NULL: none), its
  * APO_LIVE_N_OUTPUTS outputs and its peeked positions. */
 void rule_free_piece(const stream_case *c, double **in, double **wrong, double **out,
