@@ -285,7 +285,7 @@ apo_status apo_stream_resume_needs(apo_runtime *rt, const apo_stream_desc *desc,
     apo_stream *s = NULL;
     APO_CHECK(create(rt, desc, &s));
     /* A rule's stream needs its indicator's bars: its folds begin after them. */
-    const apo_stream *ind = s->rule != NULL ? s->rule->inner : s;
+    const apo_stream *ind = apo__stream_fed(s);
     apo_status st = APO_OK;
     if (apo__stream_carry_len(ind->kernel) > 0)
         st = apo__fail(APO_ERR_INVALID_ARGUMENT,
@@ -316,7 +316,7 @@ apo_status apo_stream_resume(apo_runtime *rt, const apo_stream_desc *desc, const
     /* A rule's stream: its indicator's stream resumed, then each fold begun, flat, at the bar
      * after the history (docs/streaming.md, "Live rules": the batch's range from there). */
     if (st == APO_OK)
-        st = apo__stream_resume_fill(s->rule != NULL ? s->rule->inner : s, first, n_bars, inputs);
+        st = apo__stream_resume_fill(apo__stream_fed(s), first, n_bars, inputs);
     if (st == APO_OK && s->rule != NULL)
         apo__stream_rule_begin_at_history(s);
     if (st != APO_OK) {
@@ -347,7 +347,7 @@ apo_status apo_stream_bars(const apo_stream *s, size_t series, uint64_t *bars) {
     if (series >= s->n_series)
         return apo__fail(APO_ERR_NOT_FOUND, "apo_stream_bars: series %zu of %zu", series,
                          s->n_series);
-    const apo_stream *one = s->rule != NULL ? s->rule->inner : s;
+    const apo_stream *one = apo__stream_fed(s);
     *bars = apo__stream_set(one, 0)->series[series].n;
     return APO_OK;
 }

@@ -68,7 +68,6 @@ struct apo_stream_group {
 };
 
 /* The stream whose sets the group feeds: a rule's indicator stream, or the stream itself. */
-static apo_stream *fed_of(apo_stream *s) { return s->rule != NULL ? s->rule->inner : s; }
 
 /* How many sets a stream has: a sweep's, or 1 for the stream itself. */
 static size_t sets_of(const apo_stream *s) { return s->n_sets > 0 ? s->n_sets : 1; }
@@ -143,7 +142,7 @@ apo_status apo_stream_group_create(apo_stream *const *streams, size_t n_streams,
     g->n_streams = n_streams;
     g->n_series = streams[0]->n_series;
     for (size_t j = 0; j < n_streams; j++)
-        g->n_sets_total += sets_of(fed_of(streams[j]));
+        g->n_sets_total += sets_of(apo__stream_fed(streams[j]));
     g->streams = malloc(n_streams * sizeof *g->streams);
     g->names = calloc(n_streams * APO_MAX_IO, sizeof *g->names);
     g->in = calloc(n_streams * APO_MAX_IO, sizeof *g->in);
@@ -159,8 +158,8 @@ apo_status apo_stream_group_create(apo_stream *const *streams, size_t n_streams,
               g->rule_at == NULL || g->live_at == NULL || g->given_at == NULL;
     for (size_t j = 0, t = 0; j < n_streams && !bad; j++) {
         g->streams[j] = streams[j];
-        for (size_t k = 0; k < sets_of(fed_of(streams[j])); k++, t++) {
-            g->sets[t] = apo__stream_set(fed_of(streams[j]), k);
+        for (size_t k = 0; k < sets_of(apo__stream_fed(streams[j])); k++, t++) {
+            g->sets[t] = apo__stream_set(apo__stream_fed(streams[j]), k);
             g->set_stream[t] = j;
             g->set_index[t] = k;
         }
@@ -516,7 +515,7 @@ static apo_status group_feed(apo_stream_group *g, const size_t *n_new,
          * every stream is left refusing rather than the group half a bar apart. */
         for (size_t j = 0; j < g->n_streams; j++) {
             g->streams[j]->broken = 1;
-            fed_of(g->streams[j])->broken = 1;
+            apo__stream_fed(g->streams[j])->broken = 1;
         }
     return st;
 }

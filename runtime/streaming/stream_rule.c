@@ -139,6 +139,13 @@ static uint64_t bars_of(const struct apo__stream_rule *rule, size_t r) {
     return apo__stream_set(rule->inner, 0)->series[r].n;
 }
 
+/* The bar series r's fold K bars back stands at: n - K, or the fold's origin where fewer
+ * bars than K have been folded since. */
+static uint64_t base_bar(const struct apo__stream_rule *rule, size_t r) {
+    const uint64_t n = bars_of(rule, r), origin = rule->origin[r];
+    return n - origin > rule->revise ? n - rule->revise : origin;
+}
+
 /* Set j's kept bar t of series r (a slot of APO_STREAM_RULE_SLOT doubles). */
 static double *kept_slot(const struct apo__stream_rule *rule, size_t j, size_t n_series, size_t r,
                          uint64_t t) {
@@ -248,9 +255,8 @@ void apo__stream_rule_fold(apo_stream *s, const size_t *n_new, size_t total,
  * begin there. */
 static int position_before_last(const struct apo__stream_rule *rule, size_t j, size_t r, size_t k) {
     const size_t n_series = rule->inner->n_series;
-    const uint64_t n = bars_of(rule, r), origin = rule->origin[r],
-                   from = n - origin > rule->revise ? n - rule->revise : origin;
-    if (n - k == from)
+    const uint64_t n = bars_of(rule, r);
+    if (n - k == base_bar(rule, r))
         return rule->base[j * n_series + r].f.pos;
     const size_t n_out = rule->scored->scoring->indicator->n_outputs;
     return (int)kept_slot(rule, j, n_series, r, n - k - 1)[1 + n_out];
@@ -405,8 +411,7 @@ static void refold(struct apo__stream_rule *rule, size_t j, size_t r, size_t k, 
                    const signed char *given, double *const *outputs) {
     const size_t n_series = rule->inner->n_series,
                  n_out = rule->scored->scoring->indicator->n_outputs;
-    const uint64_t n = bars_of(rule, r), origin = rule->origin[r],
-                   from = n - origin > rule->revise ? n - rule->revise : origin;
+    const uint64_t n = bars_of(rule, r), from = base_bar(rule, r);
     apo__score_live *l = &rule->live[j * n_series + r];
     *l = rule->base[j * n_series + r];
     for (uint64_t t = from; t < n - k; t++)

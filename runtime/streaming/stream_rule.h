@@ -88,6 +88,12 @@ void apo__stream_rule_begin_at_history(apo_stream *s);
 apo_status apo__stream_rule_feed(apo_stream *s, const size_t *n_new, size_t total,
                                  const double *const *inputs, double *const *outputs, int peek);
 
+/* The stream an update of s feeds: a rule's indicator stream, or s itself (strchr's way with
+ * const: the caller's own stream comes back). */
+static inline apo_stream *apo__stream_fed(const apo_stream *s) {
+    return s->rule != NULL ? s->rule->inner : (apo_stream *)s;
+}
+
 /* Whether s is a rule's stream whose rule is a user's (apo_rule_register): a function, asked
  * at every new bar before anything moves (apo__stream_rule_ask). */
 static inline int apo__stream_rule_asks_user(const apo_stream *s) {
