@@ -154,17 +154,20 @@ fi
 [ "$sanitize" = thread ] && opts+=(-Dvector_paths=sse2)
 # Without a GPU to run them, the kernels' device code is compiled to check that it compiles
 # (warnings are errors under --werror), not to be run: one architecture does that, and as PTX
-# alone (-Dgpu_ptx_only, meson_options.txt): nvcc's front end and optimizer, where the C++
-# errors and warnings come from, without ptxas, which took 45 of volume.cu's 57 s and 149 of
-# oscillators.cu's 201 s even at -O0 (nvcc --time, this machine). The default list would
-# compile it all a second time for sm_80 (in the ninja log of a clean 80,90 build here, nvcc
-# took 5,623 of 7,479 s of compile time, the machine shared). With a GPU, the default list as
-# cubins, so that the gpu suite runs what users get. APO_GPU_ARCHS overrides the list.
+# alone (-Dgpu_ptx_only, meson_options.txt), without ptxas, which took 45 of volume.cu's 57 s
+# and 149 of oscillators.cu's 201 s even at -O0 (nvcc --time, this machine), and without
+# NVVM's optimizer (-Dgpu_device_opt=false): the C++ front end, where the errors and warnings
+# come from, still reads every line, and the optimizer had become 53 of volume.cu's 58 s
+# (1.6 s without it; the PTX files' compiles took 707 of the werror build's 2,796 s of
+# compile time in one clean clone's ninja log). The default list would compile it all a second
+# time for sm_80 (in the ninja log of a clean 80,90 build here, nvcc took 5,623 of 7,479 s of
+# compile time, the machine shared). With a GPU, the default list as optimized cubins, so
+# that the gpu suite runs what users get. APO_GPU_ARCHS overrides the list.
 if [ "$sanitize" = none ]; then
     if nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-        opts+=(-Dgpu_archs="${APO_GPU_ARCHS:-80,90}" -Dgpu_ptx_only=false)
+        opts+=(-Dgpu_archs="${APO_GPU_ARCHS:-80,90}" -Dgpu_ptx_only=false -Dgpu_device_opt=true)
     else
-        opts+=(-Dgpu_archs="${APO_GPU_ARCHS:-90}" -Dgpu_ptx_only=true)
+        opts+=(-Dgpu_archs="${APO_GPU_ARCHS:-90}" -Dgpu_ptx_only=true -Dgpu_device_opt=false)
     fi
 fi
 
