@@ -152,12 +152,12 @@ Test(replayed_h100, a_scored_piece_costs_the_gpu_one_wave_whatever_its_share, .t
     test_job_close(&job, rt);
 }
 
-/* Twelve random shapes; under ThreadSanitizer the first three (the threads a call goes through
- * are the same whatever its shape: 40 s of the TSan stage for twelve), the balancing of all
- * twelve checked in the other builds. */
+/* Twelve random shapes; under the sanitizers the first three (the threads and the memory a
+ * call goes through are the same whatever its shape: 40 s of the TSan stage and 76 of the
+ * ASan stage for twelve), the balancing of all twelve checked in the plain build. */
 Test(replayed_h100, a_configuration_is_never_much_slower_than_its_best_single_device,
      .timeout = 300) {
-#ifdef APO_TEST_TSAN
+#ifdef APO_TEST_SANITIZED
     check_random_shapes(3, 2000000, 3);
 #else
     check_random_shapes(12, 2000000, 3);
