@@ -540,21 +540,43 @@ size_t apo__stream_rule_state_len(const apo_stream *s) {
            (resumed(s) ? s->n_series * 8 : 0) + 8 + apo__stream_state_len(rule->inner) + 8;
 }
 
-/* One series' fold as 24 little-endian words, the integers as u64 (the signed ones two's
- * complement), in the order of the structs' fields. */
+/* One series' fold as 24 little-endian words (APO_STREAM_RULE_LIVE_LEN): LIVE_DOUBLES doubles in
+ * the order of the structs' fields, then the integers as u64 (the signed ones two's complement)
+ * in the order of enum live_word, which the loader's checks read by name (folds_sound). */
+enum { LIVE_DOUBLES = 16 };
+enum live_word {
+    LIVE_POS,
+    LIVE_STARTED,
+    LIVE_BARS,
+    LIVE_TRADES,
+    LIVE_EXPOSED,
+    LIVE_HELD,
+    LIVE_CLOSED,
+    LIVE_WINS,
+    LIVE_WORDS
+};
+_Static_assert(8 * (LIVE_DOUBLES + LIVE_WORDS) == APO_STREAM_RULE_LIVE_LEN,
+               "a fold's saved words fill APO_STREAM_RULE_LIVE_LEN");
+
+static int64_t live_get(const unsigned char *p, enum live_word w) {
+    return (int64_t)apo__get_u64(p + 8 * (LIVE_DOUBLES + (size_t)w));
+}
+
 static void live_write(const apo__score_live *l, unsigned char *p) {
     const apo__score_fold *f = &l->f;
     const apo__score_more *m = &l->m;
     const double d[] = {l->prev_close, f->total,   f->shift,  f->dev_sum, f->dev_sq, f->peak,
                         f->drawdown,   m->down_sq, m->equity, m->epeak,   m->dd_num, m->dd_den,
                         m->units,      m->trade,   m->won,    m->lost};
-    const int64_t n[] = {f->pos,     f->started, f->bars,   f->trades,
-                         f->exposed, m->held,    m->closed, m->wins};
-    size_t at = 0;
-    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++, at += 8)
-        apo__put_f64(p + at, d[i]);
-    for (size_t i = 0; i < sizeof n / sizeof n[0]; i++, at += 8)
-        apo__put_u64(p + at, (uint64_t)n[i]);
+    _Static_assert(sizeof d / sizeof d[0] == LIVE_DOUBLES, "the doubles of a fold");
+    const int64_t n[LIVE_WORDS] = {
+        [LIVE_POS] = f->pos,       [LIVE_STARTED] = f->started, [LIVE_BARS] = f->bars,
+        [LIVE_TRADES] = f->trades, [LIVE_EXPOSED] = f->exposed, [LIVE_HELD] = m->held,
+        [LIVE_CLOSED] = m->closed, [LIVE_WINS] = m->wins};
+    for (size_t i = 0; i < LIVE_DOUBLES; i++)
+        apo__put_f64(p + 8 * i, d[i]);
+    for (size_t w = 0; w < LIVE_WORDS; w++)
+        apo__put_u64(p + 8 * (LIVE_DOUBLES + w), (uint64_t)n[w]);
 }
 
 static void live_read(apo__score_live *l, const unsigned char *p) {
@@ -563,14 +585,13 @@ static void live_read(apo__score_live *l, const unsigned char *p) {
     double *d[] = {&l->prev_close, &f->total,   &f->shift,  &f->dev_sum, &f->dev_sq, &f->peak,
                    &f->drawdown,   &m->down_sq, &m->equity, &m->epeak,   &m->dd_num, &m->dd_den,
                    &m->units,      &m->trade,   &m->won,    &m->lost};
-    size_t at = 0;
-    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++, at += 8)
-        *d[i] = apo__get_f64(p + at);
-    int64_t n[8];
-    for (size_t i = 0; i < 8; i++, at += 8)
-        n[i] = (int64_t)apo__get_u64(p + at);
-    f->pos = (int)n[0], f->started = (int)n[1], f->bars = n[2], f->trades = n[3];
-    f->exposed = n[4], m->held = (int)n[5], m->closed = n[6], m->wins = n[7];
+    _Static_assert(sizeof d / sizeof d[0] == LIVE_DOUBLES, "the doubles of a fold");
+    for (size_t i = 0; i < LIVE_DOUBLES; i++)
+        *d[i] = apo__get_f64(p + 8 * i);
+    f->pos = (int)live_get(p, LIVE_POS), f->started = (int)live_get(p, LIVE_STARTED);
+    f->bars = live_get(p, LIVE_BARS), f->trades = live_get(p, LIVE_TRADES);
+    f->exposed = live_get(p, LIVE_EXPOSED), m->held = (int)live_get(p, LIVE_HELD);
+    m->closed = live_get(p, LIVE_CLOSED), m->wins = live_get(p, LIVE_WINS);
 }
 
 void apo__stream_rule_state_write(const apo_stream *s, unsigned char *buf) {
@@ -647,9 +668,8 @@ static apo_status read_revise_part(const unsigned char *b, size_t len, size_t fo
  * -1, 0 or 1 and a started flag of 0 or 1, as the fold's own steps leave them. */
 static int folds_sound(const unsigned char *p, size_t n) {
     for (size_t i = 0; i < n; i++, p += APO_STREAM_RULE_LIVE_LEN) {
-        const int64_t pos = (int64_t)apo__get_u64(p + 128),
-                      started = (int64_t)apo__get_u64(p + 136),
-                      held = (int64_t)apo__get_u64(p + 168);
+        const int64_t pos = live_get(p, LIVE_POS), started = live_get(p, LIVE_STARTED),
+                      held = live_get(p, LIVE_HELD);
         if (pos < -1 || pos > 1 || held < -1 || held > 1 || started < 0 || started > 1)
             return 0;
     }
