@@ -15,6 +15,7 @@
 #include "averages_tiles.h"
 #include "candles_tiles.h"
 #include "catalog_paths.h"
+#include "catalog_rounds.h"
 #include "cycles_tiles.h"
 #include "dm_lanes.h"
 #include "dmi_lanes.h"
@@ -77,36 +78,12 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
         if (cut_short_rounds && n < APO_TILE_LANES) {
             for (size_t j = k; j < k + n; j++)
                 APO_CATALOG_PATH_NAME(apo__catalog_cut)(id, io, tiles[j].begin, tiles[j].end);
-        } else if (n > 1 && (id == APO_CAT_RSI || id == APO_CAT_CMO)) {
-            apo__wilder_osc_round(io, tiles + k, n, id == APO_CAT_CMO, NULL);
-        } else if (n > 1 && (id == APO_CAT_ATR || id == APO_CAT_NATR)) {
-            apo__atr_round(io, tiles + k, n, id == APO_CAT_NATR, NULL);
-        } else if (n > 1 && id == APO_CAT_PLUS_DI) {
-            apo__dmi_round(io, tiles + k, n, APO_DMI_PLUS, NULL);
-        } else if (n > 1 && id == APO_CAT_MINUS_DI) {
-            apo__dmi_round(io, tiles + k, n, APO_DMI_MINUS, NULL);
-        } else if (n > 1 && id == APO_CAT_ADX) {
-            apo__dmi_round(io, tiles + k, n, APO_DMI_ADX, NULL);
+        } else if (n > 1 && apo__catalog_edge_round(id, io, tiles + k, n, NULL)) {
+            /* the round of lanes ran (catalog_rounds.h) */
         } else if (n > 1 && id == APO_CAT_ADXR) {
             apo__adxr_round(io, tiles + k, n);
-        } else if (n > 1 && id == APO_CAT_DX) {
-            apo__dmi_round(io, tiles + k, n, APO_DMI_DX, NULL);
-        } else if (n > 1 && id == APO_CAT_PLUS_DM) {
-            apo__dm_round(io, tiles + k, n, APO_DMI_PLUS, NULL);
-        } else if (n > 1 && id == APO_CAT_MINUS_DM) {
-            apo__dm_round(io, tiles + k, n, APO_DMI_MINUS, NULL);
-        } else if (n > 1 && id == APO_CAT_RMA) {
-            apo__rma_round(io, tiles + k, n, NULL);
-        } else if (n > 1 && id == APO_CAT_DEMA) {
-            apo__ema_chain_round(io, tiles + k, n, 2, NULL);
-        } else if (n > 1 && id == APO_CAT_TEMA) {
-            apo__ema_chain_round(io, tiles + k, n, 3, NULL);
         } else if (n > 1 && id == APO_CAT_TRIX) {
             apo__trix_round(io, tiles + k, n);
-        } else if (n > 1 && id == APO_CAT_T3) {
-            apo__t3_round(io, tiles + k, n, NULL);
-        } else if (n > 1 && id == APO_CAT_TSI) {
-            apo__tsi_round(io, tiles + k, n, NULL);
         } else if (n > 1 && adosc_rounds) {
             apo__adosc_round(io, tiles + k, n);
         } else if (n == 1 && id == APO_CAT_ADXR && tiles[k].begin == 0 &&

@@ -25,18 +25,10 @@
 
 #include <string.h>
 
-#include "atr_lanes.h"
 #include "catalog_dispatch.h"
-#include "catalog_lanes.h"
 #include "catalog_paths.h"
-#include "dema_tile.h"
-#include "dm_lanes.h"
-#include "dmi_lanes.h"
+#include "catalog_rounds.h"
 #include "lone_tile_cut.h"
-#include "rma_tile.h"
-#include "rsi_lanes.h"
-#include "t3_tile.h"
-#include "tsi_tile.h"
 
 /* Whether two runs of kernel id continue alike: the same position and values to the bit, and
  * counts alike once capped at p + 1. A count is only compared with p and p + 1 (the seeds'
@@ -73,55 +65,6 @@ static inline int apo__cat_runs_alike(apo__cat_id id, const apo__cat_run *a, con
 
 #ifdef APO_TILE_LANES
 
-/* One round of the pieces, recording their edges. */
-static void apo__catalog_cut_round(apo__cat_id id, const apo__cat_io *io,
-                                   const apo__tile_span *pieces, size_t count,
-                                   apo__cat_edge *edges) {
-    switch (id) {
-    case APO_CAT_RSI:
-    case APO_CAT_CMO:
-        apo__wilder_osc_round(io, pieces, count, id == APO_CAT_CMO, edges);
-        break;
-    case APO_CAT_ATR:
-    case APO_CAT_NATR:
-        apo__atr_round(io, pieces, count, id == APO_CAT_NATR, edges);
-        break;
-    case APO_CAT_PLUS_DI:
-        apo__dmi_round(io, pieces, count, APO_DMI_PLUS, edges);
-        break;
-    case APO_CAT_MINUS_DI:
-        apo__dmi_round(io, pieces, count, APO_DMI_MINUS, edges);
-        break;
-    case APO_CAT_DX:
-        apo__dmi_round(io, pieces, count, APO_DMI_DX, edges);
-        break;
-    case APO_CAT_PLUS_DM:
-        apo__dm_round(io, pieces, count, APO_DMI_PLUS, edges);
-        break;
-    case APO_CAT_MINUS_DM:
-        apo__dm_round(io, pieces, count, APO_DMI_MINUS, edges);
-        break;
-    case APO_CAT_RMA:
-        apo__rma_round(io, pieces, count, edges);
-        break;
-    case APO_CAT_DEMA:
-        apo__ema_chain_round(io, pieces, count, 2, edges);
-        break;
-    case APO_CAT_TEMA:
-        apo__ema_chain_round(io, pieces, count, 3, edges);
-        break;
-    case APO_CAT_T3:
-        apo__t3_round(io, pieces, count, edges);
-        break;
-    case APO_CAT_TSI:
-        apo__tsi_round(io, pieces, count, edges);
-        break;
-    default:
-        apo__dmi_round(io, pieces, count, APO_DMI_ADX, edges);
-        break;
-    }
-}
-
 /* The tile [begin, end) of a kernel apo__catalog_cuts() takes, cut where that pays
  * (apo__cut_pieces); returns the pieces computed again serially, or (size_t)-1 when the tile
  * is not cut (and nothing was computed: the caller runs its scalar body). */
@@ -135,7 +78,8 @@ static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_
     apo__cat_edge edges[APO_CUT_MAX_PIECES];
     apo__cut_spans(begin, end, io->h, pieces, spans);
     apo__cat_edges_clear(edges, pieces);
-    apo__catalog_cut_round(id, io, spans, pieces, edges);
+    if (!apo__catalog_edge_round(id, io, spans, pieces, edges))
+        return (size_t)-1; /* no round of lanes: nothing computed, the scalar body runs */
     /* run: the whole tile's run at the end of piece j - 1, known as piece 0's tail (piece 0
      * is the tile's own start) and then piece by piece. */
     const size_t p = (size_t)io->p[0];
