@@ -20,9 +20,14 @@ apo_stream_desc rule_desc(const rule_case *rc, const apo_sweep *sweep) {
     return d;
 }
 
-double **rule_wrong_piece(const rule_case *rc, const stream_case *c, const size_t *fed,
-                          const size_t *n_new, size_t total, double *const *in, uint64_t *rng,
-                          size_t *k) {
+/* Picks, with the case's revise_bars K, how many of the last bars k[r] of each series to
+ * revise after this piece (at most K and the bars folded, fed[r] before the piece, a series'
+ * bars since its fold began), and returns the piece's inputs with those of them that are in
+ * the piece fed wrong (scaled, every seventh NaN); NULL without K (k all 0): the piece is fed
+ * as it is. */
+static double **wrong_piece(const rule_case *rc, const stream_case *c, const size_t *fed,
+                            const size_t *n_new, size_t total, double *const *in, uint64_t *rng,
+                            size_t *k) {
     for (size_t r = 0; r < ROWS; r++) {
         const size_t want = rc->revise > 0 ? stream_rng(rng) % (rc->revise + 1) : 0;
         k[r] = want < fed[r] + n_new[r] ? want : fed[r] + n_new[r];
@@ -40,8 +45,11 @@ double **rule_wrong_piece(const rule_case *rc, const stream_case *c, const size_
     return wrong;
 }
 
-void rule_revise_piece(apo_stream *s, const apo_stream *twin, const stream_case *c,
-                       const size_t *fed, const size_t *k, size_t n_sets, double *const *got) {
+/* Revises the last k[r] bars of each series of s (fed[r] bars of its history each) with the
+ * case's right bars, writes the outputs into got, and checks that s then saves the bytes of
+ * `twin`, fed the right bars alone. */
+static void revise_piece(apo_stream *s, const apo_stream *twin, const stream_case *c,
+                         const size_t *fed, const size_t *k, size_t n_sets, double *const *got) {
     size_t total = 0;
     for (size_t r = 0; r < ROWS; r++)
         total += k[r];
@@ -82,8 +90,10 @@ apo_stream *rule_reload(apo_runtime *rt, apo_stream *s, const apo_stream_desc *d
     return back;
 }
 
-void rule_free_piece(const stream_case *c, double **in, double **wrong, double **out,
-                     double *peeked) {
+/* Frees a piece's inputs `in` (c->n_inputs), its wrong copy (NULL: none), its
+ * APO_LIVE_N_OUTPUTS outputs and its peeked positions. */
+static void free_piece(const stream_case *c, double **in, double **wrong, double **out,
+                       double *peeked) {
     for (size_t i = 0; i < c->n_inputs; i++) {
         free(in[i]);
         if (wrong != NULL)
@@ -118,4 +128,52 @@ void rule_assert_forged_refused(apo_runtime *rt, const apo_stream_desc *d, unsig
     apo__put_u64(bytes + len - 8, apo__fnv1a64(bytes, len - 8));
     cr_assert_eq(apo_stream_load(rt, d, bytes, len, &back), APO_OK, "%s", apo_last_error());
     apo_stream_destroy(back);
+}
+
+size_t rule_piece_sizes(const size_t *fed, size_t cols, uint64_t *rng, size_t *n_new) {
+    size_t total = 0;
+    for (size_t r = 0; r < ROWS; r++) {
+        const size_t want = stream_rng(rng) % 4 == 0 ? 0 : stream_rng(rng) % 300;
+        n_new[r] = want < cols - fed[r] ? want : cols - fed[r];
+        total += n_new[r];
+    }
+    return total;
+}
+
+void rule_feed_piece(apo_stream *s, apo_stream *twin, const rule_case *rc, const stream_case *c,
+                     size_t *fed, const size_t *since, const size_t *n_new, size_t total,
+                     size_t n_sets, int peek, uint64_t *rng, double *const *got) {
+    const size_t cols = c->cols;
+    double *in[APO_MAX_IO], *out[APO_LIVE_N_OUTPUTS],
+        *peeked = malloc((total + 1) * n_sets * sizeof(double));
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        in[i] = malloc((total + 1) * sizeof(double));
+        for (size_t r = 0, at = 0; r < ROWS; at += n_new[r], r++)
+            memcpy(in[i] + at, c->in[i] + r * cols + fed[r], n_new[r] * sizeof(double));
+    }
+    for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+        out[q] = malloc((total + 1) * n_sets * sizeof(double));
+    size_t k[ROWS];
+    double **wrong = wrong_piece(rc, c, since, n_new, total, in, rng, k);
+    const double *const *fed_in = (const double *const *)(wrong != NULL ? wrong : in);
+    if (peek) { /* a peek gives the update's positions and changes nothing */
+        double *pk[APO_LIVE_N_OUTPUTS] = {peeked};
+        cr_assert_eq(apo_stream_peek(s, n_new, fed_in, pk), APO_OK, "%s", apo_last_error());
+    }
+    cr_assert_eq(apo_stream_update(s, n_new, fed_in, out), APO_OK, "%s", apo_last_error());
+    for (size_t j = 0; j < n_sets; j++)
+        for (size_t r = 0, at = j * total; r < ROWS; at += n_new[r], r++)
+            for (size_t t = 0; t < n_new[r]; t++) {
+                cr_assert(!peek || same_bits(peeked[at + t], out[0][at + t]), "peek at bar %zu",
+                          fed[r] + t);
+                for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
+                    got[q][(j * ROWS + r) * cols + fed[r] + t] = out[q][at + t];
+            }
+    for (size_t r = 0; r < ROWS; r++)
+        fed[r] += n_new[r];
+    if (twin != NULL) {
+        cr_assert_eq(apo_stream_update(twin, n_new, (const double *const *)in, out), APO_OK);
+        revise_piece(s, twin, c, fed, k, n_sets, got);
+    }
+    free_piece(c, in, wrong, out, peeked);
 }

@@ -29,21 +29,20 @@ static inline int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a
 /* The desc of a rule's stream of the case (sweep: NULL, one set). */
 apo_stream_desc rule_desc(const rule_case *rc, const apo_sweep *sweep);
 
-/* Picks, with the case's revise_bars K, how many of the last bars k[r] of each series to
- * revise after this piece (at most K and the bars folded, fed[r] before the piece, a series'
- * bars since its fold began), and returns the piece's inputs with those of them that are in
- * the piece fed wrong (scaled, every seventh NaN); NULL without K (k all 0): the piece is fed
- * as it is. */
-double **rule_wrong_piece(const rule_case *rc, const stream_case *c, const size_t *fed,
-                          const size_t *n_new, size_t total, double *const *in, uint64_t *rng,
-                          size_t *k);
+/* How many bars each series takes in the next piece (n_new[r]: none one time in four, else up
+ * to 299, never past the case's cols from fed[r]); returns their sum. */
+size_t rule_piece_sizes(const size_t *fed, size_t cols, uint64_t *rng, size_t *n_new);
 
-/* Revises the last k[r] bars of each series of s (fed[r] bars of its history each) with the
- * case's right bars, writes the outputs into got (n_sets x ROWS x c->cols per output, series
- * r's bar t at (j * ROWS + r) * cols + t), and checks that s then saves the bytes of `twin`,
- * fed the right bars alone. */
-void rule_revise_piece(apo_stream *s, const apo_stream *twin, const stream_case *c,
-                       const size_t *fed, const size_t *k, size_t n_sets, double *const *got);
+/* Feeds a rule's stream s of n_sets sets the next piece of case c: n_new[r] bars (total in
+ * all) of each series r from fed[r], which moves past them. With the case's revise_bars K, the
+ * last bars of some series go in wrong and are then revised with the right ones, after which s
+ * must save the bytes of `twin` (fed the right bars alone; NULL without K); `since` (fed, or
+ * the bars since each series' fold began) bounds how many. With `peek`, a peek first, whose
+ * positions must be the update's. Every output lands in got (n_sets x ROWS x c->cols an
+ * output, set j's series r at bar t at (j * ROWS + r) * cols + t). */
+void rule_feed_piece(apo_stream *s, apo_stream *twin, const rule_case *rc, const stream_case *c,
+                     size_t *fed, const size_t *since, const size_t *n_new, size_t total,
+                     size_t n_sets, int peek, uint64_t *rng, double *const *got);
 
 /* Runs the scored call w (n values in each of its APO_N_SCORES outputs `out`, which it frees)
  * and writes them to scores, n x APO_N_SCORES, value q's scores together. */
@@ -54,11 +53,6 @@ void rule_scores_of(apo_runtime *rt, const apo_workload *w, double **out, size_t
  * holding `why`; then puts the bytes back and checks that the state loads. */
 void rule_assert_forged_refused(apo_runtime *rt, const apo_stream_desc *d, unsigned char *bytes,
                                 size_t len, size_t at, uint64_t forged, const char *why);
-
-/* Frees a piece's inputs `in` (c->n_inputs), its wrong copy (NULL: none), its
- * APO_LIVE_N_OUTPUTS outputs and its peeked positions. */
-void rule_free_piece(const stream_case *c, double **in, double **wrong, double **out,
-                     double *peeked);
 
 /* Saves s, loads it back with its desc expected, destroys s: the stream goes on from bytes. */
 apo_stream *rule_reload(apo_runtime *rt, apo_stream *s, const apo_stream_desc *d);

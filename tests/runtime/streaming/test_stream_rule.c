@@ -98,47 +98,11 @@ static void check_case(const rule_case *rc, const live_rule *live, const apo_swe
     size_t fed[ROWS] = {0};
     uint64_t rng = 0x5eed;
     for (int round = 0;; round++) {
-        size_t n_new[ROWS], total = 0;
-        for (size_t r = 0; r < ROWS; r++) {
-            size_t want = stream_rng(&rng) % 4 == 0 ? 0 : stream_rng(&rng) % 300;
-            n_new[r] = want < cols - fed[r] ? want : cols - fed[r];
-            total += n_new[r];
-        }
+        size_t n_new[ROWS];
+        const size_t total = rule_piece_sizes(fed, cols, &rng, n_new);
         if (total == 0 && fed[0] == cols && fed[1] == cols && fed[2] == cols)
             break;
-        double *in[APO_MAX_IO], *out[APO_LIVE_N_OUTPUTS],
-            *peeked = malloc((total + 1) * n_sets * sizeof(double));
-        for (size_t i = 0; i < c.n_inputs; i++) {
-            in[i] = malloc((total + 1) * sizeof(double));
-            for (size_t r = 0, at = 0; r < ROWS; at += n_new[r], r++)
-                memcpy(in[i] + at, c.in[i] + r * cols + fed[r], n_new[r] * sizeof(double));
-        }
-        for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
-            out[q] = malloc((total + 1) * n_sets * sizeof(double));
-        size_t k[ROWS];
-        double **wrong = rule_wrong_piece(rc, &c, fed, n_new, total, in, &rng, k);
-        const double *const *fed_in = (const double *const *)(wrong != NULL ? wrong : in);
-        if (round % 3 == 1) { /* a peek gives the update's positions and changes nothing */
-            double *pk[APO_LIVE_N_OUTPUTS] = {peeked};
-            cr_assert_eq(apo_stream_peek(s, n_new, fed_in, pk), APO_OK, "%s", apo_last_error());
-        }
-        cr_assert_eq(apo_stream_update(s, n_new, fed_in, out), APO_OK, "%s", apo_last_error());
-        for (size_t j = 0; j < n_sets; j++)
-            for (size_t r = 0, at = j * total; r < ROWS; at += n_new[r], r++)
-                for (size_t t = 0; t < n_new[r]; t++) {
-                    if (round % 3 == 1)
-                        cr_assert(same_bits(peeked[at + t], out[0][at + t]), "peek at bar %zu",
-                                  fed[r] + t);
-                    for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
-                        got[q][(j * ROWS + r) * cols + fed[r] + t] = out[q][at + t];
-                }
-        for (size_t r = 0; r < ROWS; r++)
-            fed[r] += n_new[r];
-        if (twin != NULL) {
-            cr_assert_eq(apo_stream_update(twin, n_new, (const double *const *)in, out), APO_OK);
-            rule_revise_piece(s, twin, &c, fed, k, n_sets, got);
-        }
-        rule_free_piece(&c, in, wrong, out, peeked);
+        rule_feed_piece(s, twin, rc, &c, fed, fed, n_new, total, n_sets, round % 3 == 1, &rng, got);
         if (round % 4 == 2)
             s = rule_reload(rt, s, &d);
     }

@@ -144,47 +144,15 @@ static void feed_resumed(apo_runtime *rt, const rule_case *rc, const apo_stream_
     memcpy(fed, a, sizeof fed);
     uint64_t rng = 0x2e5u + a[0];
     for (int round = 0;; round++) {
-        size_t n_new[ROWS], since[ROWS], total = 0;
-        for (size_t r = 0; r < ROWS; r++) {
-            const size_t want = stream_rng(&rng) % 4 == 0 ? 0 : stream_rng(&rng) % 300;
-            n_new[r] = want < cols - fed[r] ? want : cols - fed[r];
-            since[r] = fed[r] - a[r];
-            total += n_new[r];
-        }
+        size_t n_new[ROWS], since[ROWS];
+        const size_t total = rule_piece_sizes(fed, cols, &rng, n_new);
         if (total == 0 && fed[0] == cols && fed[1] == cols && fed[2] == cols)
             break;
-        double *in[APO_MAX_IO], *out[APO_LIVE_N_OUTPUTS],
-            *peeked = malloc((total + 1) * sizeof(double));
-        for (size_t i = 0; i < c->n_inputs; i++) {
-            in[i] = malloc((total + 1) * sizeof(double));
-            for (size_t r = 0, at = 0; r < ROWS; at += n_new[r], r++)
-                memcpy(in[i] + at, c->in[i] + r * cols + fed[r], n_new[r] * sizeof(double));
-        }
-        for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
-            out[q] = malloc((total + 1) * sizeof(double));
-        size_t k[ROWS];
-        double **wrong = rule_wrong_piece(rc, c, since, n_new, total, in, &rng, k);
-        const double *const *fed_in = (const double *const *)(wrong != NULL ? wrong : in);
-        if (round % 3 == 1) {
-            double *pk[APO_LIVE_N_OUTPUTS] = {peeked};
-            cr_assert_eq(apo_stream_peek(s, n_new, fed_in, pk), APO_OK, "%s", apo_last_error());
-        }
-        cr_assert_eq(apo_stream_update(s, n_new, fed_in, out), APO_OK, "%s", apo_last_error());
-        for (size_t r = 0, at = 0; r < ROWS; at += n_new[r], r++)
-            for (size_t t = 0; t < n_new[r]; t++) {
-                cr_assert(round % 3 != 1 || same_bits(peeked[at + t], out[0][at + t]),
-                          "peek at bar %zu", fed[r] + t);
-                for (size_t q = 0; q < APO_LIVE_N_OUTPUTS; q++)
-                    got[q][r * cols + fed[r] + t] = out[q][at + t];
-            }
         for (size_t r = 0; r < ROWS; r++)
-            fed[r] += n_new[r];
-        if (twin != NULL) {
-            cr_assert_eq(apo_stream_update(twin, n_new, (const double *const *)in, out), APO_OK);
-            rule_revise_piece(s, twin, c, fed, k, 1, got);
+            since[r] = fed[r] - a[r];
+        rule_feed_piece(s, twin, rc, c, fed, since, n_new, total, 1, round % 3 == 1, &rng, got);
+        if (twin != NULL)
             revise_before_origin_refused(s, rc, c, fed, a);
-        }
-        rule_free_piece(c, in, wrong, out, peeked);
         if (round % 4 == 2)
             s = rule_reload(rt, s, d);
         if (round == 3) { /* the fork goes on in s's place, from the same bytes */
