@@ -140,7 +140,7 @@ typedef struct sampled_check {
 
 static void check_if_sampled(apo_runtime *rt, const char *name, void *ctx) {
     sampled_check *sc = ctx;
-    if (test_kernel_sampled(sc->streamed))
+    if (test_stream_kernel_sampled(sc->streamed))
         sc->check(rt, name);
     sc->streamed++;
 }

@@ -357,7 +357,7 @@ static void check_one_kernel(apo_runtime *rt, const char *name, void *ctx) {
         if (wc->windows_only)
             return;
     }
-    if (test_kernel_sampled(wc->checked)) {
+    if (test_stream_kernel_sampled(wc->checked)) {
         stream_case c;
         case_for(&c, rt, name);
         wc->check(rt, &c);
