@@ -67,8 +67,6 @@ struct apo_stream_group {
     size_t given_cap, *given_at;
 };
 
-/* The stream whose sets the group feeds: a rule's indicator stream, or the stream itself. */
-
 /* How many sets a stream has: a sweep's, or 1 for the stream itself. */
 static size_t sets_of(const apo_stream *s) { return s->n_sets > 0 ? s->n_sets : 1; }
 
@@ -158,8 +156,10 @@ apo_status apo_stream_group_create(apo_stream *const *streams, size_t n_streams,
               g->rule_at == NULL || g->live_at == NULL || g->given_at == NULL;
     for (size_t j = 0, t = 0; j < n_streams && !bad; j++) {
         g->streams[j] = streams[j];
-        for (size_t k = 0; k < sets_of(apo__stream_fed(streams[j])); k++, t++) {
-            g->sets[t] = apo__stream_set(apo__stream_fed(streams[j]), k);
+        /* The stream whose sets the group feeds: a rule's indicator stream, or streams[j]. */
+        const apo_stream *fed = apo__stream_fed(streams[j]);
+        for (size_t k = 0; k < sets_of(fed); k++, t++) {
+            g->sets[t] = apo__stream_set(fed, k);
             g->set_stream[t] = j;
             g->set_index[t] = k;
         }
