@@ -162,7 +162,8 @@ int test_list_dir(const char *dir, char *out, size_t size);
 #endif
 static inline int test_kernel_sampled(size_t k) { return k % TEST_KERNEL_STRIDE == 0; }
 
-/* The stream tests' loops over every kernel (stream_revise, stream_peek_fork, stream_refusals):
+/* The stream tests' loops over every kernel (stream_revise, stream_peek_fork, stream_refusals,
+ * and stream_slow and stream_devices_slow through stream_check_each_per_bar_kernel):
  * as test_kernel_sampled, but one kernel in 32 under ThreadSanitizer (7 of the catalog's 205): a
  * stream's update, peek, revise and fork take the same threads whatever its kernel, and at one
  * in eight stream_revise and stream_peek_fork took 288 and 175 s of the TSan stage's unit suite
