@@ -47,6 +47,7 @@
 
 #include "bollinger.h"
 #include "bollinger_tile.h"
+#include "force_inline.h"
 #include "lanes.h"
 
 /* What a lane stores for a window from its mean and sd, vector by vector: the bands, as the
@@ -161,7 +162,7 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
  * xo[], from the ring of the last steps' incoming vectors (`ring`, NULL for a period beyond
  * it), which takes this block's, or loaded and transposed the same way. Lanes that do not
  * move read NaN. */
-static inline __attribute__((always_inline)) void
+static APO_FORCE_INLINE void
 apo__bollinger_block_in(const double *x, const size_t *at, unsigned moving, size_t step, size_t p,
                         apo_vd *ring, apo_vd *xn, apo_vd *xo) {
     for (size_t i = 0; i < APO_LANES; i++)
@@ -183,7 +184,7 @@ apo__bollinger_block_in(const double *x, const size_t *at, unsigned moving, size
  * windows from at[i] on, in order), for the moving lanes. The bands are computed here, lane
  * by lane with the same operations as a step's. Two loops, so that the loop of ordinary
  * stores stays free of the streaming stores' alignment tests. */
-static inline __attribute__((always_inline)) void
+static APO_FORCE_INLINE void
 apo__bollinger_block_store(const apo_vd *mean, const apo_vd *sd, const size_t *at, unsigned moving,
                            const apo__bollinger_consts *kp, double *upper, double *middle,
                            double *lower, int stream) {
@@ -210,7 +211,7 @@ apo__bollinger_block_store(const apo_vd *mean, const apo_vd *sd, const size_t *a
 /* A block's outputs from its steps' means and sds (one vector per step, both transposed
  * here into one vector per lane): two transposes instead of three, the bands being formed
  * after them. */
-static inline __attribute__((always_inline)) void
+static APO_FORCE_INLINE void
 apo__bollinger_block_out(apo_vd *mean, apo_vd *sd, const size_t *at, unsigned moving,
                          const apo__bollinger_consts *kp, double *upper, double *middle,
                          double *lower, int stream) {
@@ -226,7 +227,7 @@ apo__bollinger_block_out(apo_vd *mean, apo_vd *sd, const size_t *at, unsigned mo
  * go into one vector (VPERMT2PD), so a block takes two square roots instead of four and
  * moves its values with six permutations instead of two transposes of eight; the roots are
  * the same correctly rounded ones of the same variances, so are the bits. */
-static inline __attribute__((always_inline)) void
+static APO_FORCE_INLINE void
 apo__bollinger_pair_out(const apo_vd *mean, const apo_vd *var, apo_vd *mean_t, apo_vd *sd_t) {
     /* {step j lane 0, step j+1 lane 0, step j lane 1, step j+1 lane 1} */
     const __m256i pick = _mm256_set_epi64x(5, 1, 4, 0);
@@ -261,7 +262,7 @@ apo__bollinger_pair_out(const apo_vd *mean, const apo_vd *var, apo_vd *mean_t, a
  * and their vectors stay in registers; the state goes to *vp once a block, which is what
  * lets a failed block start again. `with_ed` is a constant at each call (the two wrappers
  * below), as in apo__bollinger_lanes_step. */
-static inline __attribute__((always_inline)) size_t
+static APO_FORCE_INLINE size_t
 apo__bollinger_blocks_body(apo__bollinger_lanes *vp, const apo__bollinger_consts *kp,
                            const double *x, size_t *at, unsigned moving, size_t step, size_t end,
                            size_t p, apo_vd *ring, double *upper, double *middle, double *lower,
@@ -431,7 +432,7 @@ static inline apo__bollinger_consts apo__bollinger_consts_of(size_t p, double nb
 /* The scalar path for lane i at absolute window index `abs`: the counts move on, then the
  * window is emitted by apo__bollinger_emit and the lane takes up its new state. Inlined, as
  * the macro it was, so that the lanes' state stays in registers. */
-static inline __attribute__((always_inline)) void
+static APO_FORCE_INLINE void
 apo__bollinger_lane_restart(apo__bollinger_lanes *v, apo__bollinger_lane_begin *b, size_t i,
                             size_t abs, const double *x, size_t p, double nbdev_up, double nbdev_dn,
                             double *upper, double *middle, double *lower) {
@@ -449,7 +450,7 @@ apo__bollinger_lane_restart(apo__bollinger_lanes *v, apo__bollinger_lane_begin *
  * come in as one vector per lane and are transposed into one vector per step; the outputs go
  * back the same way. Lanes that do not move read zeros and store nothing. `ring` as
  * apo__bollinger_block_in's (NULL: none). Inlined into the round. */
-static inline __attribute__((always_inline)) void
+static APO_FORCE_INLINE void
 apo__bollinger_block(apo__bollinger_lanes *v, const apo__bollinger_consts *kp,
                      apo__bollinger_lane_begin *b, const double *x, unsigned moving, size_t step,
                      size_t p, apo_vd *ring, double nbdev_up, double nbdev_dn, double *upper,

@@ -36,6 +36,7 @@
 
 #include "apo_hd.h"
 #include "catalog_table.h"
+#include "force_inline.h"
 #include "tile_span.h"
 
 #ifdef __cplusplus
@@ -105,10 +106,10 @@ typedef struct apo__cat_run {
  * whose loop is long: always inlined into its callers, so each copy is specialised. Left a
  * call, gcc keeps one copy that tests the constant per bar and computes every kernel's
  * divisions. */
-#if defined(__GNUC__) && !defined(__CUDACC__)
-#define APO_CAT_SPECIALISED inline __attribute__((always_inline))
-#else
+#ifdef __CUDACC__
 #define APO_CAT_SPECIALISED inline
+#else
+#define APO_CAT_SPECIALISED APO_FORCE_INLINE /* plain inline under a sanitizer */
 #endif
 
 /* A run from position t with every count and value 0: empty seeds. */

@@ -28,6 +28,7 @@
 #ifndef APO_MACD_LANES_H
 #define APO_MACD_LANES_H
 
+#include "force_inline.h"
 #include "lanes.h"
 #include "macd.h"
 #include "macd_tile.h"
@@ -81,7 +82,7 @@ static inline apo__macd_consts apo__macd_consts_of(const apo__macd_rates *r) {
 /* Stores a block's outputs of the lanes in `emit`, transposed to one vector per lane (om the
  * macd, os the signal; hist is om - os), at each lane's `at`. Two loops, so that the loop of
  * ordinary stores stays free of the streaming stores' alignment tests. */
-static inline __attribute__((always_inline)) void
+static APO_FORCE_INLINE void
 apo__macd_block_store(const apo_vd *om, const apo_vd *os, const size_t *at, unsigned emit,
                       double *macd, double *signal_line, double *hist, int stream) {
     if (stream) {

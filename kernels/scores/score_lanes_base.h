@@ -12,14 +12,11 @@
 
 #include <float.h>
 
+#include "force_inline.h"
 #include "lanes.h"
 #include "score_sets.h"
 
-#if defined(__GNUC__)
-#define APO_SCORE_LANES_INLINE inline __attribute__((always_inline))
-#else
-#define APO_SCORE_LANES_INLINE inline
-#endif
+#define APO_SCORE_LANES_INLINE APO_FORCE_INLINE
 
 /* A fold's state in lanes (apo__score_fold). `started` is 1.0 in a lane whose set has
  * started, else 0.0. */
