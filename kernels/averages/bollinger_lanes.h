@@ -162,9 +162,9 @@ static inline unsigned apo__bollinger_lanes_step(apo__bollinger_lanes *v,
  * xo[], from the ring of the last steps' incoming vectors (`ring`, NULL for a period beyond
  * it), which takes this block's, or loaded and transposed the same way. Lanes that do not
  * move read NaN. */
-static APO_FORCE_INLINE void
-apo__bollinger_block_in(const double *x, const size_t *at, unsigned moving, size_t step, size_t p,
-                        apo_vd *ring, apo_vd *xn, apo_vd *xo) {
+static APO_FORCE_INLINE void apo__bollinger_block_in(const double *x, const size_t *at,
+                                                     unsigned moving, size_t step, size_t p,
+                                                     apo_vd *ring, apo_vd *xn, apo_vd *xo) {
     for (size_t i = 0; i < APO_LANES; i++)
         xn[i] = apo_vd_loadu((moving >> i & 1u) ? x + at[i] : apo_lanes_idle);
     apo_vd_transpose(xn);
@@ -184,10 +184,11 @@ apo__bollinger_block_in(const double *x, const size_t *at, unsigned moving, size
  * windows from at[i] on, in order), for the moving lanes. The bands are computed here, lane
  * by lane with the same operations as a step's. Two loops, so that the loop of ordinary
  * stores stays free of the streaming stores' alignment tests. */
-static APO_FORCE_INLINE void
-apo__bollinger_block_store(const apo_vd *mean, const apo_vd *sd, const size_t *at, unsigned moving,
-                           const apo__bollinger_consts *kp, double *upper, double *middle,
-                           double *lower, int stream) {
+static APO_FORCE_INLINE void apo__bollinger_block_store(const apo_vd *mean, const apo_vd *sd,
+                                                        const size_t *at, unsigned moving,
+                                                        const apo__bollinger_consts *kp,
+                                                        double *upper, double *middle,
+                                                        double *lower, int stream) {
     (void)kp; /* the pass's stores (pass_lanes_entry.h) do not read the widths */
     if (stream) {
         for (size_t i = 0; i < APO_LANES; i++) {
@@ -211,10 +212,11 @@ apo__bollinger_block_store(const apo_vd *mean, const apo_vd *sd, const size_t *a
 /* A block's outputs from its steps' means and sds (one vector per step, both transposed
  * here into one vector per lane): two transposes instead of three, the bands being formed
  * after them. */
-static APO_FORCE_INLINE void
-apo__bollinger_block_out(apo_vd *mean, apo_vd *sd, const size_t *at, unsigned moving,
-                         const apo__bollinger_consts *kp, double *upper, double *middle,
-                         double *lower, int stream) {
+static APO_FORCE_INLINE void apo__bollinger_block_out(apo_vd *mean, apo_vd *sd, const size_t *at,
+                                                      unsigned moving,
+                                                      const apo__bollinger_consts *kp,
+                                                      double *upper, double *middle, double *lower,
+                                                      int stream) {
     apo_vd_transpose(mean);
     apo_vd_transpose(sd);
     apo__bollinger_block_store(mean, sd, at, moving, kp, upper, middle, lower, stream);
@@ -227,8 +229,8 @@ apo__bollinger_block_out(apo_vd *mean, apo_vd *sd, const size_t *at, unsigned mo
  * go into one vector (VPERMT2PD), so a block takes two square roots instead of four and
  * moves its values with six permutations instead of two transposes of eight; the roots are
  * the same correctly rounded ones of the same variances, so are the bits. */
-static APO_FORCE_INLINE void
-apo__bollinger_pair_out(const apo_vd *mean, const apo_vd *var, apo_vd *mean_t, apo_vd *sd_t) {
+static APO_FORCE_INLINE void apo__bollinger_pair_out(const apo_vd *mean, const apo_vd *var,
+                                                     apo_vd *mean_t, apo_vd *sd_t) {
     /* {step j lane 0, step j+1 lane 0, step j lane 1, step j+1 lane 1} */
     const __m256i pick = _mm256_set_epi64x(5, 1, 4, 0);
     const __m256d m01 = _mm256_permutex2var_pd((__m256d)mean[0], pick, (__m256d)mean[1]);
@@ -262,11 +264,10 @@ apo__bollinger_pair_out(const apo_vd *mean, const apo_vd *var, apo_vd *mean_t, a
  * and their vectors stay in registers; the state goes to *vp once a block, which is what
  * lets a failed block start again. `with_ed` is a constant at each call (the two wrappers
  * below), as in apo__bollinger_lanes_step. */
-static APO_FORCE_INLINE size_t
-apo__bollinger_blocks_body(apo__bollinger_lanes *vp, const apo__bollinger_consts *kp,
-                           const double *x, size_t *at, unsigned moving, size_t step, size_t end,
-                           size_t p, apo_vd *ring, double *upper, double *middle, double *lower,
-                           int stream, const int with_ed, const int pairs) {
+static APO_FORCE_INLINE size_t apo__bollinger_blocks_body(
+    apo__bollinger_lanes *vp, const apo__bollinger_consts *kp, const double *x, size_t *at,
+    unsigned moving, size_t step, size_t end, size_t p, apo_vd *ring, double *upper, double *middle,
+    double *lower, int stream, const int with_ed, const int pairs) {
     apo__bollinger_lanes v = *vp;
     const apo__bollinger_consts k = *kp;
     const size_t first = step;

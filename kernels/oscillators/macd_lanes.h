@@ -82,9 +82,9 @@ static inline apo__macd_consts apo__macd_consts_of(const apo__macd_rates *r) {
 /* Stores a block's outputs of the lanes in `emit`, transposed to one vector per lane (om the
  * macd, os the signal; hist is om - os), at each lane's `at`. Two loops, so that the loop of
  * ordinary stores stays free of the streaming stores' alignment tests. */
-static APO_FORCE_INLINE void
-apo__macd_block_store(const apo_vd *om, const apo_vd *os, const size_t *at, unsigned emit,
-                      double *macd, double *signal_line, double *hist, int stream) {
+static APO_FORCE_INLINE void apo__macd_block_store(const apo_vd *om, const apo_vd *os,
+                                                   const size_t *at, unsigned emit, double *macd,
+                                                   double *signal_line, double *hist, int stream) {
     if (stream) {
         for (size_t i = 0; i < APO_LANES; i++) {
             if (emit >> i & 1u) {
