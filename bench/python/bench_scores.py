@@ -267,7 +267,9 @@ def main():
     t_apo = time.perf_counter() - t0
     print(f"apportion.score: {t_apo:.2f} s, {set_bars / t_apo / 1e6:.1f} M set-bars/s; "
           f"peak RSS {peak_rss_mb():.0f} MiB (input {x.nbytes / 2**20:.0f} MiB; before the call {rss_before:.0f} MiB)")
-    print(f"devices: {[d['id'] for d in rt.devices()]}")
+    # The labels name the cpu's vector path: the scripts/test.sh venv's wheel, where no GPU is
+    # seen, is built with the sse2 path alone (python/tests/run.sh), not the wheel users get.
+    print(f"devices: {[d['label'] for d in rt.devices()]}")
 
     # The rivals on a slice: the first --slice-sets periods at every width, all series.
     sp = periods[: max(1, args.slice_sets // len(widths))]

@@ -1,8 +1,9 @@
 /*
  * test_catalog_runtime_slow.c: every catalog kernel, and every candlestick pattern, gives
  * bitwise the outputs of the cpu device alone on simulated devices at skewed ratios, split by
- * rows and along time, with rows of several tiles and a gap. In the slow suite: about 50 s of
- * CPU, where the unit suite has a budget (tests/README.md).
+ * rows and along time, with rows of several tiles and a gap (under the sanitizers a sample of
+ * them, test_kernel_sampled in helpers.h). In the slow suite: about 50 s of CPU, where the unit
+ * suite has a budget (tests/README.md).
  */
 #include <criterion/criterion.h>
 

@@ -135,11 +135,12 @@ size_t stream_each_kernel(apo_runtime *rt, void (*check)(apo_runtime *rt, const 
 /* On a runtime of `devices`, for each of its kernels but the reductions
  * (stream_kernel_is_reduction), in the registry's order: check(rt, i, info), i the kernel's
  * index in the registry (the slow cases seed their data by it), info its description (every
- * kernel listed, reductions included, must be described). Under ThreadSanitizer only the
+ * kernel listed, reductions included, must be described). Under the sanitizers only the
  * kernels test_stream_kernel_sampled takes (helpers.h: every kernel's stream goes through the
- * same threads; stream_slow and stream_devices_slow took 131 and 69 s of a TSan stage over all
- * of them). Fails the test unless the checks return `at_least` cases in all, a share of it as
- * large as the share of kernels taken ("only N <what> checked"). */
+ * same threads and the same runtime code; stream_slow and stream_devices_slow took 131 and 69
+ * s of a TSan stage over all of them). Fails the test unless the checks return `at_least`
+ * cases in all, a share of it as large as the share of kernels taken ("only N <what>
+ * checked"). */
 void stream_check_each_per_bar_kernel(const char *devices,
                                       size_t (*check)(apo_runtime *rt, size_t i,
                                                       const apo_kernel_info *info),
