@@ -240,8 +240,8 @@ elif $unit_only; then
     # The sanitizers make programs 2 to 15 times slower: the budget is for the plain build.
     run_suites --suite unit --logbase unit || status=$?
 else
-    # Every suite in one run, the longest first (meson's priority): run one suite after the
-    # other, each ended on its last test alone while the other core idled.
+    # Every suite in one run, the longest first (meson's priority): run as the unit suite
+    # and then the others, each run ended on its last test alone while the other core idled.
     run_suites --logbase all || status=$?
 fi
 

@@ -38,7 +38,7 @@
  * *exposed; `clean` as apo__score_lanes_position takes it. With `book` (a constant: the `/more`
  * view), a scored bar also adds its units to *units, stores its ends in *end
  * (apo__score_lanes_ends) and makes its position the held side *held. */
-static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_book(
+static APO_FORCE_INLINE apo_vd apo__score_lanes_started_book(
     const int kind, const int widths, const int clean, const int book,
     const apo__score_sets_tile *tile, const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
     apo_vd pos, size_t i, int scored, apo_vd *ret, apo_vd *trades, apo_vd *exposed, apo_vd *held,
@@ -61,7 +61,7 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_book(
 }
 
 /* apo__score_lanes_started_book without the book (the ride's reference fold). */
-static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_step(
+static APO_FORCE_INLINE apo_vd apo__score_lanes_started_step(
     const int kind, const int widths, const int clean, const apo__score_sets_tile *tile,
     const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd pos, size_t i, int scored,
     apo_vd *ret, apo_vd *trades, apo_vd *exposed) {
@@ -75,7 +75,7 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_started_step(
  * starts after a bar whose outputs are all finite. `c` (NULL: the plain view) takes the
  * scored bar's return into the compounded equity, and `b` (NULL but for the `/more` view)
  * into the book (apo__score_bar_more). */
-static APO_SCORE_LANES_INLINE void
+static APO_FORCE_INLINE void
 apo__score_lanes_warm_bar_more(const int kind, const int widths, const apo__score_sets_tile *tile,
                                const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
                                apo__score_lanes *s, apo__score_lanes_more *c,
@@ -122,19 +122,19 @@ apo__score_lanes_warm_bar_more(const int kind, const int widths, const apo__scor
 }
 
 /* apo__score_lanes_warm_bar_more of the plain view. */
-static APO_SCORE_LANES_INLINE void apo__score_lanes_warm_bar(const int kind, const int widths,
-                                                             const apo__score_sets_tile *tile,
-                                                             const apo__score_lanes_sets *set,
-                                                             const apo__score_lanes_k *k,
-                                                             apo__score_lanes *s, size_t i) {
+static APO_FORCE_INLINE void apo__score_lanes_warm_bar(const int kind, const int widths,
+                                                       const apo__score_sets_tile *tile,
+                                                       const apo__score_lanes_sets *set,
+                                                       const apo__score_lanes_k *k,
+                                                       apo__score_lanes *s, size_t i) {
     apo__score_lanes_warm_bar_more(kind, widths, tile, set, k, s, NULL, NULL, i);
 }
 
 /* One scored return r added to the sums, peak and drawdown of apo__score_bar_pos, in its
  * order: the step both loops below take (inlined, so their state stays in registers). */
-static APO_SCORE_LANES_INLINE void apo__score_lanes_sum_step(apo_vd r, apo_vd shift, apo_vd *total,
-                                                             apo_vd *dev_sum, apo_vd *dev_sq,
-                                                             apo_vd *peak, apo_vd *drawdown) {
+static APO_FORCE_INLINE void apo__score_lanes_sum_step(apo_vd r, apo_vd shift, apo_vd *total,
+                                                       apo_vd *dev_sum, apo_vd *dev_sq,
+                                                       apo_vd *peak, apo_vd *drawdown) {
     *total = *total + r;
     const apo_vd dev = r - shift;
     *dev_sum = *dev_sum + dev;
@@ -192,10 +192,11 @@ apo__score_lanes_sums_more(apo__score_lanes *s, apo__score_lanes_more *c, const 
  * in one loop, each chain's operations in apo__score_more_return's order. Without `gaps` (a
  * constant: no trade of these bars ended in a gap, every end is 0 or 1), the close of a gap's
  * trade is left out (apo__score_lanes_book_step_held). */
-static APO_SCORE_LANES_INLINE void
-apo__score_lanes_sums_book_run(const int gaps, apo__score_lanes *s, apo__score_lanes_more *c,
-                               apo__score_lanes_book *b, const apo_vd *returns, const apo_vd *ends,
-                               size_t m) {
+static APO_FORCE_INLINE void apo__score_lanes_sums_book_run(const int gaps, apo__score_lanes *s,
+                                                            apo__score_lanes_more *c,
+                                                            apo__score_lanes_book *b,
+                                                            const apo_vd *returns,
+                                                            const apo_vd *ends, size_t m) {
     apo_vd total = s->total, dev_sum = s->dev_sum, dev_sq = s->dev_sq;
     apo_vd peak = s->peak, drawdown = s->drawdown;
     apo__score_lanes_more e = *c;
@@ -288,7 +289,7 @@ typedef struct apo__score_lanes_chunk_book {
  * returns[r][0 ..), its trade and exposure added to trades[r] and exposed[r] (and with `book`
  * its units, ends and held side into cb); returns the bars scored. `clean` as
  * apo__score_lanes_position takes it. */
-static APO_SCORE_LANES_INLINE size_t apo__score_lanes_chunk(
+static APO_FORCE_INLINE size_t apo__score_lanes_chunk(
     const int kind, const int widths, const int clean, const int rounds, const int book,
     const apo__score_sets_tile *tile, const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
     apo_vd *pos, apo_vd (*returns)[APO_SCORE_LANES_CHUNK], apo_vd *trades, apo_vd *exposed,
@@ -315,7 +316,7 @@ static APO_SCORE_LANES_INLINE size_t apo__score_lanes_chunk(
  * constant, the `/more` view, c and b not NULL), the first loop also keeps each scored bar's
  * ends, whose previous and new positions the second does not see, and the second folds the
  * book beside the equity (apo__score_lanes_sums_book). */
-static APO_SCORE_LANES_INLINE void
+static APO_FORCE_INLINE void
 apo__score_lanes_hot(const int kind, const int widths, const int rounds, const int book,
                      const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
                      const apo__score_lanes_k *k, apo__score_lanes *s, apo__score_lanes_more *c,
@@ -380,7 +381,7 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds, const i
  * have (they stay started), bars with no mask and no test of the outputs
  * (apo__score_lanes_hot), a round alone up to where the other's sets have all started, then
  * both side by side. */
-static APO_SCORE_LANES_INLINE void
+static APO_FORCE_INLINE void
 apo__score_lanes_tile(const int kind, const int widths, const int rounds, const int book,
                       const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
                       const apo__score_lanes_k *k, apo__score_lanes *s, apo__score_lanes_more *c,
@@ -406,7 +407,7 @@ apo__score_lanes_tile(const int kind, const int widths, const int rounds, const 
 
 /* apo__score_lanes_tile for the pass's kind, the kind, `widths`, the rounds and `book` as
  * constants: each compiles to loops of its own, as the scalar fold's per-kind loops did. */
-static APO_SCORE_LANES_INLINE void
+static APO_FORCE_INLINE void
 apo__score_lanes_tile_of(const int book, const int rounds, const apo__score_sets_tile *tile,
                          const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
                          apo__score_lanes *s, apo__score_lanes_more *c, apo__score_lanes_book *b) {

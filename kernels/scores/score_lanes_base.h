@@ -16,8 +16,6 @@
 #include "lanes.h"
 #include "score_sets.h"
 
-#define APO_SCORE_LANES_INLINE APO_FORCE_INLINE
-
 /* A fold's state in lanes (apo__score_fold). `started` is 1.0 in a lane whose set has
  * started, else 0.0. */
 typedef struct apo__score_lanes {
@@ -179,10 +177,10 @@ static inline apo_vd apo__score_lanes_load1(const double *p) {
 
 /* What a scored bar adds, from the previous position and this bar's (apo__score_bar_pos): the
  * return r = prev * move - cost * change, and 1 or 0 for a trade and for exposure. */
-static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_return(const apo__score_lanes_k *k,
-                                                             const apo__score_lanes_sets *set,
-                                                             apo_vd prev, apo_vd pos, apo_vd move,
-                                                             apo_vd *traded, apo_vd *exposed) {
+static APO_FORCE_INLINE apo_vd apo__score_lanes_return(const apo__score_lanes_k *k,
+                                                       const apo__score_lanes_sets *set,
+                                                       apo_vd prev, apo_vd pos, apo_vd move,
+                                                       apo_vd *traded, apo_vd *exposed) {
     /* |pos - prev|: +0 (x - x is +0), 1 for a change, 2 for a flip, the scalar fold's
      * integers; a trade where it is not 0, exposure where pos is not: 1 or +0 each, the
      * constants a comparison and a selection gave, in two instructions fewer. */
@@ -197,12 +195,12 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_return(const apo__score_la
  * whether a set may start. `clean` (a constant, for a `widths` pass only): the bar is one of
  * a run that apo__score_lanes_clean has checked, so the bands need neither their flat case
  * nor their NaN test, nor the close its own: the same values, fewer instructions. */
-static APO_SCORE_LANES_INLINE apo_vd apo__score_lanes_position(const int kind, const int widths,
-                                                               const int clean,
-                                                               const apo__score_sets_tile *tile,
-                                                               const apo__score_lanes_sets *set,
-                                                               const apo__score_lanes_k *k,
-                                                               apo_vd prev, size_t i, apo_vd *o) {
+static APO_FORCE_INLINE apo_vd apo__score_lanes_position(const int kind, const int widths,
+                                                         const int clean,
+                                                         const apo__score_sets_tile *tile,
+                                                         const apo__score_lanes_sets *set,
+                                                         const apo__score_lanes_k *k, apo_vd prev,
+                                                         size_t i, apo_vd *o) {
     const double *const *out = tile->out;
     /* The outputs the rule reads: o[0 .. 3) for the bands and macd's histogram, oa and ob
      * for the generic kinds. */

@@ -54,11 +54,11 @@ static inline size_t apo__score_lone_outputs(const apo__score_sets_tile *tile,
 /* The outputs a rule of kind `kind` reads at bars [i, i + APO_LANES), one bar a lane: o[0 .. 3)
  * the bands (a `widths` pass's, as apo__score_lanes_position takes them) or the kernel's first
  * three outputs, oa and ob the generic kinds' outputs a and b. */
-static APO_SCORE_LANES_INLINE void apo__score_lone_load(const int kind, const int widths,
-                                                        const apo__score_sets_tile *tile,
-                                                        const apo__score_lanes_sets *set,
-                                                        const apo__score_lanes_k *k, size_t i,
-                                                        apo_vd *o, apo_vd *oa, apo_vd *ob) {
+static APO_FORCE_INLINE void apo__score_lone_load(const int kind, const int widths,
+                                                  const apo__score_sets_tile *tile,
+                                                  const apo__score_lanes_sets *set,
+                                                  const apo__score_lanes_k *k, size_t i, apo_vd *o,
+                                                  apo_vd *oa, apo_vd *ob) {
     const double *const *out = tile->out;
     o[0] = o[1] = o[2] = *oa = *ob = k->zero;
     if (widths) {
@@ -83,11 +83,10 @@ static APO_SCORE_LANES_INLINE void apo__score_lone_load(const int kind, const in
 
 /* A stateless rule's position at bars [i, i + APO_LANES), one bar a lane, as if every close
  * were finite (the caller carries the position over those that are not). */
-static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_stateless(const int kind, const int widths,
-                                                               const apo__score_sets_tile *tile,
-                                                               const apo__score_lanes_sets *set,
-                                                               const apo__score_lanes_k *k,
-                                                               size_t i) {
+static APO_FORCE_INLINE apo_vd apo__score_lone_stateless(const int kind, const int widths,
+                                                         const apo__score_sets_tile *tile,
+                                                         const apo__score_lanes_sets *set,
+                                                         const apo__score_lanes_k *k, size_t i) {
     apo_vd o[3], oa, ob;
     apo__score_lone_load(kind, widths, tile, set, k, i, o, &oa, &ob);
     const apo_vd up = set->up, down = set->down; /* the set's side (score_lanes.h) */
@@ -122,11 +121,10 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_stateless(const int kind, c
  * not finite. A set's side is in the constants its rule selects (score_lanes.h): a position
  * the side does not allow is 0 in every transition, as apo__rule_position makes it.
  */
-static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_state_codes(const int kind,
-                                                                 const apo__score_lanes_sets *set,
-                                                                 const apo__score_lanes_k *k,
-                                                                 const apo_vd *o, apo_vd oa,
-                                                                 apo_vd c) {
+static APO_FORCE_INLINE apo_vd apo__score_lone_state_codes(const int kind,
+                                                           const apo__score_lanes_sets *set,
+                                                           const apo__score_lanes_k *k,
+                                                           const apo_vd *o, apo_vd oa, apo_vd c) {
     const apo_vd four = apo_vd_splat(4.0), sixteen = apo_vd_splat(16.0);
     if (kind == APO_RULE_SIGNAL) {
         /* An event's side from any position (flat for the side the set does not trade); no
@@ -161,7 +159,7 @@ static APO_SCORE_LANES_INLINE apo_vd apo__score_lone_state_codes(const int kind,
 /* The positions of bars [i, end) into pos[1 ..], pos[0] holding the one before: a stateless
  * rule's a vector of bars at a time, a stateful rule's (and the last bars') bar by bar by
  * apo__rule_position. Either way a bar whose close is not finite keeps the previous one. */
-static APO_SCORE_LANES_INLINE void
+static APO_FORCE_INLINE void
 apo__score_lone_positions(const int kind, const int widths, const apo__score_sets_tile *tile,
                           const apo__score_set *one, const apo__rule *rule,
                           const apo__score_lanes_sets *set, const apo__score_lanes_k *k, size_t i,
@@ -229,11 +227,11 @@ static inline size_t apo__score_lone_returns_scalar(const apo__score_sets_tile *
  * select where the scalar step's comparisons compile to branches, mispredicted at every end
  * of a trade. A chunk whose every bar scores, held at its first as before it, has no trade
  * that ended in a gap (apo__score_lanes_book_step_held). */
-static APO_SCORE_LANES_INLINE void apo__score_lone_sums(const int compound, const int book,
-                                                        const unsigned char *finite, size_t n,
-                                                        const double *pos, const double *returns,
-                                                        size_t m, apo__score_fold *f,
-                                                        apo__score_more *more) {
+static APO_FORCE_INLINE void apo__score_lone_sums(const int compound, const int book,
+                                                  const unsigned char *finite, size_t n,
+                                                  const double *pos, const double *returns,
+                                                  size_t m, apo__score_fold *f,
+                                                  apo__score_more *more) {
     if (book) {
         const apo__score_lanes_k k = apo__score_lanes_constants();
         apo__score_lanes_book b;
@@ -287,11 +285,11 @@ static APO_SCORE_LANES_INLINE void apo__score_lone_sums(const int compound, cons
  * compounded equity beside the sums, and with `book` too (the `/more` view) every more
  * statistic. Constants, so that the plain view's loops are compiled as they were without them
  * (a test of `compound` in them cost a lone bands_revert a fifth of its time). */
-static APO_SCORE_LANES_INLINE void apo__score_lone_tile(const int kind, const int widths,
-                                                        const int compound, const int book,
-                                                        const apo__score_sets_tile *tile,
-                                                        const apo__score_set *one,
-                                                        apo__score_fold *fold) {
+static APO_FORCE_INLINE void apo__score_lone_tile(const int kind, const int widths,
+                                                  const int compound, const int book,
+                                                  const apo__score_sets_tile *tile,
+                                                  const apo__score_set *one,
+                                                  apo__score_fold *fold) {
     const apo__score_lanes_k k = apo__score_lanes_constants();
     double up, down;
     apo__score_lanes_side(one->side, &up, &down);

@@ -51,7 +51,7 @@ typedef struct apo__score_ride_ref {
  * positions from ref_pos[r] on and, at each scored bar, the return of apo__score_lanes_return
  * with the counts. Returns the bars scored. `clean` (a constant) as
  * apo__score_lanes_started_step takes it. */
-static APO_SCORE_LANES_INLINE size_t apo__score_ride_ref_steps(
+static APO_FORCE_INLINE size_t apo__score_ride_ref_steps(
     const int kind, const int widths, const int clean, const int rounds,
     const apo__score_sets_tile *tile, const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
     apo_vd *ref_pos, size_t i0, size_t i1, apo__score_ride_ref *b) {
@@ -84,7 +84,7 @@ static APO_SCORE_LANES_INLINE size_t apo__score_ride_ref_steps(
 /* apo__score_ride_ref_steps on a chunk: the clean step where apo__score_lanes_clean passes the
  * chunk of a `widths` pass with finite widths (the same outcome at every bar, fewer
  * instructions, as the whole-history fold takes it in apo__score_lanes_hot). */
-static APO_SCORE_LANES_INLINE size_t apo__score_ride_ref_chunk(
+static APO_FORCE_INLINE size_t apo__score_ride_ref_chunk(
     const int kind, const int widths, const int rounds, const apo__score_sets_tile *tile,
     const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd *ref_pos, size_t i0,
     size_t i1, apo__score_ride_ref *b) {
@@ -121,7 +121,7 @@ static inline size_t apo__score_ride_counts(const apo__score_sets_tile *tile,
  * reference's position, then the reference's returns added to the sums (the shift of a lane
  * that has scored no bar yet is its first return, as in apo__score_lanes_hot) and its counts
  * to the chain's. */
-static APO_SCORE_LANES_INLINE void
+static APO_FORCE_INLINE void
 apo__score_ride_chain_chunk(const int kind, const int widths, const apo__score_sets_tile *tile,
                             const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
                             apo__score_lanes *s, apo_vd before, size_t i0, size_t i1, size_t m,
@@ -281,7 +281,7 @@ static inline void apo__score_ride_flat_pair(apo__score_lanes *a, apo__score_lan
 /* The chains of one round over a chunk [i0, i1) whose reference scored m bars: those joined
  * at its first bar two by two, the pairs of a zero shift by their shorter sums, the others
  * bar by bar until they join. */
-static APO_SCORE_LANES_INLINE void
+static APO_FORCE_INLINE void
 apo__score_ride_round_chunk(const int kind, const int widths, const apo__score_sets_tile *tile,
                             const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
                             apo__score_lanes *s, size_t n_chains, apo_vd before, size_t i0,
@@ -323,7 +323,7 @@ apo__score_ride_round_chunk(const int kind, const int widths, const apo__score_s
 /* The tile's bars for `rounds` rounds of n_chains chains' lane states s[r][c], under a rule
  * of kind `kind` (constants, as apo__score_lanes_tile), a chunk of bars at a time: the
  * reference's, then each chain's. */
-static APO_SCORE_LANES_INLINE void apo__score_ride_tile(
+static APO_FORCE_INLINE void apo__score_ride_tile(
     const int kind, const int widths, const int rounds, const apo__score_sets_tile *tile,
     const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd *ref_pos,
     apo__score_lanes (*s)[APO_SCORE_RIDE_CHAINS], size_t n_chains, apo__score_ride_ref *b) {

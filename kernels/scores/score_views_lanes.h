@@ -84,8 +84,8 @@ static inline void apo__score_lanes_compound_on(apo__score_lanes_more *c, apo_vm
 /* apo__score_more_close lane by lane: the open trade ends where `ends` is set. Each sum adds
  * the scalar body's value, the trade's return or +0 (apo__score_lanes_if), so a lane whose
  * trade does not end adds +0 as it does; the counts add 1 or +0. */
-static APO_SCORE_LANES_INLINE void
-apo__score_lanes_close(apo__score_lanes_book *b, const apo__score_lanes_k *k, apo_vm ends) {
+static APO_FORCE_INLINE void apo__score_lanes_close(apo__score_lanes_book *b,
+                                                    const apo__score_lanes_k *k, apo_vm ends) {
     const apo_vd t = b->trade;
     const apo_vm won = apo_vm_and(ends, apo_vd_gt(t, k->zero));
     b->closed = b->closed + apo__score_lanes_if(ends, k->one);
@@ -99,9 +99,9 @@ apo__score_lanes_close(apo__score_lanes_book *b, const apo__score_lanes_k *k, ap
  * held side: the downside's square, then the trade that ended in a gap closed where `gap` is
  * set, r added to the open trade, and the trade closed where `change` is set, in its order.
  * min(r, 0) is r < 0 ? r : 0 (x86's min: apo__score_lanes_min), the scalar selection. */
-static APO_SCORE_LANES_INLINE void apo__score_lanes_book_step(apo__score_lanes_book *b,
-                                                              const apo__score_lanes_k *k, apo_vd r,
-                                                              apo_vm gap, apo_vm change) {
+static APO_FORCE_INLINE void apo__score_lanes_book_step(apo__score_lanes_book *b,
+                                                        const apo__score_lanes_k *k, apo_vd r,
+                                                        apo_vm gap, apo_vm change) {
     const apo_vd down = apo__score_lanes_min(r, k->zero);
     b->down_sq = b->down_sq + down * down;
     apo__score_lanes_close(b, k, gap);
@@ -112,9 +112,9 @@ static APO_SCORE_LANES_INLINE void apo__score_lanes_book_step(apo__score_lanes_b
 /* apo__score_lanes_book_step where no lane's trade ended in a gap: the close of a gap's trade
  * left out, which with no lane ending adds +0 to counts and to sums that are never -0 (won
  * adds values above 0 to +0, lost values below 0) and keeps the trade, so it changes no bit. */
-static APO_SCORE_LANES_INLINE void apo__score_lanes_book_step_held(apo__score_lanes_book *b,
-                                                                   const apo__score_lanes_k *k,
-                                                                   apo_vd r, apo_vm change) {
+static APO_FORCE_INLINE void apo__score_lanes_book_step_held(apo__score_lanes_book *b,
+                                                             const apo__score_lanes_k *k, apo_vd r,
+                                                             apo_vm change) {
     const apo_vd down = apo__score_lanes_min(r, k->zero);
     b->down_sq = b->down_sq + down * down;
     b->trade = b->trade + r;
@@ -137,9 +137,9 @@ static inline apo_vm apo__score_lanes_change_end(const apo__score_lanes_k *k, ap
 /* apo__score_more_return's book of a scored bar from prev to pos with return r, in the lanes
  * where `on` is set (the others keep their book): the units (|pos - prev|, the scalar body's
  * integer), the step above and the held side. */
-static APO_SCORE_LANES_INLINE void apo__score_lanes_book_on(apo__score_lanes_book *b,
-                                                            const apo__score_lanes_k *k, apo_vm on,
-                                                            apo_vd prev, apo_vd pos, apo_vd r) {
+static APO_FORCE_INLINE void apo__score_lanes_book_on(apo__score_lanes_book *b,
+                                                      const apo__score_lanes_k *k, apo_vm on,
+                                                      apo_vd prev, apo_vd pos, apo_vd r) {
     apo__score_lanes_book next = *b;
     next.units = next.units + apo_vd_abs(pos - prev);
     apo__score_lanes_book_step(&next, k, r, apo__score_lanes_gap_end(k, b->held, prev),
