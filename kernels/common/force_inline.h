@@ -10,6 +10,10 @@
  * that held the CI past its hour. The operations and their order are the same either way
  * (no contraction, -ffp-contract=off), so the bits are too; what changes is only which
  * calls stay calls in a build whose speed nobody measures.
+ *
+ * APO_NOINLINE keeps a function out of its callers: the score lanes' per-kind functions
+ * (score_lanes.h), each compiled on its own, where one function that held every kind's
+ * forced copies took gcc longer than its size alone explains.
  */
 #ifndef APO_FORCE_INLINE_H
 #define APO_FORCE_INLINE_H
@@ -18,6 +22,12 @@
 #define APO_FORCE_INLINE inline __attribute__((always_inline))
 #else
 #define APO_FORCE_INLINE inline
+#endif
+
+#if defined(__GNUC__)
+#define APO_NOINLINE __attribute__((noinline))
+#else
+#define APO_NOINLINE
 #endif
 
 #endif /* APO_FORCE_INLINE_H */

@@ -405,34 +405,41 @@ apo__score_lanes_tile(const int kind, const int widths, const int rounds, const 
         apo__score_lanes_hot(kind, widths, rounds, book, tile, set, k, s, c, b, joint, tile->n);
 }
 
-/* apo__score_lanes_tile for the pass's kind, the kind, `widths`, the rounds and `book` as
- * constants: each compiles to loops of its own, as the scalar fold's per-kind loops did. */
-static APO_FORCE_INLINE void
-apo__score_lanes_tile_of(const int book, const int rounds, const apo__score_sets_tile *tile,
-                         const apo__score_lanes_sets *set, const apo__score_lanes_k *k,
-                         apo__score_lanes *s, apo__score_lanes_more *c, apo__score_lanes_book *b) {
-/* A case of the switch below: the kind and whether the pass is bollinger's, as constants. */
-#define APO_SCORE_LANES_CASE(kind)                                                                 \
-    case kind:                                                                                     \
+/* apo__score_lanes_tile for one kind (a constant), with `widths`, the rounds and `book` as
+ * constants too: each compiles to loops of their own, as the scalar fold's per-kind loops
+ * did. One function a kind, kept out of apo__score_fold_round (APO_NOINLINE): with every
+ * kind's copies in that one function gcc took about 115 s for lanes_sse2.c at -O3, most of
+ * it in passes whose cost grows faster than a function's size; a call a tile is all it costs
+ * at run time. */
+#define APO_SCORE_LANES_KIND_TILE(kind)                                                            \
+    static APO_NOINLINE void apo__score_lanes_tile_##kind(                                         \
+        const int book, const int rounds, const apo__score_sets_tile *tile,                        \
+        const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo__score_lanes *s,        \
+        apo__score_lanes_more *c, apo__score_lanes_book *b) {                                      \
         if (tile->widths)                                                                          \
-            apo__score_lanes_tile(kind, 1, rounds, book, tile, set, k, s, c, b);                   \
+            apo__score_lanes_tile_views(kind, 1, book, rounds, tile, set, k, s, c, b);             \
         else                                                                                       \
-            apo__score_lanes_tile(kind, 0, rounds, book, tile, set, k, s, c, b);                   \
-        break
-    switch (tile->kind) {
-        APO_SCORE_LANES_CASE(APO_RULE_BANDS_REVERT);
-        APO_SCORE_LANES_CASE(APO_RULE_BANDS_ZONE);
-        APO_SCORE_LANES_CASE(APO_RULE_MACD_CROSS);
-        APO_SCORE_LANES_CASE(APO_RULE_ZONE);
-        APO_SCORE_LANES_CASE(APO_RULE_REVERT);
-        APO_SCORE_LANES_CASE(APO_RULE_CROSS);
-        APO_SCORE_LANES_CASE(APO_RULE_PRICE_CROSS);
-        APO_SCORE_LANES_CASE(APO_RULE_SIGNAL);
-    default:
-        break;
+            apo__score_lanes_tile_views(kind, 0, book, rounds, tile, set, k, s, c, b);             \
     }
-#undef APO_SCORE_LANES_CASE
+
+/* apo__score_lanes_tile, the copy for the values of `book` and the rounds as constants. */
+static APO_FORCE_INLINE void
+apo__score_lanes_tile_views(const int kind, const int widths, const int book, const int rounds,
+                            const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,
+                            const apo__score_lanes_k *k, apo__score_lanes *s,
+                            apo__score_lanes_more *c, apo__score_lanes_book *b) {
+    if (book && rounds == 2)
+        apo__score_lanes_tile(kind, widths, 2, 1, tile, set, k, s, c, b);
+    else if (book)
+        apo__score_lanes_tile(kind, widths, 1, 1, tile, set, k, s, c, b);
+    else if (rounds == 2)
+        apo__score_lanes_tile(kind, widths, 2, 0, tile, set, k, s, c, NULL);
+    else
+        apo__score_lanes_tile(kind, widths, 1, 0, tile, set, k, s, c, NULL);
 }
+
+APO_SCORE_LANES_KINDS(APO_SCORE_LANES_KIND_TILE)
+#undef APO_SCORE_LANES_KIND_TILE
 
 /* Lane l of `from` written back as one set's fold: the one place the lanes' fields map to
  * apo__score_fold's (the fold rounds and the ranged calls' ride, score_ride_lanes.h). */
@@ -487,14 +494,17 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
         }
     }
     apo__score_lanes_more *const more = compound ? c : NULL;
-    if (book && rounds == 2)
-        apo__score_lanes_tile_of(1, 2, tile, set, &k, s, more, b);
-    else if (book)
-        apo__score_lanes_tile_of(1, 1, tile, set, &k, s, more, b);
-    else if (rounds == 2)
-        apo__score_lanes_tile_of(0, 2, tile, set, &k, s, more, NULL);
-    else
-        apo__score_lanes_tile_of(0, 1, tile, set, &k, s, more, NULL);
+/* A case of the switch below: the kind's function (above). */
+#define APO_SCORE_LANES_CASE(kind)                                                                 \
+    case kind:                                                                                     \
+        apo__score_lanes_tile_##kind(book, rounds, tile, set, &k, s, more, b);                     \
+        break;
+    switch (tile->kind) {
+        APO_SCORE_LANES_KINDS(APO_SCORE_LANES_CASE)
+    default:
+        break;
+    }
+#undef APO_SCORE_LANES_CASE
     for (size_t j = 0; j < n; j++) {
         APO_LANES_NAME(apo__score_lane_store)(&s[j / APO_LANES], j % APO_LANES, &folds[j]);
         if (compound) {

@@ -16,6 +16,18 @@
 #include "lanes.h"
 #include "score_sets.h"
 
+/* Every kind of rule (score_tile.h), X(kind) a kind: the lane folds compile one function a
+ * kind (score_lanes.h, score_lone_lanes.h, score_ride_lanes.h). */
+#define APO_SCORE_LANES_KINDS(X)                                                                   \
+    X(APO_RULE_BANDS_REVERT)                                                                       \
+    X(APO_RULE_BANDS_ZONE)                                                                         \
+    X(APO_RULE_MACD_CROSS)                                                                         \
+    X(APO_RULE_ZONE)                                                                               \
+    X(APO_RULE_REVERT)                                                                             \
+    X(APO_RULE_CROSS)                                                                              \
+    X(APO_RULE_PRICE_CROSS)                                                                        \
+    X(APO_RULE_SIGNAL)
+
 /* A fold's state in lanes (apo__score_fold). `started` is 1.0 in a lane whose set has
  * started, else 0.0. */
 typedef struct apo__score_lanes {

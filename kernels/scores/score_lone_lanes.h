@@ -362,14 +362,13 @@ static APO_FORCE_INLINE void apo__score_lone_tile(const int kind, const int widt
         *one->compound = more;
 }
 
-/* Folds the tile into `fold` with the lone set `one`: each kind, `widths` and the view (plain,
- * compounding, or the `/more` view's every statistic) compile to loops of their own. */
-static void APO_LANES_NAME(apo__score_fold_lone)(const apo__score_sets_tile *tile,
-                                                 const apo__score_set *one, apo__score_fold *fold) {
-    const int compound = one->compound != NULL;
-    const int book = compound && one->compound->view == APO_SCORE_VIEW_MORE;
-#define APO_SCORE_LONE_CASE(kind)                                                                  \
-    case kind:                                                                                     \
+/* apo__score_lone_tile for one kind, `widths` and the view (plain, compounding, or the
+ * `/more` view's every statistic) as constants: each compiles to loops of their own. One
+ * function a kind, kept out of apo__score_fold_lone (APO_NOINLINE), as score_lanes.h's. */
+#define APO_SCORE_LONE_KIND_TILE(kind)                                                             \
+    static APO_NOINLINE void apo__score_lone_tile_##kind(                                          \
+        const int compound, const int book, const apo__score_sets_tile *tile,                      \
+        const apo__score_set *one, apo__score_fold *fold) {                                        \
         if (tile->widths && book)                                                                  \
             apo__score_lone_tile(kind, 1, 1, 1, tile, one, fold);                                  \
         else if (tile->widths && compound)                                                         \
@@ -382,16 +381,21 @@ static void APO_LANES_NAME(apo__score_fold_lone)(const apo__score_sets_tile *til
             apo__score_lone_tile(kind, 0, 1, 0, tile, one, fold);                                  \
         else                                                                                       \
             apo__score_lone_tile(kind, 0, 0, 0, tile, one, fold);                                  \
-        break
+    }
+APO_SCORE_LANES_KINDS(APO_SCORE_LONE_KIND_TILE)
+#undef APO_SCORE_LONE_KIND_TILE
+
+/* Folds the tile into `fold` with the lone set `one`, by its kind's function (above). */
+static void APO_LANES_NAME(apo__score_fold_lone)(const apo__score_sets_tile *tile,
+                                                 const apo__score_set *one, apo__score_fold *fold) {
+    const int compound = one->compound != NULL;
+    const int book = compound && one->compound->view == APO_SCORE_VIEW_MORE;
+#define APO_SCORE_LONE_CASE(kind)                                                                  \
+    case kind:                                                                                     \
+        apo__score_lone_tile_##kind(compound, book, tile, one, fold);                              \
+        break;
     switch (tile->kind) {
-        APO_SCORE_LONE_CASE(APO_RULE_BANDS_REVERT);
-        APO_SCORE_LONE_CASE(APO_RULE_BANDS_ZONE);
-        APO_SCORE_LONE_CASE(APO_RULE_MACD_CROSS);
-        APO_SCORE_LONE_CASE(APO_RULE_ZONE);
-        APO_SCORE_LONE_CASE(APO_RULE_REVERT);
-        APO_SCORE_LONE_CASE(APO_RULE_CROSS);
-        APO_SCORE_LONE_CASE(APO_RULE_PRICE_CROSS);
-        APO_SCORE_LONE_CASE(APO_RULE_SIGNAL);
+        APO_SCORE_LANES_KINDS(APO_SCORE_LONE_CASE)
     default:
         break;
     }

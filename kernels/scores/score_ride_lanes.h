@@ -340,6 +340,25 @@ static APO_FORCE_INLINE void apo__score_ride_tile(
     }
 }
 
+/* apo__score_ride_tile for one kind, `widths` and the rounds as constants. One function a
+ * kind, kept out of apo__score_ride_round (APO_NOINLINE), as score_lanes.h's. */
+#define APO_SCORE_RIDE_KIND_TILE(kind)                                                             \
+    static APO_NOINLINE void apo__score_ride_tile_##kind(                                          \
+        const int rounds, const apo__score_sets_tile *tile, const apo__score_lanes_sets *set,      \
+        const apo__score_lanes_k *k, apo_vd *ref_pos, apo__score_lanes(*s)[APO_SCORE_RIDE_CHAINS], \
+        size_t n_chains, apo__score_ride_ref *b) {                                                 \
+        if (tile->widths && rounds == 2)                                                           \
+            apo__score_ride_tile(kind, 1, 2, tile, set, k, ref_pos, s, n_chains, b);               \
+        else if (tile->widths)                                                                     \
+            apo__score_ride_tile(kind, 1, 1, tile, set, k, ref_pos, s, n_chains, b);               \
+        else if (rounds == 2)                                                                      \
+            apo__score_ride_tile(kind, 0, 2, tile, set, k, ref_pos, s, n_chains, b);               \
+        else                                                                                       \
+            apo__score_ride_tile(kind, 0, 1, tile, set, k, ref_pos, s, n_chains, b);               \
+    }
+APO_SCORE_LANES_KINDS(APO_SCORE_RIDE_KIND_TILE)
+#undef APO_SCORE_RIDE_KIND_TILE
+
 /* A fold's state into lanes, lane l from folds[l] (folds[0] past n: its state is not stored
  * back). */
 static void APO_LANES_NAME(apo__score_ride_load)(apo__score_lanes *s, const apo__score_fold *folds,
@@ -398,28 +417,13 @@ static void APO_LANES_NAME(apo__score_ride_round)(const apo__score_sets_tile *ti
             (&s[r][c], chains[g + c] + first + (size_t)r * APO_LANES, in_round[r]);
         }
 
-/* A case of the switch below: the kind, whether the pass is bollinger's, and the rounds, as
- * constants. */
+/* A case of the switch below: the kind's function (apo__score_ride_tile_<kind>). */
 #define APO_SCORE_RIDE_CASE(kind)                                                                  \
     case kind:                                                                                     \
-        if (tile->widths && rounds == 2)                                                           \
-            apo__score_ride_tile(kind, 1, 2, tile, set, &k, ref, s, in_group, b);                  \
-        else if (tile->widths)                                                                     \
-            apo__score_ride_tile(kind, 1, 1, tile, set, &k, ref, s, in_group, b);                  \
-        else if (rounds == 2)                                                                      \
-            apo__score_ride_tile(kind, 0, 2, tile, set, &k, ref, s, in_group, b);                  \
-        else                                                                                       \
-            apo__score_ride_tile(kind, 0, 1, tile, set, &k, ref, s, in_group, b);                  \
-        break
+        apo__score_ride_tile_##kind(rounds, tile, set, &k, ref, s, in_group, b);                   \
+        break;
         switch (tile->kind) {
-            APO_SCORE_RIDE_CASE(APO_RULE_BANDS_REVERT);
-            APO_SCORE_RIDE_CASE(APO_RULE_BANDS_ZONE);
-            APO_SCORE_RIDE_CASE(APO_RULE_MACD_CROSS);
-            APO_SCORE_RIDE_CASE(APO_RULE_ZONE);
-            APO_SCORE_RIDE_CASE(APO_RULE_REVERT);
-            APO_SCORE_RIDE_CASE(APO_RULE_CROSS);
-            APO_SCORE_RIDE_CASE(APO_RULE_PRICE_CROSS);
-            APO_SCORE_RIDE_CASE(APO_RULE_SIGNAL);
+            APO_SCORE_LANES_KINDS(APO_SCORE_RIDE_CASE)
         default:
             break;
         }
