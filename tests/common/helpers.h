@@ -149,13 +149,9 @@ int test_list_dir(const char *dir, char *out, size_t size);
  *   times slower: one kernel in eight (26 of the catalog's 205, spread over its families).
  *   TSan looks at the threads around a kernel (the runtime's devices, the pool, a stream's
  *   state), which every kernel of a loop goes through alike;
- * - under AddressSanitizer (APO_TEST_SANITIZED): one kernel in four. These loops run the
- *   runtime's splits, the streams and the SIMT launchers, one code for every kernel, while
- *   each kernel's own tile bodies meet ASan in tests/kernels at every kernel and many shapes;
- *   over every kernel catalog_simt, catalog_runtime_slow, stream_slow and stream_devices_slow
- *   took 489 s of the ASan stage's test time in a clean clone's CI (2026-11-28), a third of
- *   the stage. What ASan no longer sees is three kernels in four's stream state and split
- *   pieces, and their outputs written by the SIMT launchers.
+ * AddressSanitizer runs every kernel: each kernel's stream state, kept windows and split
+ * pieces have sizes of their own, which only its own run puts under ASan (one kernel in four
+ * there for a day, 2026-11-28, while the CI ran past its hour; tests/README.md).
  * Each loop's own counts are still taken over all of them. The sanitizer builds leave the slow
  * copies of stream_revise and stream_peek_fork out, so their loops see one kernel in eight
  * there. One in four kept the TSan stage's streaming loops at 470 s of the CI's hour
@@ -164,8 +160,6 @@ int test_list_dir(const char *dir, char *out, size_t size);
 #define TEST_KERNEL_STRIDE 8
 #elif defined(APO_TEST_KERNEL_STRIDE)
 #define TEST_KERNEL_STRIDE APO_TEST_KERNEL_STRIDE
-#elif defined(APO_TEST_SANITIZED)
-#define TEST_KERNEL_STRIDE 4
 #else
 #define TEST_KERNEL_STRIDE 1
 #endif
@@ -173,9 +167,9 @@ static inline int test_kernel_sampled(size_t k) { return k % TEST_KERNEL_STRIDE 
 
 /* The stream tests' loops over every kernel (stream_revise, stream_peek_fork, stream_refusals,
  * and stream_slow and stream_devices_slow through stream_check_each_per_bar_kernel):
- * as test_kernel_sampled (one in four under ASan), but one kernel in 32 under ThreadSanitizer (7 of
- * the catalog's 205): a stream's update, peek, revise and fork take the same threads whatever its
- * kernel, and at one in eight stream_revise and stream_peek_fork took 288 and 175 s of the TSan
+ * as test_kernel_sampled (every kernel under ASan), but one kernel in 32 under ThreadSanitizer (7
+ * of the catalog's 205): a stream's update, peek, revise and fork take the same threads whatever
+ * its kernel, and at one in eight stream_revise and stream_peek_fork took 288 and 175 s of the TSan
  * stage's unit suite in a clean clone's CI of 2026-11-28, once the carried runs revised too.
  * catalog_simt keeps one in eight there: each of its kernels writes its own outputs from the CUDA
  * threads TSan sees. */

@@ -449,9 +449,9 @@ Test(catalog_simt, every_catalog_kernel_gives_the_cpu_bits_through_its_family_la
     for (size_t k = 0; k < N_TABLE; k++) {
         cr_assert_eq(table[k].id, (apo__cat_id)k, "the table is not in apo__cat_id order at %zu",
                      k);
-        /* Under TSan one kernel in eight, under ASan one in four (helpers.h): each CUDA
-         * thread is a host thread, and every kernel's launch goes through the same SIMT
-         * scheduling; the plain build runs every kernel. */
+        /* Under TSan one kernel in eight (helpers.h): each CUDA thread is a host thread, and
+         * every kernel's launch goes through the same SIMT scheduling; the plain and ASan
+         * builds run every kernel. */
         if (test_kernel_sampled(k))
             check_row(&table[k]);
     }
