@@ -148,7 +148,7 @@ int test_list_dir(const char *dir, char *out, size_t size);
  * - under ThreadSanitizer (APO_TEST_TSAN, set by tests/meson.build), which runs these loops 20
  *   times slower: one kernel in eight (26 of the catalog's 205, spread over its families).
  *   TSan looks at the threads around a kernel (the runtime's devices, the pool, a stream's
- *   state), which every kernel of a loop goes through alike;
+ *   state), which every kernel of a loop goes through alike.
  * AddressSanitizer runs every kernel: each kernel's stream state, kept windows and split
  * pieces have sizes of their own, which only its own run puts under ASan (one kernel in four
  * there for a day, 2026-11-28, while the CI ran past its hour; tests/README.md).
