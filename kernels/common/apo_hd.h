@@ -41,6 +41,22 @@
 #endif
 
 /*
+ * APO_HD_STEP marks a helper of a few operations that the bodies call once or more a sample
+ * (a TwoSum, a double-double step, a window sum's slide, a bar's term): always inlined by gcc
+ * (force_inline.h), since in the catalog's dispatch units, which hold every body of a path,
+ * gcc's unit growth limit left them calls, each returning its two doubles through the stack:
+ * a store of 8 bytes read back as 16, a failed store forwarding on every sample's chain (adr
+ * at 22 ns a bar on a Zen 3 where TA-Lib's loop takes 2.8; docs/kernels/talib.md). nvcc
+ * inlines such device functions itself; the operations are the same either way.
+ */
+#ifdef __CUDACC__
+#define APO_HD_STEP inline
+#else
+#include "force_inline.h"
+#define APO_HD_STEP APO_FORCE_INLINE
+#endif
+
+/*
  * Sample and output accessors. A tile body reads sample i of its row as APO_IN(x, i) and
  * writes output t as APO_OUT(out, t) = v, so the same body can read the row in memory or a
  * window of it staged elsewhere. By default (the CPU kernels, the lanes, the simple CUDA
@@ -89,7 +105,7 @@ static inline APO_HD apo__out apo__out_at(double *p) { return p; }
 /* NaN canonicalisation: `v`, or the NAN constant when it is a NaN of any sign and payload.
  * Applied where arithmetic can make a NaN that reaches an output (bollinger's bands, the
  * moments' merge), so the CPU and the GPU store the same bits for it. */
-static inline APO_HD double apo__canonical_nan(double v) { return isnan(v) ? (double)NAN : v; }
+static APO_HD_STEP APO_HD double apo__canonical_nan(double v) { return isnan(v) ? (double)NAN : v; }
 
 /* 1 when v is finite, else 0. isfinite() promises only a nonzero value (CUDA's and some C
  * libraries' may be another than 1), so bodies that combine the tests with `&`, to avoid a

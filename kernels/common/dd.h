@@ -22,7 +22,7 @@ typedef struct apo__dd {
     double hi, lo;
 } apo__dd;
 
-static inline APO_HD apo__dd apo__dd_make(double hi, double lo) {
+static APO_HD_STEP APO_HD apo__dd apo__dd_make(double hi, double lo) {
     apo__dd r;
     r.hi = hi;
     r.lo = lo;
@@ -30,7 +30,7 @@ static inline APO_HD apo__dd apo__dd_make(double hi, double lo) {
 }
 
 /* a + b = s + e exactly (Knuth). */
-static inline APO_HD apo__dd apo__two_sum(double a, double b) {
+static APO_HD_STEP APO_HD apo__dd apo__two_sum(double a, double b) {
     const double s = a + b;
     const double bb = s - a;
     const double e = (a - (s - bb)) + (b - bb);
@@ -38,21 +38,21 @@ static inline APO_HD apo__dd apo__two_sum(double a, double b) {
 }
 
 /* a + b = s + e exactly when |a| >= |b| or a is 0 (Dekker). */
-static inline APO_HD apo__dd apo__quick_two_sum(double a, double b) {
+static APO_HD_STEP APO_HD apo__dd apo__quick_two_sum(double a, double b) {
     const double s = a + b;
     const double e = b - (s - a);
     return apo__dd_make(s, e);
 }
 
 /* a = hi + lo with hi holding the upper 26 bits (Veltkamp). */
-static inline APO_HD apo__dd apo__split(double a) {
+static APO_HD_STEP APO_HD apo__dd apo__split(double a) {
     const double c = 134217729.0 * a;
     const double hi = c - (c - a);
     return apo__dd_make(hi, a - hi);
 }
 
 /* a * b = p + e exactly (Dekker), without FMA. */
-static inline APO_HD apo__dd apo__two_prod(double a, double b) {
+static APO_HD_STEP APO_HD apo__dd apo__two_prod(double a, double b) {
     const double p = a * b;
     const apo__dd as = apo__split(a), bs = apo__split(b);
     const double e = ((as.hi * bs.hi - p) + as.hi * bs.lo + as.lo * bs.hi) + as.lo * bs.lo;
@@ -60,14 +60,14 @@ static inline APO_HD apo__dd apo__two_prod(double a, double b) {
 }
 
 /* a + b, a double-double and a double. */
-static inline APO_HD apo__dd apo__dd_add_d(apo__dd a, double b) {
+static APO_HD_STEP APO_HD apo__dd apo__dd_add_d(apo__dd a, double b) {
     apo__dd s = apo__two_sum(a.hi, b);
     s.lo = s.lo + a.lo;
     return apo__quick_two_sum(s.hi, s.lo);
 }
 
 /* a + b, both double-doubles (the accurate addition, errors relative to |a| + |b|). */
-static inline APO_HD apo__dd apo__dd_add(apo__dd a, apo__dd b) {
+static APO_HD_STEP APO_HD apo__dd apo__dd_add(apo__dd a, apo__dd b) {
     apo__dd s = apo__two_sum(a.hi, b.hi);
     const apo__dd t = apo__two_sum(a.lo, b.lo);
     s.lo = s.lo + t.hi;
@@ -76,17 +76,17 @@ static inline APO_HD apo__dd apo__dd_add(apo__dd a, apo__dd b) {
     return apo__quick_two_sum(s.hi, s.lo);
 }
 
-static inline APO_HD apo__dd apo__dd_neg(apo__dd a) { return apo__dd_make(-a.hi, -a.lo); }
+static APO_HD_STEP APO_HD apo__dd apo__dd_neg(apo__dd a) { return apo__dd_make(-a.hi, -a.lo); }
 
 /* a * b, both double-doubles (the lo * lo term is below the result's precision). */
-static inline APO_HD apo__dd apo__dd_mul(apo__dd a, apo__dd b) {
+static APO_HD_STEP APO_HD apo__dd apo__dd_mul(apo__dd a, apo__dd b) {
     apo__dd p = apo__two_prod(a.hi, b.hi);
     p.lo = p.lo + (a.hi * b.lo + a.lo * b.hi);
     return apo__quick_two_sum(p.hi, p.lo);
 }
 
 /* a / b, a double-double and a nonzero double: one correction step of the quotient. */
-static inline APO_HD apo__dd apo__dd_div_d(apo__dd a, double b) {
+static APO_HD_STEP APO_HD apo__dd apo__dd_div_d(apo__dd a, double b) {
     const double q1 = a.hi / b;
     const apo__dd p = apo__two_prod(q1, b);
     apo__dd r = apo__two_sum(a.hi, -p.hi);

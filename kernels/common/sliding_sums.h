@@ -1,16 +1,17 @@
 /*
  * sliding_sums.h: the one run of the catalog's window bodies whose whole state is one or two
- * double-double sums of per-bar terms over the window of p bars (adr, cmf, rvol, vwap), so
- * that the gap rule, the exact restart, the slide and the state kept between pieces are
+ * double-double sums of per-bar terms over the window of p bars (adr, cmf, rvol, vwap, vwma),
+ * so that the gap rule, the exact restart, the slide and the state kept between pieces are
  * written once (APO_HD, shared by the CPU and CUDA).
  *
  * A body gives the run its terms and its output as functions, and the run is always inlined
  * into the body's own run (APO_CAT_SPECIALISED), where they are constants: each body then
  * compiles to the loop it would have written itself, the same operations in the same order,
- * so the same bits. A sum of doubles takes apo__dd_add_d and apo__dd_slide on its terms' hi
- * (their lo is not read); a sum of double-doubles (exact products) apo__dd_add and
- * apo__dd_slide_dd: the two are not interchangeable bit for bit (a lo of +0 against -0 can
- * reach a zero output's sign), so each sum says which it is.
+ * so the same bits. Runs of clean windows go in blocks (apo__sliding_block), each step the
+ * loop's own operations, so the same bits again. A sum of doubles takes apo__dd_add_d and
+ * apo__dd_slide on its terms' hi (their lo is not read); a sum of double-doubles (exact products)
+ * apo__dd_add and apo__dd_slide_dd: the two are not interchangeable bit for bit (a lo of +0 against
+ * -0 can reach a zero output's sign), so each sum says which it is.
  *
  * State (apo__cat_run, window.h): n[0] the last gap, n[1] whether the sums are the last
  * window's, sum k in v[2k], v[2k + 1].
@@ -27,12 +28,6 @@ typedef apo__dd (*apo__sliding_term)(const apo__cat_io *io, size_t t);
 /* The output at t from the window's sums (b: 0 for a body of one sum). */
 typedef double (*apo__sliding_output)(const apo__cat_io *io, size_t t, apo__dd a, apo__dd b);
 
-/* Slides both sums over the clean windows t .. e - 1, a block (window_sum.h) whose window
- * before t was clean and held sums a and b, writes their outputs and returns the sums; the
- * block's operations are the run's own, bar by bar (vwap_tile.h). */
-typedef apo__dd_pair (*apo__sliding_block)(const apo__cat_io *io, size_t p, size_t t, size_t e,
-                                           apo__dd a, apo__dd b);
-
 /* What one body sums and writes, its gap rule and its blocks. */
 typedef struct apo__sliding_body {
     size_t n_in;                /* the inputs whose non-finite samples are gaps */
@@ -40,7 +35,6 @@ typedef struct apo__sliding_body {
     apo__sliding_term term_a;   /* the first sum's terms */
     int dd_a;                   /* whether they are double-doubles */
     apo__sliding_term term_b;   /* the second sum's terms, doubles; NULL: one sum */
-    apo__sliding_block block;   /* NULL: no blocks */
     apo__sliding_output output; /* the output of a clean window */
 } apo__sliding_body;
 
@@ -48,7 +42,6 @@ typedef struct apo__sliding_body {
 static inline APO_HD apo__sliding_body apo__sliding_body_of(size_t n_in, size_t extra,
                                                             apo__sliding_term term_a, int dd_a,
                                                             apo__sliding_term term_b,
-                                                            apo__sliding_block block,
                                                             apo__sliding_output output) {
     apo__sliding_body body;
     body.n_in = n_in;
@@ -56,7 +49,6 @@ static inline APO_HD apo__sliding_body apo__sliding_body_of(size_t n_in, size_t 
     body.term_a = term_a;
     body.dd_a = dd_a;
     body.term_b = term_b;
-    body.block = block;
     body.output = output;
     return body;
 }
@@ -78,11 +70,52 @@ static inline APO_HD apo__dd apo__sliding_slide(const apo__cat_io *io, apo__slid
 }
 
 /*
+ * Slides the sums over the clean windows t .. e - 1, a block (window_sum.h) whose window before
+ * t was clean and held the sums a and b, writes their outputs and returns the sums: the terms
+ * of every step's bars in and out first, then the slides (two side by side), then the outputs,
+ * so that only the slides are serial and the other two loops vectorise. Each step is
+ * apo__sliding_slide's operations in its order (apo__dd_block_step against apo__dd_slide),
+ * so the sums and outputs are the loop's bits however a tile is cut into blocks. Bodies of
+ * one sum ignore b (their output does not read it).
+ */
+static APO_CAT_SPECIALISED APO_HD apo__dd_pair apo__sliding_block(const apo__cat_io *io,
+                                                                  const apo__sliding_body *body,
+                                                                  size_t p, size_t t, size_t e,
+                                                                  apo__dd a, apo__dd b) {
+    const size_t n = e - t;
+    const int two = body->term_b != NULL;
+    apo__dd_block ba, bb;
+    for (size_t k = 0; k < n; k++) {
+        if (body->dd_a)
+            apo__dd_block_step_dd(&ba, k, body->term_a(io, t + k), body->term_a(io, t + k - p));
+        else
+            apo__dd_block_step(&ba, k, body->term_a(io, t + k).hi, body->term_a(io, t + k - p).hi);
+        if (two)
+            apo__dd_block_step(&bb, k, body->term_b(io, t + k).hi, body->term_b(io, t + k - p).hi);
+    }
+    apo__dd_pair slid;
+    if (two)
+        slid = apo__dd_block_slide_two(a, &ba, body->dd_a, b, &bb, 0, t, n);
+    else
+        slid = apo__dd_pair_of(apo__dd_block_slide(a, &ba, t, n, body->dd_a), b);
+    /* The outputs go to the stack first: a store to io->out may alias io->p (doubles both),
+     * so that a loop storing there reloads the period at every bar and stays scalar. */
+    double o[APO_DD_FOLD];
+    for (size_t k = 0; k < n; k++)
+        o[k] = body->output(io, t + k, apo__dd_make(ba.h[k], ba.l[k]),
+                            two ? apo__dd_make(bb.h[k], bb.l[k]) : b);
+    double *out = io->out[0];
+    for (size_t k = 0; k < n; k++)
+        out[t + k] = o[k];
+    return slid;
+}
+
+/*
  * The loop from r->t to end, after apo__window_start over the body's n_in inputs and windows
  * of p + extra bars (p = io->p[0]): a window of those bars holding a gap gives NaN, a clean
  * one the output of the sums of the terms of its last p bars, summed exactly at the first
- * clean window after a gap or the tile's start, then slid (window_sum.h), in blocks where the
- * body has them and apo__clean_block_end allows.
+ * clean window after a gap or the tile's start, then slid (window_sum.h), in blocks where
+ * apo__clean_block_end allows.
  */
 static APO_CAT_SPECIALISED APO_HD void apo__sliding_run(const apo__cat_io *io, size_t end,
                                                         apo__cat_run *r,
@@ -95,11 +128,9 @@ static APO_CAT_SPECIALISED APO_HD void apo__sliding_run(const apo__cat_io *io, s
     apo__dd a = apo__window_sum(r, 0), b = apo__window_sum(r, 1);
     size_t plain_until = 0;
     for (size_t t = r->t; t < end; t++) {
-        const size_t e = body->block != NULL
-                             ? apo__clean_block_end(io->in, body->n_in, valid, t, end, &plain_until)
-                             : t;
+        const size_t e = apo__clean_block_end(io->in, body->n_in, valid, t, end, &plain_until);
         if (e > t) {
-            const apo__dd_pair s = body->block(io, p, t, e, a, b);
+            const apo__dd_pair s = apo__sliding_block(io, body, p, t, e, a, b);
             a = s.a;
             b = s.b;
             t = e - 1;

@@ -46,34 +46,34 @@ static inline APO_HD apo__dd apo__dd_sum_sq(const double *x, size_t from, size_t
 #define APO_DD_FOLD 64
 
 /* s at sample t: folded (lo into hi) where t is a multiple of APO_DD_FOLD. */
-static inline APO_HD apo__dd apo__dd_fold(apo__dd s, size_t t) {
+static APO_HD_STEP APO_HD apo__dd apo__dd_fold(apo__dd s, size_t t) {
     return t % APO_DD_FOLD == 0 ? apo__two_sum(s.hi, s.lo) : s;
 }
 
 /* s + in - out, the sum slid to sample t by one sample in and one out: in - out = d + e
  * exactly, computed off the chain, so hi takes one add per step. */
-static inline APO_HD apo__dd apo__dd_slide(apo__dd s, double in, double out, size_t t) {
+static APO_HD_STEP APO_HD apo__dd apo__dd_slide(apo__dd s, double in, double out, size_t t) {
     const apo__dd d = apo__two_sum(in, -out);
     const apo__dd a = apo__two_sum(s.hi, d.hi);
     return apo__dd_fold(apo__dd_make(a.hi, s.lo + (a.lo + d.lo)), t);
 }
 
 /* s + in - out with double-double terms (exact products: apo__two_prod). */
-static inline APO_HD apo__dd apo__dd_slide_dd(apo__dd s, apo__dd in, apo__dd out, size_t t) {
+static APO_HD_STEP APO_HD apo__dd apo__dd_slide_dd(apo__dd s, apo__dd in, apo__dd out, size_t t) {
     const apo__dd d = apo__two_sum(in.hi, -out.hi);
     const apo__dd a = apo__two_sum(s.hi, d.hi);
     return apo__dd_fold(apo__dd_make(a.hi, s.lo + ((a.lo + d.lo) + (in.lo - out.lo))), t);
 }
 
 /* s + x, the sum gathered to term i, one term in and none out, the same way. */
-static inline APO_HD apo__dd apo__dd_gather(apo__dd s, double x, size_t i) {
+static APO_HD_STEP APO_HD apo__dd apo__dd_gather(apo__dd s, double x, size_t i) {
     const apo__dd a = apo__two_sum(s.hi, x);
     return apo__dd_fold(apo__dd_make(a.hi, s.lo + a.lo), i);
 }
 
 /* The normalised double-double of a slid sum: TwoSum, which, unlike Dekker's quick sum,
  * is exact whichever of hi and lo is larger (after a cancellation, lo can be). */
-static inline APO_HD apo__dd apo__dd_settle(apo__dd s) { return apo__two_sum(s.hi, s.lo); }
+static APO_HD_STEP APO_HD apo__dd apo__dd_settle(apo__dd s) { return apo__two_sum(s.hi, s.lo); }
 
 /*
  * Blocked slides: the bodies slide a sum over a block of samples in three loops, so that

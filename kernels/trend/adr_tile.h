@@ -8,7 +8,7 @@
  * its error does not grow with the series as TA-Lib's running sum does; the mean is the settled
  * sum over p. Each output is a function of the tile grid alone. Gaps: a window holding a
  * non-finite high or low gives NaN (window.h). Stream: RUN, the window's state in apo__cat_run.
- * The loop is sliding_sums.h's run, shared with cmf, rvol and vwap.
+ * The loop is sliding_sums.h's run, shared with cmf, rvol, vwap and vwma.
  */
 #ifndef APO_KERNELS_ADR_TILE_H
 #define APO_KERNELS_ADR_TILE_H
@@ -17,17 +17,18 @@
 #include "sliding_sums.h"
 
 /* The range of bar t, TA-Lib's high - low. */
-static inline APO_HD double apo__bar_range(const apo__cat_io *io, size_t t) {
+static APO_HD_STEP APO_HD double apo__bar_range(const apo__cat_io *io, size_t t) {
     return io->in[0][t] - io->in[1][t];
 }
 
 /* The range as a term of a sum of doubles (sliding_sums.h). */
-static inline APO_HD apo__dd apo__adr_term(const apo__cat_io *io, size_t t) {
+static APO_HD_STEP APO_HD apo__dd apo__adr_term(const apo__cat_io *io, size_t t) {
     return apo__dd_make(apo__bar_range(io, t), 0.0);
 }
 
 /* The mean range from the window's slid sum (b unused: one sum). */
-static inline APO_HD double apo__adr_of(const apo__cat_io *io, size_t t, apo__dd sum, apo__dd b) {
+static APO_HD_STEP APO_HD double apo__adr_of(const apo__cat_io *io, size_t t, apo__dd sum,
+                                             apo__dd b) {
     (void)t;
     (void)b;
     return apo__canonical_nan(apo__dd_settle(sum).hi / (double)(size_t)io->p[0]);
@@ -35,7 +36,7 @@ static inline APO_HD double apo__adr_of(const apo__cat_io *io, size_t t, apo__dd
 
 /* adr as a body of sliding_sums.h: the 2 inputs' gaps and one sum, the ranges'. */
 static inline APO_HD apo__sliding_body apo__adr_body(void) {
-    return apo__sliding_body_of(2, 0, apo__adr_term, 0, NULL, NULL, apo__adr_of);
+    return apo__sliding_body_of(2, 0, apo__adr_term, 0, NULL, apo__adr_of);
 }
 
 /* adr's tile and stream (catalog_table.h, RUN): apo__adr_tile, apo__adr_stream_start and

@@ -27,8 +27,8 @@ static inline APO_HD double apo__true_range_values(double h, double l, double c)
 }
 
 /* The true range at t >= 1. */
-static inline APO_HD double apo__true_range(const double *high, const double *low,
-                                            const double *close, size_t t) {
+static APO_HD_STEP APO_HD double apo__true_range(const double *high, const double *low,
+                                                 const double *close, size_t t) {
     return apo__true_range_values(high[t], low[t], close[t - 1]);
 }
 

@@ -11,7 +11,7 @@
  * the series as TA-Lib's running sums do; each is settled before the quotient. Each output is
  * a function of the tile grid alone. Gaps: a window holding a non-finite sample of any input
  * gives NaN (window.h). Stream: RUN, the window's state in apo__cat_run. The loop is
- * sliding_sums.h's run, shared with vwap, adr and rvol.
+ * sliding_sums.h's run, shared with vwap, adr, rvol and vwma.
  */
 #ifndef APO_KERNELS_CMF_TILE_H
 #define APO_KERNELS_CMF_TILE_H
@@ -21,27 +21,31 @@
 #include "sliding_sums.h"
 
 /* Bar t's money flow volume: the A/D step from 0 (a sum of doubles: sliding_sums.h). */
-static inline APO_HD apo__dd apo__cmf_flow(const apo__cat_io *io, size_t t) {
+static APO_HD_STEP APO_HD apo__dd apo__cmf_flow(const apo__cat_io *io, size_t t) {
     return apo__dd_make(apo__ad_add(0.0, io, t), 0.0);
 }
 
 /* Bar t's volume, the second sum's term. */
-static inline APO_HD apo__dd apo__cmf_volume(const apo__cat_io *io, size_t t) {
+static APO_HD_STEP APO_HD apo__dd apo__cmf_volume(const apo__cat_io *io, size_t t) {
     return apo__dd_make(io->in[3][t], 0.0);
 }
 
 /* CMF from the window's slid sums: 0 where the volume's sum is not above 0. */
-static inline APO_HD double apo__cmf_of(const apo__cat_io *io, size_t t, apo__dd flow,
-                                        apo__dd volume) {
+static APO_HD_STEP APO_HD double apo__cmf_of(const apo__cat_io *io, size_t t, apo__dd flow,
+                                             apo__dd volume) {
     (void)io;
     (void)t;
     const double v = apo__dd_settle(volume).hi;
-    return v > 0.0 ? apo__canonical_nan(apo__dd_settle(flow).hi / v) : 0.0;
+    /* The quotient taken whatever v is, then selected: a division under the condition stays
+     * a branch (gcc keeps a trapping operation where the source has it), which keeps the
+     * block's output loop scalar (sliding_sums.h). */
+    const double q = apo__canonical_nan(apo__dd_settle(flow).hi / v);
+    return v > 0.0 ? q : 0.0;
 }
 
 /* cmf as a body of sliding_sums.h: the 4 inputs' gaps, the flows and the volumes. */
 static inline APO_HD apo__sliding_body apo__cmf_body(void) {
-    return apo__sliding_body_of(4, 0, apo__cmf_flow, 0, apo__cmf_volume, NULL, apo__cmf_of);
+    return apo__sliding_body_of(4, 0, apo__cmf_flow, 0, apo__cmf_volume, apo__cmf_of);
 }
 
 /* cmf's tile and stream (catalog_table.h, RUN): apo__cmf_tile, apo__cmf_stream_start and

@@ -16,12 +16,12 @@ static inline APO_HD double apo__typical(const apo__cat_io *io, size_t t) {
 
 /* The money flow tp * volume of bar t, exact as a double-double, tp its typical price
  * (apo__typical) where the caller already has it. */
-static inline APO_HD apo__dd apo__money_flow_of(const apo__cat_io *io, size_t t, double tp) {
+static APO_HD_STEP APO_HD apo__dd apo__money_flow_of(const apo__cat_io *io, size_t t, double tp) {
     return apo__two_prod(tp, io->in[3][t]);
 }
 
 /* The money flow typical * volume of bar t, exact as a double-double. */
-static inline APO_HD apo__dd apo__money_flow(const apo__cat_io *io, size_t t) {
+static APO_HD_STEP APO_HD apo__dd apo__money_flow(const apo__cat_io *io, size_t t) {
     return apo__money_flow_of(io, t, apo__typical(io, t));
 }
 
@@ -30,7 +30,7 @@ static inline APO_HD apo__dd apo__money_flow(const apo__cat_io *io, size_t t) {
  * high - low > 0; ad unchanged otherwise (a bar with high at or below low adds nothing). The
  * one definition of the A/D line's step, so that ad and adosc cannot drift apart. Inputs
  * high, low, close, volume are in[0 .. 3]; the caller has checked they are finite. */
-static inline APO_HD double apo__ad_add(double ad, const apo__cat_io *io, size_t t) {
+static APO_HD_STEP APO_HD double apo__ad_add(double ad, const apo__cat_io *io, size_t t) {
     const double high = io->in[0][t], low = io->in[1][t], close = io->in[2][t];
     const double range = high - low;
     if (range > 0.0)

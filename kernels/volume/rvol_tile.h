@@ -10,7 +10,7 @@
  * after each gap, then slid (window_sum.h), and settled before the quotient. Each output is a
  * function of the tile grid alone. Gaps: a window of the p + 1 bars t - p .. t holding a
  * non-finite volume gives NaN (window.h). Stream: RUN, the window's state in apo__cat_run.
- * The loop is sliding_sums.h's run, shared with adr, cmf and vwap.
+ * The loop is sliding_sums.h's run, shared with adr, cmf, vwap and vwma.
  */
 #ifndef APO_KERNELS_RVOL_TILE_H
 #define APO_KERNELS_RVOL_TILE_H
@@ -20,21 +20,24 @@
 
 /* The sum's term at bar t: the volume of the bar before it, so that the sum at t is that of
  * the p volumes before the bar (sliding_sums.h, a sum of doubles). */
-static inline APO_HD apo__dd apo__rvol_term(const apo__cat_io *io, size_t t) {
+static APO_HD_STEP APO_HD apo__dd apo__rvol_term(const apo__cat_io *io, size_t t) {
     return apo__dd_make(io->in[0][t - 1], 0.0);
 }
 
 /* The bar's volume over the mean of the window's sum, NaN where that sum is 0 (b unused). */
-static inline APO_HD double apo__rvol_of(const apo__cat_io *io, size_t t, apo__dd sum, apo__dd b) {
+static APO_HD_STEP APO_HD double apo__rvol_of(const apo__cat_io *io, size_t t, apo__dd sum,
+                                              apo__dd b) {
     (void)b;
     const double s = apo__dd_settle(sum).hi;
-    return s != 0.0 ? apo__canonical_nan(io->in[0][t] / (s / (double)(size_t)io->p[0]))
-                    : (double)NAN;
+    /* Taken whatever s is, then selected, so that the block's output loop has no branch
+     * (cmf_tile.h). */
+    const double q = apo__canonical_nan(io->in[0][t] / (s / (double)(size_t)io->p[0]));
+    return s != 0.0 ? q : (double)NAN;
 }
 
 /* rvol as a body of sliding_sums.h: its volume's gaps over p + 1 bars, one sum. */
 static inline APO_HD apo__sliding_body apo__rvol_body(void) {
-    return apo__sliding_body_of(1, 1, apo__rvol_term, 0, NULL, NULL, apo__rvol_of);
+    return apo__sliding_body_of(1, 1, apo__rvol_term, 0, NULL, apo__rvol_of);
 }
 
 /* rvol's tile and stream (catalog_table.h, RUN): apo__rvol_tile, apo__rvol_stream_start and
