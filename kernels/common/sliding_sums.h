@@ -9,9 +9,9 @@
  * compiles to the loop it would have written itself, the same operations in the same order,
  * so the same bits. Runs of clean windows go in blocks (apo__sliding_block), each step the
  * loop's own operations, so the same bits again. A sum of doubles takes apo__dd_add_d and
- * apo__dd_slide on its terms' hi (their lo is not read); a sum of double-doubles (exact products)
- * apo__dd_add and apo__dd_slide_dd: the two are not interchangeable bit for bit (a lo of +0 against
- * -0 can reach a zero output's sign), so each sum says which it is.
+ * apo__dd_slide on its terms' hi (their lo is not read); a sum of double-doubles (exact
+ * products) apo__dd_add and apo__dd_slide_dd: the two are not interchangeable bit for bit (a
+ * lo of +0 against -0 can reach a zero output's sign), so each sum says which it is.
  *
  * State (apo__cat_run, window.h): n[0] the last gap, n[1] whether the sums are the last
  * window's, sum k in v[2k], v[2k + 1].
@@ -28,7 +28,7 @@ typedef apo__dd (*apo__sliding_term)(const apo__cat_io *io, size_t t);
 /* The output at t from the window's sums (b: 0 for a body of one sum). */
 typedef double (*apo__sliding_output)(const apo__cat_io *io, size_t t, apo__dd a, apo__dd b);
 
-/* What one body sums and writes, its gap rule and its blocks. */
+/* What one body sums and writes, and its gap rule. */
 typedef struct apo__sliding_body {
     size_t n_in;                /* the inputs whose non-finite samples are gaps */
     size_t extra;               /* bars the gap window reaches before the terms' (rvol: 1) */
