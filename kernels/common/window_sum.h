@@ -80,11 +80,12 @@ static APO_HD_STEP APO_HD apo__dd apo__dd_settle(apo__dd s) { return apo__two_su
  * only one of them is serial. The first computes every step's terms (apo__dd_block_step,
  * apo__dd_block_step_dd: the TwoSum of the samples in and out, and the products), which do
  * not depend on the sum and so vectorise; the second (apo__dd_block_slide) runs the two
- * adds a step puts on the sum's chain and the TwoSum of its hi; the third reads the slid
- * sums to form the outputs (quotients, square roots, the centred moments' double-double
- * products), again independent across samples. Each step performs the same operations in
- * the same order as apo__dd_slide and apo__dd_slide_dd, so the sums and outputs keep
- * their bits, however the samples are cut into blocks.
+ * adds a step puts on the sum's chain and the TwoSum of its hi (two sums' slides on the CPU
+ * in three passes, of which only the chains of hi and of lo are serial: below); the third
+ * reads the slid sums to form the outputs (quotients, square roots, the centred moments'
+ * double-double products), again independent across samples. Each step performs the same operations
+ * in the same order as apo__dd_slide and apo__dd_slide_dd, so the sums and outputs keep their bits,
+ * however the samples are cut into blocks.
  *
  * A block ends at a fold (apo__dd_block_end), so its only fold is at its last sample, and
  * holds at most APO_DD_FOLD samples: the scratch is a fixed stack block on the CPU and the
@@ -127,6 +128,79 @@ static inline APO_HD apo__dd apo__dd_block_last(apo__dd_block *b, apo__dd s, siz
     return s;
 }
 
+#ifndef __CUDA_ARCH__
+/*
+ * A block's slide in three passes on the CPU: the chain of hi alone (sh[k + 1] = sh[k] + h[k],
+ * the TwoSum's rounded sum), then every step's TwoSum error and lo term, which need only sh[k],
+ * h[k] and sh[k + 1] and so vectorise, then the chain of lo. A TwoSum's error is the exact
+ * remainder whoever computes it and lo's additions keep their order, so every sum has
+ * apo__dd_block_slide's bits. Each chain takes one add a step (three cycles of latency) where
+ * the loop puts eight or nine adds a step on the core's two adders; one sum's loop is no
+ * slower than its two chains one after the other (adr and rvol took 1.1 to 1.25 times as
+ * long in passes, docs/perf-log/2026-11-29-massi-hma-blocks.md), so the passes serve two sums
+ * slid side by side (their chains interleaved, apo__dd_block_slide_two), which the loop bounds
+ * at sixteen adds a step, and a body that runs the chain of hi beside serial work of its own
+ * (massi's recurrences: massi_tile.h). The GPU keeps the loop (a thread's steps are serial
+ * either way).
+ */
+
+/* The second pass, after a first that left the chain of hi in sh[0 .. n]: b's h becomes the
+ * sums' hi and b's l each step's lo term. */
+static inline void apo__dd_block_errors(apo__dd_block *b, const double *sh, size_t n, int dd) {
+    for (size_t k = 0; k < n; k++) {
+        const double a = sh[k], x = b->h[k], s = sh[k + 1], bb = s - a;
+        const double e = (a - (s - bb)) + (x - bb);
+        b->l[k] = dd ? (e + b->l[k]) + b->x[k] : e + b->l[k];
+        b->h[k] = s;
+    }
+}
+
+/* The third pass: the chain of lo from *lo, the sum's lo before the block, which becomes
+ * its lo after it (unfolded); b's l the sums' lo. */
+static inline void apo__dd_block_lo_chain(double *lo, apo__dd_block *b, size_t n) {
+    double l = *lo;
+    for (size_t k = 0; k < n; k++) {
+        l = l + b->l[k];
+        b->l[k] = l;
+    }
+    *lo = l;
+}
+
+/* The second and third passes, for a body whose first pass runs in its own loop (massi's
+ * chain of hi beside its recurrences: massi_tile.h). */
+static inline void apo__dd_block_lo_passes(double *lo, apo__dd_block *b, const double *sh, size_t n,
+                                           int dd) {
+    apo__dd_block_errors(b, sh, n, dd);
+    apo__dd_block_lo_chain(lo, b, n);
+}
+
+/* The three passes of two sums over the same steps, their chains side by side. */
+static inline void apo__dd_block_passes_two(double *hi, double *lo, apo__dd_block *b, int dd_b,
+                                            double *hj, double *lj, apo__dd_block *c, int dd_c,
+                                            size_t n) {
+    double sh[APO_DD_FOLD + 1], uh[APO_DD_FOLD + 1];
+    sh[0] = *hi;
+    uh[0] = *hj;
+    for (size_t k = 0; k < n; k++) {
+        sh[k + 1] = sh[k] + b->h[k];
+        uh[k + 1] = uh[k] + c->h[k];
+    }
+    apo__dd_block_errors(b, sh, n, dd_b);
+    apo__dd_block_errors(c, uh, n, dd_c);
+    double l = *lo, m = *lj;
+    for (size_t k = 0; k < n; k++) {
+        l = l + b->l[k];
+        m = m + c->l[k];
+        b->l[k] = l;
+        c->l[k] = m;
+    }
+    *hi = sh[n];
+    *lo = l;
+    *hj = uh[n];
+    *lj = m;
+}
+#endif
+
 /* Slides s over the n steps of b at samples t .. t + n - 1 (a block: apo__dd_block_end),
  * with the terms of apo__dd_block_step_dd when dd is 1, of apo__dd_block_step when 0. b's
  * h and l then hold the sum after each step; the last one is returned. */
@@ -156,16 +230,19 @@ static inline APO_HD apo__dd_pair apo__dd_pair_of(apo__dd a, apo__dd b) {
     return both;
 }
 
-/* apo__dd_block_slide(s, b, t, n, dd_b) and apo__dd_block_slide(u, c, t, n, dd_c) in one
- * loop, the same operations on each sum, so the same bits: the two sums' chains side by
- * side, where two loops run one after the other (var's and zscore's S1 and S2, vwap's flow
- * and volume). Returns both sums. */
+/* apo__dd_block_slide(s, b, t, n, dd_b) and apo__dd_block_slide(u, c, t, n, dd_c) with the
+ * two sums' chains side by side (var's and zscore's S1 and S2, vwap's flow and volume), the
+ * same operations on each sum, so the same bits: on the CPU in the three passes, on the GPU
+ * in one loop. Returns both sums. */
 static inline APO_HD apo__dd_pair apo__dd_block_slide_two(apo__dd s, apo__dd_block *b, int dd_b,
                                                           apo__dd u, apo__dd_block *c, int dd_c,
                                                           size_t t, size_t n) {
     if (n == 0)
         return apo__dd_pair_of(s, u);
     double sh = s.hi, sl = s.lo, uh = u.hi, ul = u.lo;
+#ifndef __CUDA_ARCH__
+    apo__dd_block_passes_two(&sh, &sl, b, dd_b, &uh, &ul, c, dd_c, n);
+#else
     for (size_t k = 0; k < n; k++) {
         const apo__dd a = apo__two_sum(sh, b->h[k]), d = apo__two_sum(uh, c->h[k]);
         sl = dd_b ? sl + ((a.lo + b->l[k]) + b->x[k]) : sl + (a.lo + b->l[k]);
@@ -177,6 +254,7 @@ static inline APO_HD apo__dd_pair apo__dd_block_slide_two(apo__dd s, apo__dd_blo
         c->h[k] = uh;
         c->l[k] = ul;
     }
+#endif
     return apo__dd_pair_of(apo__dd_block_last(b, apo__dd_make(sh, sl), t, n),
                            apo__dd_block_last(c, apo__dd_make(uh, ul), t, n));
 }

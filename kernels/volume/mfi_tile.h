@@ -176,67 +176,6 @@ static inline apo_tv apo__mfi_value_lanes(apo_tv pos_hi, apo_tv pos_lo, apo_tv n
 }
 #endif
 
-#ifdef APO_TILE_LANES
-/* apo__mfi_slide's loop with its TwoSums taken off the serial path: the running hi sums
- * first (two chains of one add a bar: sp[k + 1] = sp[k] + h[k], the TwoSum's rounded sum),
- * then each step's TwoSum error, which needs only sp[k], h[k] and sp[k + 1], in vector lanes
- * with the step's own errors (c = (error + l) + x into l), then the lo chains of one add a bar.
- * Every value is the bar-by-bar loop's (a TwoSum's error is the exact remainder whoever
- * computes it), so the bits do not change; the scalar loops do 4 adds a bar instead of 18,
- * the bound of the 1e4-bar call (PERF.md). */
-static inline void apo__mfi_slide_lanes(apo__dd_block *bp, apo__dd_block *bn, size_t n,
-                                        apo__dd *pos, apo__dd *neg) {
-    double sp[APO_DD_FOLD + 1], sn[APO_DD_FOLD + 1];
-    sp[0] = pos->hi;
-    sn[0] = neg->hi;
-    for (size_t k = 0; k < n; k++) {
-        sp[k + 1] = sp[k] + bp->h[k];
-        sn[k + 1] = sn[k] + bn->h[k];
-    }
-    size_t k = 0;
-    for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES) {
-        apo_tv sum, err;
-        apo__mfi_two_sum_lanes(apo_tv_load(sp + k), apo_tv_load(bp->h + k), &sum, &err);
-        apo_tv_store(bp->l + k, (err + apo_tv_load(bp->l + k)) + apo_tv_load(bp->x + k));
-        apo_tv_store(bp->h + k, sum);
-        apo__mfi_two_sum_lanes(apo_tv_load(sn + k), apo_tv_load(bn->h + k), &sum, &err);
-        apo_tv_store(bn->l + k, (err + apo_tv_load(bn->l + k)) + apo_tv_load(bn->x + k));
-        apo_tv_store(bn->h + k, sum);
-    }
-    for (; k < n; k++) {
-        const apo__dd a = apo__two_sum(sp[k], bp->h[k]), b = apo__two_sum(sn[k], bn->h[k]);
-        bp->l[k] = (a.lo + bp->l[k]) + bp->x[k];
-        bp->h[k] = a.hi;
-        bn->l[k] = (b.lo + bn->l[k]) + bn->x[k];
-        bn->h[k] = b.hi;
-    }
-    double pl = pos->lo, nl = neg->lo;
-    for (k = 0; k < n; k++) {
-        pl = pl + bp->l[k];
-        nl = nl + bn->l[k];
-        bp->l[k] = pl;
-        bn->l[k] = nl;
-    }
-    *pos = apo__dd_make(sp[n], pl);
-    *neg = apo__dd_make(sn[n], nl);
-}
-#endif
-
-/* apo__dd_block_slide(pos, bp, t, n, 1) and apo__dd_block_slide(neg, bn, t, n, 1) with the
- * same operations on each sum: on the CPU in the lanes' three passes above, elsewhere as
- * apo__dd_block_slide_two (window_sum.h), the two chains side by side in one loop. */
-static inline APO_HD apo__dd_pair apo__mfi_slide(apo__dd_block *bp, apo__dd_block *bn, size_t t,
-                                                 size_t n, apo__dd pos, apo__dd neg) {
-#ifdef APO_TILE_LANES
-    if (n == 0)
-        return apo__dd_pair_of(pos, neg);
-    apo__mfi_slide_lanes(bp, bn, n, &pos, &neg);
-    return apo__dd_pair_of(apo__dd_block_last(bp, pos, t, n), apo__dd_block_last(bn, neg, t, n));
-#else
-    return apo__dd_block_slide_two(pos, bp, 1, neg, bn, 1, t, n);
-#endif
-}
-
 /* The clean windows t .. e - 1, a block (window_sum.h) whose window before t was clean and
  * slid into pos and neg: slides both, writes the outputs and returns the sums. The same
  * operations as apo__mfi_run's loop, bar by bar, so the same bits. */
@@ -254,7 +193,7 @@ static inline APO_HD apo__dd_pair apo__mfi_block(const apo__cat_io *io, size_t p
         apo__dd_block_step_dd(&bn, k, in.neg, out.neg);
     }
 #endif
-    const apo__dd_pair slid = apo__mfi_slide(&bp, &bn, t, n, pos, neg);
+    const apo__dd_pair slid = apo__dd_block_slide_two(pos, &bp, 1, neg, &bn, 1, t, n);
     pos = slid.a;
     neg = slid.b;
     double *y = io->out[0] + t;
