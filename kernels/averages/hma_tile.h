@@ -62,12 +62,48 @@ static inline apo_tv apo__hma_delagged_vec(const double *x, size_t u, size_t n, 
     return 2.0 * (half / (hd * (hd + 1.0) / 2.0)) - full / (nd * (nd + 1.0) / 2.0);
 }
 
-/* 1 when x[from .. to) are all finite. */
-static inline int apo__hma_all_finite(const double *x, size_t from, size_t to) {
-    int ok = 1;
-    for (size_t i = from; i < to; i++)
-        ok &= isfinite(x[i]) != 0;
-    return ok;
+/* The most outputs of a block (apo__hma_block), and the longest s it takes: s of TA-Lib's
+ * largest period, floor(sqrt(100000)). */
+#define APO_HMA_BLOCK 256
+#define APO_HMA_SQRT_MAX 316
+
+/* The end of the block of outputs from t: up to APO_HMA_BLOCK bars while the samples are
+ * finite (the windows before t being clean, the caller's test). */
+static inline size_t apo__hma_block_end(const double *x, size_t t, size_t end) {
+    const size_t most = end - t < APO_HMA_BLOCK ? end : t + APO_HMA_BLOCK;
+    size_t e = t;
+    while (e < most && isfinite(x[e]))
+        e++;
+    return e;
+}
+
+/* The outputs t .. e - 1, whose windows hold no gap: each d[u] they read is computed once
+ * (the loop computes each s times, once for each output that reads it), vector lanes of
+ * consecutive u, then each output's weighted sum of its s values, lanes of consecutive
+ * outputs. d[u] is a function of u's window alone and each sum takes the loop's products in
+ * its order, so the bits are the loop's. */
+static inline void apo__hma_block(const double *x, double *out, size_t t, size_t e, size_t n,
+                                  size_t h, size_t s, double divider) {
+    double d[APO_HMA_BLOCK + APO_HMA_SQRT_MAX]; /* d[q]: d at u = first + q */
+    const size_t first = t + 1 - s, m = e - first;
+    size_t q = 0;
+    for (; q + APO_TILE_LANES <= m; q += APO_TILE_LANES)
+        apo_tv_store(d + q, apo__hma_delagged_vec(x, first + q, n, h));
+    for (; q < m; q++)
+        d[q] = apo__hma_delagged(x, first + q, n, h);
+    size_t k = 0;
+    for (; k + APO_TILE_LANES <= e - t; k += APO_TILE_LANES) {
+        apo_tv sum = apo_tv_splat(0.0);
+        for (size_t j = 1; j <= s; j++)
+            sum += apo_tv_load(d + k + j - 1) * (double)j;
+        apo_tv_store(out + t + k, sum / divider);
+    }
+    for (; k < e - t; k++) {
+        double sum = 0.0;
+        for (size_t j = 1; j <= s; j++)
+            sum += d[k + j - 1] * (double)j;
+        out[t + k] = sum / divider;
+    }
 }
 #endif
 
@@ -89,18 +125,16 @@ static inline APO_HD void apo__hma_tile(const apo__cat_io *io, size_t begin, siz
             gap_end = t + 1;
     for (size_t t = begin; t < end; t++) {
 #ifdef APO_TILE_LANES
-        /* APO_TILE_LANES bars whose windows all hold no gap, one lane each: the loop's sums in
-         * its order. A group with a gap, or before the lookback, takes the loop below. */
-        while (end - t >= APO_TILE_LANES && t >= lookback && gap_end <= t - lookback &&
-               apo__hma_all_finite(x, t, t + APO_TILE_LANES)) {
-            apo_tv sum = apo_tv_splat(0.0);
-            for (size_t j = 1; j <= s; j++)
-                sum += apo__hma_delagged_vec(x, t - s + j, n, h) * (double)j;
-            apo_tv_store(out + t, sum / divider);
-            t += APO_TILE_LANES;
+        /* Bars whose windows hold no gap, in blocks; a bar with a gap, or before the lookback,
+         * takes the loop below. */
+        if (t >= lookback && gap_end <= t - lookback && s <= APO_HMA_SQRT_MAX) {
+            const size_t e = apo__hma_block_end(x, t, end);
+            if (e > t) {
+                apo__hma_block(x, out, t, e, n, h, s, divider);
+                t = e - 1;
+                continue;
+            }
         }
-        if (t >= end)
-            break;
 #endif
         if (!isfinite(x[t]))
             gap_end = t + 1;
