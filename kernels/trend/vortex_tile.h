@@ -15,6 +15,64 @@
 
 #include "trange_tile.h"
 
+#ifdef APO_TILE_LANES
+/* The most outputs of a block (apo__vortex_block) and the longest period it takes: its three
+ * rows of terms, (256 + 512) bars each, are 18 KiB of stack. */
+#define APO_VORTEX_BLOCK 256
+#define APO_VORTEX_MAX_P 512
+
+/* The outputs t .. e - 1 (t >= p, e - t <= APO_VORTEX_BLOCK, p <= APO_VORTEX_MAX_P): each bar's
+ * true range and movements computed once, in lanes of consecutive bars (the loop computes each
+ * p times, once for each window holding it), then each output's three sums in lanes of
+ * consecutive outputs, each lane adding its window's terms in index order from 0. Every term
+ * and sum is the loop's, so the bits are the loop's. */
+static inline void apo__vortex_block(const apo__cat_io *io, size_t t, size_t e, size_t p) {
+    const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
+    double tr[APO_VORTEX_BLOCK + APO_VORTEX_MAX_P], up[APO_VORTEX_BLOCK + APO_VORTEX_MAX_P],
+        down[APO_VORTEX_BLOCK + APO_VORTEX_MAX_P]; /* [q]: bar first + q */
+    const size_t first = t + 1 - p, m = e - first;
+    size_t q = 0;
+    for (; q + APO_TILE_LANES <= m; q += APO_TILE_LANES) {
+        const size_t i = first + q;
+        apo_tv_store(tr + q, apo__true_range_vec(high, low, close, i));
+        apo_tv_store(up + q, apo_tv_abs(apo_tv_load(high + i) - apo_tv_load(low + i - 1)));
+        apo_tv_store(down + q, apo_tv_abs(apo_tv_load(low + i) - apo_tv_load(high + i - 1)));
+    }
+    for (; q < m; q++) {
+        const size_t i = first + q;
+        tr[q] = apo__true_range(high, low, close, i);
+        up[q] = fabs(high[i] - low[i - 1]);
+        down[q] = fabs(low[i] - high[i - 1]);
+    }
+    double *plus = io->out[0], *minus = io->out[1];
+    size_t k = 0;
+    for (; k + APO_TILE_LANES <= e - t; k += APO_TILE_LANES) {
+        apo_tv r = apo_tv_splat(0.0), u = apo_tv_splat(0.0), d = apo_tv_splat(0.0);
+        for (size_t j = 0; j < p; j++) {
+            r = r + apo_tv_load(tr + k + j);
+            u = u + apo_tv_load(up + k + j);
+            d = d + apo_tv_load(down + k + j);
+        }
+        const apo_tm clean = apo_tv_finite(r) & apo_tv_finite(u) & apo_tv_finite(d);
+        const apo_tm ranged = r > 0.0;
+        const apo_tv zero = apo_tv_splat(0.0);
+        apo_tv_store(plus + t + k, apo_tv_or_nan(clean, apo_tv_pick(ranged, u / r, zero)));
+        apo_tv_store(minus + t + k, apo_tv_or_nan(clean, apo_tv_pick(ranged, d / r, zero)));
+    }
+    for (; k < e - t; k++) {
+        double r = 0.0, u = 0.0, d = 0.0;
+        for (size_t j = 0; j < p; j++) {
+            r = r + tr[k + j];
+            u = u + up[k + j];
+            d = d + down[k + j];
+        }
+        const int clean = apo__finite(r) & apo__finite(u) & apo__finite(d);
+        plus[t + k] = !clean ? (double)NAN : r > 0.0 ? u / r : 0.0;
+        minus[t + k] = !clean ? (double)NAN : r > 0.0 ? d / r : 0.0;
+    }
+}
+#endif
+
 static inline APO_HD void apo__vortex_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     double *plus = io->out[0], *minus = io->out[1];
@@ -22,8 +80,14 @@ static inline APO_HD void apo__vortex_tile(const apo__cat_io *io, size_t begin, 
     apo__cat_nan_lead(minus, begin, end, p);
     size_t t = apo__cat_nan_lead(plus, begin, end, p);
 #ifdef APO_TILE_LANES
-    /* The scalar loop below for the bars t .. t + APO_TILE_LANES - 1, one lane each, its
-     * choices as selects. */
+    /* Blocks of outputs whose terms are computed once (apo__vortex_block). */
+    for (; t < end && p <= APO_VORTEX_MAX_P;) {
+        const size_t e = end - t < APO_VORTEX_BLOCK ? end : t + APO_VORTEX_BLOCK;
+        apo__vortex_block(io, t, e, p);
+        t = e;
+    }
+    /* Windows past the blocks' bound: the scalar loop below for APO_TILE_LANES bars at a time,
+     * one lane each, its choices as selects. */
     for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
         apo_tv tr = apo_tv_splat(0.0), up = apo_tv_splat(0.0), down = apo_tv_splat(0.0);
         for (size_t i = t + 1 - p; i <= t; i++) {
