@@ -29,6 +29,61 @@ static inline APO_HD double apo__accbands_term(double high, double low, double s
     return side > 0 ? high * (1.0 + r) : low * (1.0 - r);
 }
 
+#ifdef APO_TILE_LANES
+/* The most outputs of a block (apo__accbands_block) and the longest period it takes: two rows
+ * of (256 + 512) terms, 12 KiB of stack. */
+#define APO_ACCBANDS_BLOCK 256
+#define APO_ACCBANDS_MAX_P 512
+
+/* The outputs t .. e - 1 (t >= p - 1, e - t <= APO_ACCBANDS_BLOCK, p <= APO_ACCBANDS_MAX_P):
+ * each bar's upper and lower terms computed once, in lanes of consecutive bars (the loop
+ * computes each p times, a division each), then each output's three sums in lanes of
+ * consecutive outputs, each adding its window's terms in index order from 0.
+ * Every term and sum is the loop's, so the bits are the loop's. */
+static inline void apo__accbands_block(const apo__cat_io *io, size_t t, size_t e, size_t p) {
+    const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
+    double upper[APO_ACCBANDS_BLOCK + APO_ACCBANDS_MAX_P],
+        lower[APO_ACCBANDS_BLOCK + APO_ACCBANDS_MAX_P]; /* [q]: bar first + q */
+    const size_t first = t + 1 - p, m = e - first;
+    const double pd = (double)p;
+    size_t q = 0;
+    for (; q + APO_TILE_LANES <= m; q += APO_TILE_LANES) {
+        const apo_tv h = apo_tv_load(high + first + q), l = apo_tv_load(low + first + q);
+        const apo_tv sum = h + l, r = 4.0 * (h - l) / sum;
+        const apo_tm flat = sum == 0.0;
+        apo_tv_store(upper + q, apo_tv_pick(flat, h, h * (1.0 + r)));
+        apo_tv_store(lower + q, apo_tv_pick(flat, l, l * (1.0 - r)));
+    }
+    for (; q < m; q++) {
+        upper[q] = apo__accbands_term(high[first + q], low[first + q], 1.0);
+        lower[q] = apo__accbands_term(high[first + q], low[first + q], -1.0);
+    }
+    size_t k = 0;
+    for (; k + APO_TILE_LANES <= e - t; k += APO_TILE_LANES) {
+        apo_tv su = apo_tv_splat(0.0), sm = apo_tv_splat(0.0), sl = apo_tv_splat(0.0);
+        for (size_t j = 0; j < p; j++) {
+            su = su + apo_tv_load(upper + k + j);
+            sm = sm + apo_tv_load(close + first + k + j);
+            sl = sl + apo_tv_load(lower + k + j);
+        }
+        apo_tv_store(io->out[0] + t + k, apo_tv_or_nan(apo_tv_finite(su), su / pd));
+        apo_tv_store(io->out[1] + t + k, apo_tv_or_nan(apo_tv_finite(sm), sm / pd));
+        apo_tv_store(io->out[2] + t + k, apo_tv_or_nan(apo_tv_finite(sl), sl / pd));
+    }
+    for (; k < e - t; k++) {
+        double su = 0.0, sm = 0.0, sl = 0.0;
+        for (size_t j = 0; j < p; j++) {
+            su = su + upper[k + j];
+            sm = sm + close[first + k + j];
+            sl = sl + lower[k + j];
+        }
+        io->out[0][t + k] = isfinite(su) ? su / pd : (double)NAN;
+        io->out[1][t + k] = isfinite(sm) ? sm / pd : (double)NAN;
+        io->out[2][t + k] = isfinite(sl) ? sl / pd : (double)NAN;
+    }
+}
+#endif
+
 static inline APO_HD void apo__accbands_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     const size_t p = (size_t)io->p[0];
@@ -43,6 +98,13 @@ static inline APO_HD void apo__accbands_tile(const apo__cat_io *io, size_t begin
         io->out[1][t] = NAN;
         io->out[2][t] = NAN;
     }
+    /* Blocks of outputs whose terms are computed once (apo__accbands_block). */
+    for (; t < end && p <= APO_ACCBANDS_MAX_P;) {
+        const size_t e = end - t < APO_ACCBANDS_BLOCK ? end : t + APO_ACCBANDS_BLOCK;
+        apo__accbands_block(io, t, e, p);
+        t = e;
+    }
+    /* Windows past the blocks' bound: the loop below for APO_TILE_LANES bars at a time. */
     for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
         apo_tv su = apo_tv_splat(0.0), sm = apo_tv_splat(0.0), sl = apo_tv_splat(0.0);
         for (size_t i = t + 1 - p; i <= t; i++) {
