@@ -13,8 +13,9 @@
  * Tiles: each output is evaluated from its own window of lookback + 1 samples, so any grid
  * gives the same bits: the s values of d it needs, each from its two weighted sums in plain
  * double, summed oldest first as TA-Lib's (its running sums in double slide instead, so the
- * two differ by roundings of the window's size: docs/kernels.md). A bar costs s (n + h)
- * multiply-adds, where TA-Lib's sliding sums cost a few (docs/kernels.md says so).
+ * two differ by roundings of the window's size: docs/kernels.md). Output by output a bar costs
+ * s (n + h) multiply-adds, each value of d computed s times; the CPU's blocks (apo__hma_block)
+ * compute each once, n + h + s a bar, where TA-Lib's sliding sums cost a few.
  *
  * Gaps: a window holding a non-finite sample gives NaN.
  */

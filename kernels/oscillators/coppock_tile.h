@@ -5,9 +5,10 @@
  * R(j, r) = `(x[j] / x[j-r] - 1) * 100`, 0 where x[j-r] is 0 (roc's rule). Input close;
  * lookback max(r1, r2) + w - 1.
  *
- * Each output evaluates its w values of S and their weighted sum in index order afresh (TA-Lib
- * slides the weighted sums in double and re-anchors them every 8 w bars): a function of its bars
- * alone, so tiles join and a stream keeps its position. At w = 1 the output is S itself.
+ * Each output evaluates its w values of S (on the CPU computed once a bar: apo__coppock_block)
+ * and their weighted sum in index order afresh (TA-Lib slides the weighted sums in double and
+ * re-anchors them every 8 w bars): a function of its bars alone, so tiles join and a stream
+ * keeps its position. At w = 1 the output is S itself.
  * Gaps: NaN where a close the output reads (x[j], x[j-r1], x[j-r2] for its w bars j) is not
  * finite.
  */
