@@ -52,6 +52,64 @@ static inline apo_tv apo__median_sum_vec(const double *high, const double *low, 
 
 #endif
 
+#ifdef APO_TILE_LANES
+/* The most outputs of a block (apo__ao_block) and the longest period it takes: a row of
+ * (256 + 512) median prices, 6 KiB of stack. */
+#define APO_AO_BLOCK 256
+#define APO_AO_MAX_P 512
+
+/* The sums of m[k .. k + p) for the 4 APO_TILE_LANES windows k = 0 .. 4 APO_TILE_LANES - 1,
+ * each adding its terms in index order from 0, four vectors of windows at a time: four chains
+ * of adds in flight, where one vector's chain waits p times on the adder's latency. */
+static inline void apo__ao_sums4(const double *m, size_t p, apo_tv *s) {
+    apo_tv a = apo_tv_splat(0.0), b = a, c = a, d = a;
+    for (size_t j = 0; j < p; j++) {
+        a = a + apo_tv_load(m + j);
+        b = b + apo_tv_load(m + APO_TILE_LANES + j);
+        c = c + apo_tv_load(m + 2 * APO_TILE_LANES + j);
+        d = d + apo_tv_load(m + 3 * APO_TILE_LANES + j);
+    }
+    s[0] = a;
+    s[1] = b;
+    s[2] = c;
+    s[3] = d;
+}
+
+/* AO's outputs t .. e - 1 (t at or past the lookback, e - t <= APO_AO_BLOCK, both periods up to
+ * APO_AO_MAX_P): each bar's median price computed once into a row (the loop computes it once
+ * for each window holding it), then the two window sums of each output, four vectors of
+ * outputs at a time, each lane adding its window's median prices in index order from 0, as
+ * the loop does: the same bits. */
+static inline void apo__ao_block(const double *high, const double *low, double *out, size_t t,
+                                 size_t e, size_t fast, size_t slow) {
+    double m[APO_AO_BLOCK + APO_AO_MAX_P]; /* m[q]: bar first + q */
+    const size_t longer = fast > slow ? fast : slow, first = t + 1 - longer, n = e - first;
+    for (size_t q = 0; q < n; q++)
+        m[q] = (high[first + q] + low[first + q]) / 2.0;
+    const double *mf = m + (longer - fast), *ms = m + (longer - slow); /* output t's windows */
+    size_t k = 0;
+    for (; k + 4 * APO_TILE_LANES <= e - t; k += 4 * APO_TILE_LANES) {
+        apo_tv f[4], s[4];
+        apo__ao_sums4(mf + k, fast, f);
+        apo__ao_sums4(ms + k, slow, s);
+        for (int g = 0; g < 4; g++) {
+            const apo_tv ao = f[g] / (double)fast - s[g] / (double)slow;
+            apo_tv_store(out + t + k + (size_t)g * APO_TILE_LANES,
+                         apo_tv_or_nan(apo_tv_finite(ao), ao));
+        }
+    }
+    for (; k < e - t; k++) {
+        double f = 0.0, s = 0.0;
+        for (size_t j = 0; j < fast; j++)
+            f = f + mf[k + j];
+        for (size_t j = 0; j < slow; j++)
+            s = s + ms[k + j];
+        const double ao = f / (double)fast - s / (double)slow;
+        out[t + k] = isfinite(ao) ? ao : (double)NAN;
+    }
+}
+#endif
+
 static inline APO_HD void apo__ao_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *high = io->in[0], *low = io->in[1];
     double *out = io->out[0];
@@ -59,6 +117,13 @@ static inline APO_HD void apo__ao_tile(const apo__cat_io *io, size_t begin, size
     const size_t longer = fast > slow ? fast : slow;
     size_t t = apo__cat_nan_lead(out, begin, end, longer - 1);
 #ifdef APO_TILE_LANES
+    /* Blocks of outputs whose median prices are computed once (apo__ao_block). */
+    for (; t < end && longer <= APO_AO_MAX_P;) {
+        const size_t e = end - t < APO_AO_BLOCK ? end : t + APO_AO_BLOCK;
+        apo__ao_block(high, low, out, t, e, fast, slow);
+        t = e;
+    }
+    /* Windows past the blocks' bound: four bars at a time, one lane each. */
     for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
         const apo_tv f = apo__median_sum_vec(high, low, t, fast),
                      s = apo__median_sum_vec(high, low, t, slow);
