@@ -138,10 +138,10 @@ static inline APO_HD apo__dd apo__dd_block_last(apo__dd_block *b, apo__dd s, siz
  * the loop puts eight or nine adds a step on the core's two adders; one sum's loop is no
  * slower than its two chains one after the other (adr and rvol took 1.1 to 1.25 times as
  * long in passes, docs/perf-log/2026-11-29-terms-once-a-bar.md), so the passes serve two sums
- * slid side by side (their chains interleaved, apo__dd_block_slide_two), which the loop bounds
- * at sixteen adds a step, and a body that runs the chain of hi beside serial work of its own
- * (massi's recurrences: massi_tile.h). The GPU keeps the loop (a thread's steps are serial
- * either way).
+ * slid side by side (their chains interleaved, apo__dd_block_slide_two), whose loop puts
+ * sixteen adds or more a step on the two adders, and a body that runs the chain of hi beside
+ * serial work of its own (massi's recurrences: massi_tile.h). The GPU keeps the loop (a
+ * thread's steps are serial either way).
  */
 
 /* The second pass, after a first that left the chain of hi in sh[0 .. n]: b's h becomes the

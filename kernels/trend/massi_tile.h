@@ -84,11 +84,12 @@ typedef struct apo__massi_loop {
 } apo__massi_loop;
 
 #ifdef APO_MASSI_RING
-/* The CPU's form for s <= APO_MASSI_RING, in blocks (window_sum.h, "Blocked slides"): the
- * recurrences bar by bar, each ratio kept in the ring until it leaves the window; the slide's
- * terms, a loop that vectorises; the serial slide; the outputs, a loop that vectorises again.
+/* The CPU's form for s <= APO_MASSI_RING, in blocks (window_sum.h, "Blocked slides"): one
+ * loop runs the recurrences bar by bar, keeps each ratio in the ring until it leaves the
+ * window, forms the slide's terms and runs the chain of the sum's hi; then the TwoSum errors
+ * (a loop that vectorises) and the chain of lo (apo__dd_block_lo_passes); then the outputs.
  * The bar-by-bar loop of apo__massi_tile runs the same operations in another order, where
- * the divisions, TwoSums and selects of one bar wait on each other's latencies. */
+ * the division, the TwoSums and the selects of one bar wait on each other's latencies. */
 static inline void apo__massi_blocks(const apo__massi_loop *m) {
     double ring[APO_MASSI_RING];
     apo__massi_emas lead = {0.0, 0.0, 0.0, 0.0, 0};
