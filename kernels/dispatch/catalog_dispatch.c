@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "averages_tiles.h"
+#include "bollinger.h"
 #include "candles_tiles.h"
 #include "catalog_paths.h"
 #include "cpu_isa.h"
@@ -257,11 +258,35 @@ void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begi
     apo__cpu_catalog_tiles_on(id, io, &one, 1, isa);
 }
 
+/* bbands at matype 0 is bollinger's tile body itself (bbands_tile.h), so a row's tiles take
+ * bollinger's rounds of lanes (lanes_dispatch.c), each tile with the bits of its scalar body,
+ * where the catalog's path would run them one by one. The spans are of io's one row, so they
+ * go as row 0 of a one-row call, a chunk at a time. */
+static void bbands_sma_tiles(const apo__cat_io *io, const apo__tile_span *tiles, size_t count,
+                             int isa) {
+    enum { chunk = 64 };
+    apo__tile_span row[chunk];
+    for (size_t k = 0; k < count; k += chunk) {
+        const size_t n = count - k < chunk ? count - k : chunk;
+        size_t cols = 0;
+        for (size_t j = 0; j < n; j++) {
+            row[j] = (apo__tile_span){0, tiles[k + j].begin, tiles[k + j].end};
+            cols = row[j].end > cols ? row[j].end : cols;
+        }
+        apo__cpu_bollinger_tiles(io->in[0], 1, cols, row, n, (size_t)io->p[0], io->p[1], io->p[2],
+                                 io->out[0], io->out[1], io->out[2], (apo__cpu_isa)isa);
+    }
+}
+
 void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
                                size_t count, int isa) {
     assert(io != NULL && id < APO_CAT_COUNT);
     for (size_t k = 0; k < count; k++)
         assert(tiles[k].begin < tiles[k].end);
+    if (id == APO_CAT_BBANDS && (int)io->p[3] == APO_MA_SMA && count > 1) {
+        bbands_sma_tiles(io, tiles, count, isa);
+        return;
+    }
     switch (isa) {
         APO_WIDE_PATH_CASES(apo__catalog_tiles, id, io, tiles, count)
     default:

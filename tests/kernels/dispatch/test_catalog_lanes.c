@@ -2,10 +2,11 @@
  * test_catalog_lanes.c: the catalog recurrences whose tiles of a row run side by side in
  * vector lanes (kernels/common/catalog_lanes.h: rsi, cmo, atr, natr, plus_di, minus_di, adx,
  * dx, plus_dm, minus_dm, rma, and adxr with its ring of ADX; the EMA chains dema, tema, trix, t3,
- * tsi; kernels/volume/adosc_lanes.h: adosc, whose rounds take a short row's tiles from its first)
- * give every tile, on every vector path this CPU supports, bitwise the outputs of that tile
- * computed alone by the scalar body (apo__cpu_catalog_tile, whose accuracy against the
- * long-double references test_catalog_kernels_slow.c and test_catalog_more_slow.c check).
+ * tsi; kernels/volume/adosc_lanes.h: adosc, whose rounds take a short row's tiles from its first;
+ * bbands at matype 0, bollinger's rounds, kernels/averages/bollinger_lanes.h) give every tile, on
+ * every vector path this CPU supports, bitwise the outputs of that tile computed alone by the
+ * scalar body (apo__cpu_catalog_tile, whose accuracy against the long-double references
+ * test_catalog_kernels_slow.c and test_catalog_more_slow.c check).
  *
  * The rows reach every way out of the lock-step: a clean walk; gaps (NaN, infinities, in
  * one input or all) in a tile's warm-up, in its outputs, at a tile's first bar and in a run
@@ -100,10 +101,12 @@ static void plant_gaps(double *col[N_COLUMNS], int variant, size_t len, size_t h
     }
 }
 
-/* Checks kernel id at parameters par on a row of n_tiles tiles, the last last_len bars long (0: a
- * whole tile), variant `variant`, on every path. */
-static void check_row(apo__cat_id id, const double *par, size_t n_tiles, size_t last_len,
-                      int variant) {
+/* Checks kernel id at parameters par, its first n_out outputs, on a row of n_tiles tiles, the last
+ * last_len bars long (0: a whole tile), variant `variant`, on every path. */
+static void check_row_outputs(apo__cat_id id, const double *par, size_t n_out, size_t n_tiles,
+                              size_t last_len, int variant) {
+    enum { MAX_OUT = 3 };
+    cr_assert(n_out >= 1 && n_out <= MAX_OUT);
     apo__cat_io io;
     memset(&io, 0, sizeof io);
     memcpy(io.p, par, sizeof io.p);
@@ -113,14 +116,19 @@ static void check_row(apo__cat_id id, const double *par, size_t n_tiles, size_t 
     double *col[N_COLUMNS];
     for (size_t c = 0; c < N_COLUMNS; c++)
         col[c] = malloc(n * sizeof(double));
-    double *want = malloc(n * sizeof(double)), *got = malloc(n * sizeof(double));
-    cr_assert(col[HIGH] && col[LOW] && col[CLOSE] && want && got);
+    double *want[MAX_OUT], *got[MAX_OUT];
+    for (size_t o = 0; o < n_out; o++) {
+        want[o] = malloc(n * sizeof(double));
+        got[o] = malloc(n * sizeof(double));
+        cr_assert(want[o] && got[o]);
+    }
+    cr_assert(col[HIGH] && col[LOW] && col[CLOSE] && col[VOLUME]);
     apo__ref_ohlcv(5 + (uint64_t)variant, n, 100.0, 0.5, NULL, col[HIGH], col[LOW], col[CLOSE],
                    col[VOLUME]);
     plant_gaps(col, variant, len, io.h, n);
     const int one_input = id == APO_CAT_RSI || id == APO_CAT_CMO || id == APO_CAT_DEMA ||
                           id == APO_CAT_TEMA || id == APO_CAT_TRIX || id == APO_CAT_T3 ||
-                          id == APO_CAT_TSI;
+                          id == APO_CAT_TSI || id == APO_CAT_BBANDS;
     for (size_t c = 0; c < N_COLUMNS; c++)
         io.in[c] = one_input ? col[CLOSE] : col[c];
 
@@ -128,9 +136,11 @@ static void check_row(apo__cat_id id, const double *par, size_t n_tiles, size_t 
     cr_assert(n_tiles <= 64);
     for (size_t k = 0; k < n_tiles; k++)
         spans[k] = (apo__tile_span){0, k * len, k + 1 < n_tiles ? (k + 1) * len : n};
-    io.out[0] = want;
-    for (size_t t = 0; t < n; t++)
-        want[t] = -7.0;
+    for (size_t o = 0; o < n_out; o++) {
+        io.out[o] = want[o];
+        for (size_t t = 0; t < n; t++)
+            want[o][t] = -7.0;
+    }
     for (size_t k = 0; k < n_tiles; k++)
         apo__cpu_catalog_tile(id, &io, spans[k].begin, spans[k].end);
 
@@ -138,31 +148,43 @@ static void check_row(apo__cat_id id, const double *par, size_t n_tiles, size_t 
     apo__tile_span reversed[64];
     for (size_t k = 0; k < n_tiles; k++)
         reversed[k] = spans[n_tiles - 1 - k];
-    io.out[0] = got;
+    for (size_t o = 0; o < n_out; o++)
+        io.out[o] = got[o];
     for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
         if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
             continue;
         for (int order = 0; order < 2; order++) {
-            for (size_t t = 0; t < n; t++)
-                got[t] = -7.0;
+            for (size_t o = 0; o < n_out; o++)
+                for (size_t t = 0; t < n; t++)
+                    got[o][t] = -7.0;
             apo__cpu_catalog_tiles_on(id, &io, order ? reversed : spans, n_tiles, isa);
-            size_t first_diff = n;
-            for (size_t t = 0; t < n && first_diff == n; t++)
-                if (memcmp(&want[t], &got[t], sizeof(double)) != 0)
-                    first_diff = t;
-            cr_assert_eq(first_diff, n,
-                         "kernel %d p %g %g, %zu tiles (last %zu), variant %d, path %s, order %d: "
-                         "first difference at %zu (%.17g, want %.17g)",
-                         (int)id, par[0], par[1], n_tiles, last_len, variant,
-                         apo__cpu_isa_name((apo__cpu_isa)isa), order, first_diff,
-                         got[first_diff < n ? first_diff : 0],
-                         want[first_diff < n ? first_diff : 0]);
+            for (size_t o = 0; o < n_out; o++) {
+                size_t first_diff = n;
+                for (size_t t = 0; t < n && first_diff == n; t++)
+                    if (memcmp(&want[o][t], &got[o][t], sizeof(double)) != 0)
+                        first_diff = t;
+                cr_assert_eq(first_diff, n,
+                             "kernel %d p %g %g, %zu tiles (last %zu), variant %d, path %s, order "
+                             "%d, output %zu: first difference at %zu (%.17g, want %.17g)",
+                             (int)id, par[0], par[1], n_tiles, last_len, variant,
+                             apo__cpu_isa_name((apo__cpu_isa)isa), order, o, first_diff,
+                             got[o][first_diff < n ? first_diff : 0],
+                             want[o][first_diff < n ? first_diff : 0]);
+            }
         }
     }
     for (size_t c = 0; c < N_COLUMNS; c++)
         free(col[c]);
-    free(want);
-    free(got);
+    for (size_t o = 0; o < n_out; o++) {
+        free(want[o]);
+        free(got[o]);
+    }
+}
+
+/* check_row_outputs for a kernel of one output. */
+static void check_row(apo__cat_id id, const double *par, size_t n_tiles, size_t last_len,
+                      int variant) {
+    check_row_outputs(id, par, 1, n_tiles, last_len, variant);
 }
 
 Test(catalog_lanes, every_tile_has_the_bits_of_its_scalar_body, .timeout = 300) {
@@ -220,5 +242,21 @@ Test(catalog_lanes, adosc_tiles_have_the_bits_of_their_scalar_body, .timeout = 3
             for (int variant = 0; variant < rows[r].variants; variant++)
                 check_row(APO_CAT_ADOSC, par, rows[r].tiles, last, variant);
         }
+    }
+}
+
+/* bbands at matype 0 takes bollinger's rounds of lanes (catalog_dispatch.c), its three outputs
+ * each tile's scalar body's (bollinger's); at another matype its tiles go one by one. Periods 2
+ * and 20 (tiles of 4096 bars), and 300 (tiles of 16 p), widths of either sign. */
+Test(catalog_lanes, bbands_tiles_have_the_bits_of_their_scalar_body, .timeout = 300) {
+    static const double params[][4] = {
+        {20, 2, 2, 0}, {2, 1.5, -0.5, 0}, {300, 2, 3, 0}, {20, 2, 2, 1}};
+    for (size_t pi = 0; pi < sizeof params / sizeof params[0]; pi++) {
+        double par[APO_CAT_MAX_PAR] = {params[pi][0], params[pi][1], params[pi][2], params[pi][3]};
+        for (int variant = 0; variant < N_VARIANTS; variant++)
+            check_row_outputs(APO_CAT_BBANDS, par, 3, 11, 1, variant);
+        check_row_outputs(APO_CAT_BBANDS, par, 3, 3, 1808, CLEAN);
+        check_row_outputs(APO_CAT_BBANDS, par, 3, 2, 50, GAPS_IN_CLOSE);
+        check_row_outputs(APO_CAT_BBANDS, par, 3, 1, 0, GAPS_IN_CLOSE);
     }
 }
