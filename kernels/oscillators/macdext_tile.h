@@ -16,8 +16,11 @@
  * APO_MACDEXT_PIECE bars into buffers on the stack, each average in pieces of its own
  * (ma_pieces.h, the bits of the matype's kernel whatever the pieces), and handed to the signal
  * average piece by piece (ma_series.h). A signal SMA or WMA reads the value leaving its window:
- * a second generator of the macd line, started at the same bar with the same halo (so the same
- * bits), runs signalperiod bars behind. The halo is twice the largest of the three averages'
+ * on the CPU, for signalperiod up to APO_MACDEXT_LAG_RING, the value the line gave that many
+ * bars before, kept in a ring on the stack; else (and on a GPU, whose threads' local memory the
+ * ring would grow) a second generator of the macd line, started at the same bar with the same
+ * halo, runs signalperiod bars behind. Either gives the line's own values at those bars, so the
+ * same bits. The halo is twice the largest of the three averages'
  * halos (lookback and warm-up: apo__macdext_half_halo): the signal's warm-up starts up to one
  * of them before `begin` and the line's averages warm up one more before that. Every output is
  * a function of the tile grid alone. signalmatype TRIMA or KAMA (at a period above 1) is
@@ -110,6 +113,54 @@ static inline APO_HD void apo__macd_line_run(apo__macd_line *g, size_t t0, size_
         line[t - t0] = apo__canonical_nan(line[t - t0] - spare[t - t0]);
 }
 
+/* The longest signal window whose leaving values a CPU tile keeps, in a stack ring of 16 KiB,
+ * in place of the second generator (whose two averages cost as much as the line's own). */
+#ifndef __CUDA_ARCH__
+#define APO_MACDEXT_LAG_RING 2048
+#endif
+
+/* Where the signal reads the line leaving its window: one of the two, never both. */
+typedef union apo__macdext_behind {
+    apo__macd_line gen; /* signalperiod above APO_MACDEXT_LAG_RING, or a GPU's */
+#ifdef APO_MACDEXT_LAG_RING
+    double ring[APO_MACDEXT_LAG_RING]; /* the line at bar j in ring[j % APO_MACDEXT_LAG_RING] */
+#endif
+} apo__macdext_behind;
+
+/* Whether the tile keeps the ring for a signal window of `signal` bars that lags. */
+static inline APO_HD int apo__macdext_ringed(int lags, size_t signal) {
+#ifdef APO_MACDEXT_LAG_RING
+    return lags && signal <= APO_MACDEXT_LAG_RING;
+#else
+    (void)lags, (void)signal;
+    return 0;
+#endif
+}
+
+/* The line at bars [b0, b1) into old[j - b0]: in the piece at hand (line[j - t0], bars from t0
+ * on) or, before t0, in the ring, which holds the APO_MACDEXT_LAG_RING bars before t0 that the
+ * line gave (b0 is at least t0 - signalperiod and the line's first bar). */
+static inline APO_HD void apo__macdext_lag_of_ring(const apo__macdext_behind *b, const double *line,
+                                                   size_t t0, size_t b0, size_t b1, double *old) {
+#ifdef APO_MACDEXT_LAG_RING
+    for (size_t j = b0; j < b1; j++)
+        old[j - b0] = j >= t0 ? line[j - t0] : b->ring[j % APO_MACDEXT_LAG_RING];
+#else
+    (void)b, (void)line, (void)t0, (void)b0, (void)b1, (void)old;
+#endif
+}
+
+/* Keeps the line's bars [t0, t1) in the ring, after their piece has read it. */
+static inline APO_HD void apo__macdext_ring_keep(apo__macdext_behind *b, const double *line,
+                                                 size_t t0, size_t t1) {
+#ifdef APO_MACDEXT_LAG_RING
+    for (size_t t = t0; t < t1; t++)
+        b->ring[t % APO_MACDEXT_LAG_RING] = line[t - t0];
+#else
+    (void)b, (void)line, (void)t0, (void)t1;
+#endif
+}
+
 static inline APO_HD void apo__macdext_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const apo__macdext_params m = apo__macdext_params_of(io->p);
     const size_t line = apo__macdext_line_start(&m);
@@ -125,10 +176,12 @@ static inline APO_HD void apo__macdext_tile(const apo__cat_io *io, size_t begin,
     apo__ma_series_start(&signal, m.signal_ma, m.signal, half, first - line);
     const size_t from = line + apo__ma_series_origin(&signal);
     const int lags = apo__ma_series_lags(m.signal_ma, m.signal);
-    apo__macd_line lead, behind;
+    const int ringed = apo__macdext_ringed(lags, m.signal);
+    apo__macd_line lead;
+    apo__macdext_behind behind;
     apo__macd_line_start(&lead, &m, io->in[0], half, from);
-    if (lags)
-        apo__macd_line_start(&behind, &m, io->in[0], half, from);
+    if (lags && !ringed)
+        apo__macd_line_start(&behind.gen, &m, io->in[0], half, from);
     /* sig holds a piece of the slow average too, until the signal's piece overwrites it: a GPU
      * thread keeps these buffers in its local memory, which every thread of the family's
      * launches reserves. */
@@ -140,8 +193,14 @@ static inline APO_HD void apo__macdext_tile(const apo__cat_io *io, size_t begin,
          * `from` never entered it and are not read. */
         if (lags && t1 > from + m.signal) {
             const size_t b0 = t0 > from + m.signal ? t0 - m.signal : from;
-            apo__macd_line_run(&behind, b0, t1 - m.signal, old + (b0 + m.signal - t0), sig);
+            double *at = old + (b0 + m.signal - t0);
+            if (ringed)
+                apo__macdext_lag_of_ring(&behind, macd, t0, b0, t1 - m.signal, at);
+            else
+                apo__macd_line_run(&behind.gen, b0, t1 - m.signal, at, sig);
         }
+        if (ringed)
+            apo__macdext_ring_keep(&behind, macd, t0, t1);
         apo__ma_series_run(&signal, macd, old, sig, t0 - line, t1 - line);
         for (size_t t = t0 > first ? t0 : first; t < t1; t++) {
             const double v = macd[t - t0], s = sig[t - t0];

@@ -42,8 +42,8 @@ static const more2_case cases[] = {
     {APO_CAT_PPO, "ppo", CLOSE, 1, apo__ref_cat_ppo, {3, 7, 8}},
     /* macdext: the defaults (SMA), all EMA, swapped periods whose matypes swap with them (the
      * fast T3 has the larger lookback), KAMA and TRIMA lines, and each signal matype it takes
-     * over the line (SMA and WMA through the line generated again behind, the EMA family as
-     * recurrences, TRIMA at period 1). */
+     * over the line (SMA and WMA reading the line leaving the window from the CPU's ring, the
+     * EMA family as recurrences, TRIMA at period 1). */
     {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {12, 0, 26, 0, 9, 0}},
     {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {12, 1, 26, 1, 9, 1}},
     {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {26, 2, 12, 8, 5, 3}},
@@ -53,6 +53,9 @@ static const more2_case cases[] = {
     {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {6, 8, 13, 0, 3, 8}},
     /* A signal window longer than a piece of the line (128 bars). */
     {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {12, 1, 26, 0, 300, 2}},
+    /* A signal SMA longer than the ring (APO_MACDEXT_LAG_RING): the line generated again
+     * behind, the GPU's way. */
+    {APO_CAT_MACDEXT, "macdext", CLOSE, 3, apo__ref_cat_macdext, {12, 1, 26, 0, 2100, 0}},
     /* stochrsi: the defaults (an SMA fastd through the generator behind), the RSI's window as
      * long as its period, each fastd matype it takes, fastd_period 1 with TRIMA, fastk_period 1,
      * and the longest fastk window the ring holds. */
