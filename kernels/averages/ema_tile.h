@@ -32,6 +32,26 @@ static inline APO_HD void apo__ema_start(const apo__cat_io *io, size_t begin, ap
     apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
 }
 
+/* One sample v through an EMA of period p and rate k: a finite v joins the seed's sum while
+ * it fills, and the mean of its p values starts the average; then e = (v - e) k + e. Returns
+ * the average after v, NaN while the seed fills or where v is not finite (which moves
+ * nothing). The step of apo__ema_run, and of any body that runs EMAs of its own beside each
+ * other (apo_tile.h), so that they have ema's bits. */
+static APO_HD_STEP APO_HD double apo__ema_take(double v, size_t p, double k, size_t *seen,
+                                               double *sum, double *e) {
+    if (!isfinite(v))
+        return NAN;
+    if (*seen < p) {
+        *sum = *sum + v;
+        if (++*seen < p)
+            return NAN;
+        *e = *sum / (double)p;
+        return *e;
+    }
+    *e = (v - *e) * k + *e;
+    return *e;
+}
+
 /* The loop from r->t to end, writing the positions from `begin` (the tile's) on. */
 static inline APO_HD void apo__ema_run(const apo__cat_io *io, size_t begin, size_t end,
                                        apo__cat_run *r) {
@@ -42,21 +62,7 @@ static inline APO_HD void apo__ema_run(const apo__cat_io *io, size_t begin, size
     size_t seen = r->n[0];
     double sum = r->v[0], e = r->v[1];
     for (size_t t = r->t; t < end; t++) {
-        const double v = x[t];
-        double y = NAN;
-        if (isfinite(v)) {
-            if (seen < p) {
-                sum = sum + v;
-                seen++;
-                if (seen == p) {
-                    e = sum / (double)p;
-                    y = e;
-                }
-            } else {
-                e = (v - e) * k + e;
-                y = e;
-            }
-        }
+        const double y = apo__ema_take(x[t], p, k, &seen, &sum, &e);
         if (t >= begin)
             out[t] = y;
     }

@@ -14,6 +14,11 @@
  * MA's lookback and warm-up (the table's PO halo, catalog_dispatch.c), which covers the fast
  * MA's. Gaps: each MA's own rule (ma_type.h); an output is NaN where either MA is. Stream:
  * NONE (two runs do not fit apo__cat_run).
+ *
+ * Two EMAs (matype 1, apo's and pvo's default, both periods above 1) run in one loop instead
+ * (apo__price_osc_emas): each performs ema's steps from the same bar (apo__ema_take, ema_tile.h,
+ * which ma_pieces.h runs for them too), so the same bits, but their two chains advance side by
+ * side, where the pieces waited on one chain's latency and then on the other's.
  */
 #ifndef APO_KERNELS_APO_TILE_H
 #define APO_KERNELS_APO_TILE_H
@@ -29,6 +34,24 @@ static inline APO_HD double apo__ppo_of(double fast, double slow) {
     return slow != 0.0 ? ((fast - slow) / slow) * 100.0 : 0.0;
 }
 
+/* The oscillator of two EMAs of periods fast and slow (both above 1) over [begin, end), each
+ * started at the tile's warm-up origin as ema's stream starts it (apo__ema_start). */
+static inline APO_HD void apo__price_osc_emas(const apo__cat_io *io, size_t fast, size_t slow,
+                                              size_t begin, size_t end, int percent) {
+    const double *x = io->in[0];
+    double *out = io->out[0];
+    const double kf = 2.0 / ((double)fast + 1.0), ks = 2.0 / ((double)slow + 1.0);
+    size_t seen_f = 0, seen_s = 0;
+    double sum_f = 0.0, sum_s = 0.0, e_f = 0.0, e_s = 0.0;
+    for (size_t t = begin > io->h ? begin - io->h : 0; t < end; t++) {
+        const double v = x[t];
+        const double s = apo__ema_take(v, slow, ks, &seen_s, &sum_s, &e_s);
+        const double f = apo__ema_take(v, fast, kf, &seen_f, &sum_f, &e_f);
+        if (t >= begin)
+            out[t] = apo__canonical_nan(percent ? apo__ppo_of(f, s) : f - s);
+    }
+}
+
 static inline APO_HD void apo__price_osc_tile(const apo__cat_io *io, size_t begin, size_t end,
                                               int percent) {
     size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
@@ -38,6 +61,10 @@ static inline APO_HD void apo__price_osc_tile(const apo__cat_io *io, size_t begi
         fast = swap;
     }
     const int matype = (int)io->p[2];
+    if (matype == APO_MA_EMA && fast > 1) {
+        apo__price_osc_emas(io, fast, slow, begin, end, percent);
+        return;
+    }
     double *out = io->out[0];
     apo__ma_pieces slow_ma, fast_ma;
     apo__ma_pieces_start(&slow_ma, matype, io->in[0], out, slow, io->h, begin);
