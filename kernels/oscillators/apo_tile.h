@@ -15,10 +15,11 @@
  * MA's. Gaps: each MA's own rule (ma_type.h); an output is NaN where either MA is. Stream:
  * NONE (two runs do not fit apo__cat_run).
  *
- * Two EMAs (matype 1, apo's and pvo's default, both periods above 1) run in one loop instead
- * (apo__price_osc_emas): each performs ema's steps from the same bar (apo__ema_take, ema_tile.h,
- * which ma_pieces.h runs for them too), so the same bits, but their two chains advance side by
- * side, where the pieces waited on one chain's latency and then on the other's.
+ * Two EMAs (matype 1, TA-Lib 0.8's default for apo, ppo and pvo; both periods above 1) run in
+ * one loop instead (apo__price_osc_emas): each performs ema's steps from the same bar
+ * (apo__ema_take, ema_tile.h, which ma_pieces.h runs for them too), so the same bits, but their
+ * two chains advance side by side, where the pieces waited on one chain's latency and then on
+ * the other's.
  */
 #ifndef APO_KERNELS_APO_TILE_H
 #define APO_KERNELS_APO_TILE_H

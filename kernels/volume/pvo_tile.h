@@ -3,9 +3,9 @@
  * ppo's definition applied to the volume, `((fast - slow) / slow) * 100` of the fast and slow
  * MA(matype) of the volume, 0 where the slow MA is exactly 0; the periods swapped where
  * slowperiod < fastperiod, as TA-Lib does (its PVO and PPO agree bit for bit on a volume). Input
- * volume; TA-Lib's default matype is 1 (EMA), where ppo's is 0. The body is ppo's
- * (oscillators/apo_tile.h: the two averages in pieces, its halo, gaps and stream), reading the
- * volume as its one input.
+ * volume; TA-Lib 0.8's default matype is 1 (EMA), as ppo's. The body is ppo's
+ * (oscillators/apo_tile.h: the two averages, its halo, gaps and stream), reading the volume as
+ * its one input.
  */
 #ifndef APO_KERNELS_PVO_TILE_H
 #define APO_KERNELS_PVO_TILE_H
