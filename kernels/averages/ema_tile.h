@@ -52,6 +52,19 @@ static APO_HD_STEP APO_HD double apo__ema_take(double v, size_t p, double k, siz
     return *e;
 }
 
+/* One EMA step of a stage that holds one value, its seed's sum while `seen` < `p` and its
+ * average after: at the p-th value the mean of the sum, after it the step. apo__ema_take's
+ * operations, for the bodies whose EMAs keep one value a stage (tsi, smi, efi). A macro, so that
+ * a double and a vector of lanes take the same operations: e, v, pd (p as a double) and k of
+ * the one type, seen and p counts. */
+#define APO__EMA_STAGE(e, v, seen, p, pd, k)                                                       \
+    ((seen) < (p) ? ((seen) + 1 == (p) ? ((e) + (v)) / (pd) : (e) + (v)) : ((v) - (e)) * (k) + (e))
+
+/* The stage's step on doubles. */
+static inline APO_HD double apo__ema_stage(double e, double v, size_t seen, size_t p, double k) {
+    return APO__EMA_STAGE(e, v, seen, p, (double)p, k);
+}
+
 /* The loop from r->t to end, writing the positions from `begin` (the tile's) on. */
 static inline APO_HD void apo__ema_run(const apo__cat_io *io, size_t begin, size_t end,
                                        apo__cat_run *r) {

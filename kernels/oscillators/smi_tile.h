@@ -6,11 +6,11 @@
  * of slowperiod and that by an EMA of fastperiod (TA-Lib's order: slow first), and
  * `smi = 100 * N / (0.5 * D)`, N and D the doubly smoothed num and den, 0 where 0.5 * D is not
  * above 0 (flat windows only: D averages ranges); smisignal the EMA of signalperiod of smi. Each
- * EMA is TA-Lib's, tsi's stage (tsi_tile.h): seeded with the mean of its first period inputs
- * (the stage before's values from its seed on), then `e = (v - e) * k + e`, k = 2/(period + 1)
- * (TA-Lib 0.8.1 fuses its step: within a few ulps). Lookback (p - 1) + (slow - 1) + (fast - 1) +
- * (signal - 1); both outputs start there, TA-Lib's, though the line exists signal - 1 bars
- * earlier.
+ * EMA is TA-Lib's, the stage of ema_tile.h (apo__ema_stage): seeded with the mean of its first
+ * period inputs (the stage before's values from its seed on), then `e = (v - e) * k + e`, k =
+ * 2/(period + 1) (TA-Lib 0.8.1 fuses its step: within a few ulps). Lookback (p - 1) + (slow - 1) +
+ * (fast - 1) + (signal - 1); both outputs start there, TA-Lib's, though the line exists signal - 1
+ * bars earlier.
  *
  * Tile: the definition re-run from w0 = max(0, begin - h), h the lookback plus each EMA's decay
  * steps and the slowest's once more for the chain (catalog_dispatch.c, SMI), the first window
@@ -26,7 +26,7 @@
 #define APO_KERNELS_SMI_TILE_H
 
 #include "catalog.h"
-#include "tsi_tile.h"
+#include "ema_tile.h"
 #include "willr_tile.h"
 
 /* The lookback: the window, then the three EMAs' seeds. */
@@ -47,17 +47,17 @@ static inline APO_HD int apo__smi_step(apo__smi_stages *s, double num, double de
     const size_t fast = (size_t)io->p[1], slow = (size_t)io->p[2], sig = (size_t)io->p[3];
     const double k_fast = 2.0 / ((double)fast + 1.0), k_slow = 2.0 / ((double)slow + 1.0),
                  k_sig = 2.0 / ((double)sig + 1.0);
-    s->slow_num = apo__tsi_stage(s->slow_num, num, s->slow_seen, slow, k_slow);
-    s->slow_den = apo__tsi_stage(s->slow_den, den, s->slow_seen, slow, k_slow);
+    s->slow_num = apo__ema_stage(s->slow_num, num, s->slow_seen, slow, k_slow);
+    s->slow_den = apo__ema_stage(s->slow_den, den, s->slow_seen, slow, k_slow);
     if (s->slow_seen < slow && ++s->slow_seen < slow)
         return 0;
-    s->fast_num = apo__tsi_stage(s->fast_num, s->slow_num, s->fast_seen, fast, k_fast);
-    s->fast_den = apo__tsi_stage(s->fast_den, s->slow_den, s->fast_seen, fast, k_fast);
+    s->fast_num = apo__ema_stage(s->fast_num, s->slow_num, s->fast_seen, fast, k_fast);
+    s->fast_den = apo__ema_stage(s->fast_den, s->slow_den, s->fast_seen, fast, k_fast);
     if (s->fast_seen < fast && ++s->fast_seen < fast)
         return 0;
     const double half = 0.5 * s->fast_den;
     *line = half > 0.0 ? 100.0 * s->fast_num / half : 0.0;
-    s->signal = apo__tsi_stage(s->signal, *line, s->signal_seen, sig, k_sig);
+    s->signal = apo__ema_stage(s->signal, *line, s->signal_seen, sig, k_sig);
     if (s->signal_seen < sig && ++s->signal_seen < sig)
         return 0;
     *signal = s->signal;

@@ -28,19 +28,8 @@
 
 #include "catalog.h"
 #include "catalog_lanes.h"
+#include "ema_tile.h"
 #include "run_entries.h"
-
-/* One EMA step of a stage that has seen `seen` of its `p` seed values: the seed's sum until
- * the p-th, its mean at it, the step after. A macro, so that a double (apo__tsi_run) and a
- * vector of lanes (apo__tsi_round) take the same operations: e, v, pd (p as a double) and k of
- * the one type, seen and p counts. */
-#define APO__TSI_STAGE(e, v, seen, p, pd, k)                                                       \
-    ((seen) < (p) ? ((seen) + 1 == (p) ? ((e) + (v)) / (pd) : (e) + (v)) : ((v) - (e)) * (k) + (e))
-
-/* The step on doubles (smi_tile.h's stages too). */
-static inline APO_HD double apo__tsi_stage(double e, double v, size_t seen, size_t p, double k) {
-    return APO__TSI_STAGE(e, v, seen, p, (double)p, k);
-}
 
 /* The chain from r->t to end, writing from `begin` on. */
 static inline APO_HD void apo__tsi_run(const apo__cat_io *io, size_t begin, size_t end,
@@ -56,12 +45,12 @@ static inline APO_HD void apo__tsi_run(const apo__cat_io *io, size_t begin, size
         double y = NAN;
         if (past_first && apo__finite(x[t]) && apo__finite(x[t - 1])) {
             const double m = x[t] - x[t - 1];
-            n1 = apo__tsi_stage(n1, m, seen1, p1, k1);
-            d1 = apo__tsi_stage(d1, fabs(m), seen1, p1, k1);
+            n1 = apo__ema_stage(n1, m, seen1, p1, k1);
+            d1 = apo__ema_stage(d1, fabs(m), seen1, p1, k1);
             seen1 += seen1 < p1;
             if (seen1 == p1) {
-                n2 = apo__tsi_stage(n2, n1, seen2, p2, k2);
-                d2 = apo__tsi_stage(d2, d1, seen2, p2, k2);
+                n2 = apo__ema_stage(n2, n1, seen2, p2, k2);
+                d2 = apo__ema_stage(d2, d1, seen2, p2, k2);
                 seen2 += seen2 < p2;
                 if (seen2 == p2)
                     y = d2 > 0.0 ? 100.0 * n2 / d2 : 0.0;
@@ -84,7 +73,7 @@ static inline APO_HD void apo__tsi_run(const apo__cat_io *io, size_t begin, size
 #ifdef APO_TILE_LANES
 /* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h says
  * how the bits stay each tile's): each lane performs apo__tsi_run's operations in its order
- * (APO__TSI_STAGE, one source for both), the guard on d a select. Every lane starts at its
+ * (APO__EMA_STAGE, one source for both), the guard on d a select. Every lane starts at its
  * warm-up origin, whose bar gives no change; the close before each later step is the one the
  * step before gathered (a lane past its tile's end re-reads its last close, a change of 0).
  * edges: NULL, or one per tile for its run at its begin and end (a lone tile's cut,
@@ -110,12 +99,12 @@ static inline void apo__tsi_round(const apo__cat_io *io, const apo__tile_span *t
             if (!apo__cat_lanes_all_finite(v) || !apo__cat_lanes_all_finite(before))
                 break;
             const apo_tv m = v - before;
-            n1 = APO__TSI_STAGE(n1, m, counts[0], p1, pd1, k1);
-            d1 = APO__TSI_STAGE(d1, apo_tv_abs(m), counts[0], p1, pd1, k1);
+            n1 = APO__EMA_STAGE(n1, m, counts[0], p1, pd1, k1);
+            d1 = APO__EMA_STAGE(d1, apo_tv_abs(m), counts[0], p1, pd1, k1);
             counts[0] += counts[0] < p1;
             if (counts[0] == p1) {
-                n2 = APO__TSI_STAGE(n2, n1, counts[1], p2, pd2, k2);
-                d2 = APO__TSI_STAGE(d2, d1, counts[1], p2, pd2, k2);
+                n2 = APO__EMA_STAGE(n2, n1, counts[1], p2, pd2, k2);
+                d2 = APO__EMA_STAGE(d2, d1, counts[1], p2, pd2, k2);
                 counts[1] += counts[1] < p2;
                 if (counts[1] == p2)
                     y = apo_tv_pick(d2 > zero, 100.0 * n2 / d2, zero);

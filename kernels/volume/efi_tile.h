@@ -11,41 +11,106 @@
  * the first tile has TA-Lib's operations. Gaps: a force whose close, close before or volume is
  * not finite gives NaN and the EMA skips it; the seed is the mean of the first p finite forces.
  * Stream: NONE (a piece re-runs its tile).
+ *
+ * The body is a start and a run (apo__cat_run: n[0] the forces the seed has seen, n[1] whether
+ * the run's first position is past, v[0] the seed's sum until its p-th force and the average
+ * after), so that on the CPU a row's tiles run side by side in vector lanes (apo__efi_round,
+ * catalog_lanes.h), each lane with the run's operations (APO__EMA_STAGE, ema_tile.h): a tile's
+ * chain waits on three dependent operations a bar, where TA-Lib 0.8.1's loop fuses two.
  */
 #ifndef APO_KERNELS_EFI_TILE_H
 #define APO_KERNELS_EFI_TILE_H
 
 #include "catalog.h"
+#include "catalog_lanes.h"
+#include "ema_tile.h"
 
-static inline APO_HD void apo__efi_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The tile's start: the run from its warm-up origin, whose bar gives no force (at 0 there is
+ * no close before; past it, the close before is outside the halo). */
+static inline APO_HD void apo__efi_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
+}
+
+/* The run from r->t to end, writing the positions from `begin` on. At p = 1 the average is the
+ * force itself once seeded (k = 1 would round). */
+static inline APO_HD void apo__efi_run(const apo__cat_io *io, size_t begin, size_t end,
+                                       apo__cat_run *r) {
     const double *close = io->in[0], *volume = io->in[1];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const double k = 2.0 / ((double)p + 1.0);
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
-    if (begin == w0)
-        out[begin] = NAN;
-    size_t seen = 0;
-    double e = 0.0;
-    for (size_t t = w0 + 1; t < end; t++) {
-        const double c = close[t], prev = close[t - 1], v = volume[t];
-        const double force = (c - prev) * v;
-        const int clean = apo__finite(c) & apo__finite(prev) & apo__finite(v);
-        if (!clean || seen < p) {
-            if (clean) {
-                e += force;
-                seen++;
+    size_t seen = r->n[0];
+    int past_first = r->n[1] != 0;
+    double e = r->v[0];
+    for (size_t t = r->t; t < end; t++) {
+        double y = NAN;
+        if (past_first) {
+            const double c = close[t], prev = close[t - 1], v = volume[t];
+            const double force = (c - prev) * v;
+            if (apo__finite(c) & apo__finite(prev) & apo__finite(v)) {
+                e = p == 1 && seen == p ? force : apo__ema_stage(e, force, seen, p, k);
+                seen += seen < p;
                 if (seen == p)
-                    e = e / (double)p;
+                    y = apo__canonical_nan(e);
             }
-            if (t >= begin)
-                out[t] = clean && seen == p ? apo__canonical_nan(e) : (double)NAN;
-            continue;
         }
-        e = p == 1 ? force : (force - e) * k + e;
+        past_first = 1;
         if (t >= begin)
-            out[t] = apo__canonical_nan(e);
+            out[t] = y;
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = seen;
+    r->n[1] = (size_t)past_first;
+    r->v[0] = e;
+}
+
+#ifdef APO_TILE_LANES
+/* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h says
+ * how the bits stay each tile's): each lane performs apo__efi_run's operations in its order.
+ * Every lane starts at its warm-up origin, whose bar gives no force; the close before each later
+ * step is the one the step before gathered (a lane past its tile's end re-reads its last bar, a
+ * force of 0). The round stops before the first step where a lane's close, close before or
+ * volume is not finite, and each tile's scalar run goes on from its lane. No edges: a lone tile
+ * is not cut (apo__catalog_cuts). */
+static inline void apo__efi_round(const apo__cat_io *io, const apo__tile_span *tiles,
+                                  size_t count) {
+    apo__cat_lanes ln;
+    apo__cat_lanes_start_at(&ln, io, tiles, count, 0);
+    const size_t p = (size_t)io->p[0];
+    const apo_tv zero = {0}, nan = zero + (double)NAN, pd = zero + (double)p,
+                 k = zero + 2.0 / ((double)p + 1.0);
+    apo_tv e = zero, before = zero;
+    size_t counts[2] = {0, 0}, step = 0; /* seen, past the first: n[0 .. 1] */
+    for (; step < ln.steps; step++) {
+        const apo_tv c = apo__cat_lanes_load(io->in[0], &ln, step, 0);
+        const apo_tv v = apo__cat_lanes_load(io->in[1], &ln, step, 0);
+        apo_tv y = nan;
+        if (counts[1]) {
+            if (!apo__cat_lanes_all_finite(c) || !apo__cat_lanes_all_finite(before) ||
+                !apo__cat_lanes_all_finite(v))
+                break;
+            const apo_tv force = (c - before) * v;
+            e = p == 1 && counts[0] == p ? force : APO__EMA_STAGE(e, force, counts[0], p, pd, k);
+            counts[0] += counts[0] < p;
+            if (counts[0] == p)
+                y = apo_tv_or_nan(e == e, e);
+        }
+        counts[1] = 1;
+        before = c;
+        apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
+    }
+    apo__cat_lanes_stop(&ln, step, counts, 2);
+    for (size_t j = 0; j < count; j++) {
+        ln.run[j].v[0] = e[j];
+        apo__efi_run(io, tiles[j].begin, tiles[j].end, &ln.run[j]);
+    }
+}
+#endif
+
+static inline APO_HD void apo__efi_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__cat_run r;
+    apo__efi_start(io, begin, &r);
+    apo__efi_run(io, begin, end, &r);
 }
 
 #endif /* APO_KERNELS_EFI_TILE_H */

@@ -2,10 +2,10 @@
  * test_catalog_lanes.c: the catalog recurrences whose tiles of a row run side by side in
  * vector lanes (kernels/common/catalog_lanes.h: rsi, cmo, atr, natr, plus_di, minus_di, adx,
  * dx, plus_dm, minus_dm, rma, and adxr with its ring of ADX; the EMA chains dema, tema, trix, t3,
- * tsi; kernels/volume/adosc_lanes.h: adosc, whose rounds take a short row's tiles from its first;
- * bbands at matype 0, bollinger's rounds, kernels/averages/bollinger_lanes.h) give every tile, on
- * every vector path this CPU supports, bitwise the outputs of that tile computed alone by the
- * scalar body (apo__cpu_catalog_tile, whose accuracy against the long-double references
+ * tsi, efi; kernels/volume/adosc_lanes.h: adosc, whose rounds take a short row's tiles from its
+ * first; bbands at matype 0, bollinger's rounds, kernels/averages/bollinger_lanes.h) give every
+ * tile, on every vector path this CPU supports, bitwise the outputs of that tile computed alone by
+ * the scalar body (apo__cpu_catalog_tile, whose accuracy against the long-double references
  * test_catalog_kernels_slow.c and test_catalog_more_slow.c check).
  *
  * The rows reach every way out of the lock-step: a clean walk; gaps (NaN, infinities, in
@@ -29,7 +29,7 @@ static const apo__cat_id kernels[] = {APO_CAT_RSI,     APO_CAT_CMO,      APO_CAT
                                       APO_CAT_PLUS_DI, APO_CAT_MINUS_DI, APO_CAT_ADX,  APO_CAT_DX,
                                       APO_CAT_PLUS_DM, APO_CAT_MINUS_DM, APO_CAT_ADXR, APO_CAT_RMA,
                                       APO_CAT_DEMA,    APO_CAT_TEMA,     APO_CAT_TRIX, APO_CAT_T3,
-                                      APO_CAT_TSI};
+                                      APO_CAT_TSI,     APO_CAT_EFI};
 
 enum { HIGH, LOW, CLOSE, VOLUME, N_COLUMNS };
 
@@ -131,6 +131,10 @@ static void check_row_outputs(apo__cat_id id, const double *par, size_t n_out, s
                           id == APO_CAT_TSI || id == APO_CAT_BBANDS;
     for (size_t c = 0; c < N_COLUMNS; c++)
         io.in[c] = one_input ? col[CLOSE] : col[c];
+    if (id == APO_CAT_EFI) { /* close, volume */
+        io.in[0] = col[CLOSE];
+        io.in[1] = col[VOLUME];
+    }
 
     apo__tile_span spans[64];
     cr_assert(n_tiles <= 64);
