@@ -22,6 +22,7 @@
 #include "cpu_isa.h"
 #include "cycles_tiles.h"
 #include "isa_cases.h"
+#include "macd.h"
 #include "oscillators_tiles.h"
 #include "statistics_tiles.h"
 #include "transforms_tiles.h"
@@ -258,23 +259,45 @@ void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begi
     apo__cpu_catalog_tiles_on(id, io, &one, 1, isa);
 }
 
+/* The group functions of lanes_dispatch.c take tiles of rows of a matrix; io is one row, so
+ * its tiles go as row 0 of a one-row call, a chunk at a time: tiles[from .. from + n) into
+ * row[], returning the row's length they need (their last end). */
+enum { APO_ROW_CHUNK = 64 };
+static size_t one_row_spans(const apo__tile_span *tiles, size_t from, size_t n,
+                            apo__tile_span *row) {
+    size_t cols = 0;
+    for (size_t j = 0; j < n; j++) {
+        row[j] = (apo__tile_span){0, tiles[from + j].begin, tiles[from + j].end};
+        cols = row[j].end > cols ? row[j].end : cols;
+    }
+    return cols;
+}
+
 /* bbands at matype 0 is bollinger's tile body itself (bbands_tile.h), so a row's tiles take
- * bollinger's rounds of lanes (lanes_dispatch.c), each tile with the bits of its scalar body,
- * where the catalog's path would run them one by one. The spans are of io's one row, so they
- * go as row 0 of a one-row call, a chunk at a time. */
+ * bollinger's rounds of lanes, each tile with the bits of its scalar body, where the
+ * catalog's path would run them one by one. */
 static void bbands_sma_tiles(const apo__cat_io *io, const apo__tile_span *tiles, size_t count,
                              int isa) {
-    enum { chunk = 64 };
-    apo__tile_span row[chunk];
-    for (size_t k = 0; k < count; k += chunk) {
-        const size_t n = count - k < chunk ? count - k : chunk;
-        size_t cols = 0;
-        for (size_t j = 0; j < n; j++) {
-            row[j] = (apo__tile_span){0, tiles[k + j].begin, tiles[k + j].end};
-            cols = row[j].end > cols ? row[j].end : cols;
-        }
+    apo__tile_span row[APO_ROW_CHUNK];
+    for (size_t k = 0; k < count; k += APO_ROW_CHUNK) {
+        const size_t n = count - k < APO_ROW_CHUNK ? count - k : APO_ROW_CHUNK;
+        const size_t cols = one_row_spans(tiles, k, n, row);
         apo__cpu_bollinger_tiles(io->in[0], 1, cols, row, n, (size_t)io->p[0], io->p[1], io->p[2],
                                  io->out[0], io->out[1], io->out[2], (apo__cpu_isa)isa);
+    }
+}
+
+/* macdfix's tile body is macd's at fixed rates (macdfix_tile.h), so its tiles take macd's
+ * rounds of lanes, and a lone tile macd's cut into pieces checked bit for bit, at those rates
+ * (apo__cpu_macdfix_tiles), where the catalog's path would run one serial chain a tile. */
+static void macdfix_tiles(const apo__cat_io *io, const apo__tile_span *tiles, size_t count,
+                          int isa) {
+    apo__tile_span row[APO_ROW_CHUNK];
+    for (size_t k = 0; k < count; k += APO_ROW_CHUNK) {
+        const size_t n = count - k < APO_ROW_CHUNK ? count - k : APO_ROW_CHUNK;
+        const size_t cols = one_row_spans(tiles, k, n, row);
+        apo__cpu_macdfix_tiles(io->in[0], 1, cols, row, n, (size_t)io->p[0], io->h, io->out[0],
+                               io->out[1], io->out[2], (apo__cpu_isa)isa);
     }
 }
 
@@ -285,6 +308,10 @@ void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo_
         assert(tiles[k].begin < tiles[k].end);
     if (id == APO_CAT_BBANDS && (int)io->p[3] == APO_MA_SMA && count > 1) {
         bbands_sma_tiles(io, tiles, count, isa);
+        return;
+    }
+    if (id == APO_CAT_MACDFIX) {
+        macdfix_tiles(io, tiles, count, isa);
         return;
     }
     switch (isa) {

@@ -23,6 +23,7 @@
 #include "lanes_paths.h"
 #include "lone_tile_cut.h"
 #include "macd_tile.h"
+#include "macdfix_tile.h"
 
 #include <assert.h>
 #include <string.h>
@@ -152,19 +153,43 @@ void apo__cpu_bollinger_tiles(const double *x, size_t rows, size_t cols,
                                    middle, lower, stream));
 }
 
+/* A macd of the row: its seeds' periods (fast <= slow), its rates (from the periods, or
+ * macdfix's fixed ones) and its tiles' warm-up. */
+typedef struct macd_kind {
+    size_t fast, slow, signal, h;
+    apo__macd_rates r;
+} macd_kind;
+
 /* The rounds of `n` tiles on a vector path, `edges` NULL or one per tile (macd_lanes.h). */
 static void macd_lanes_on(apo__cpu_isa path, const double *x, size_t cols,
-                          const apo__tile_span *tiles, size_t n, size_t fast, size_t slow,
-                          size_t signal, size_t h, double *macd, double *signal_line, double *hist,
-                          int stream, apo__macd_edges *edges) {
+                          const apo__tile_span *tiles, size_t n, const macd_kind *m, double *macd,
+                          double *signal_line, double *hist, int stream, apo__macd_edges *edges) {
     switch (path) {
-        APO_WIDE_PATH_CASES(apo__macd_tiles, x, cols, tiles, n, fast, slow, signal, h, macd,
-                            signal_line, hist, stream, edges)
+        APO_WIDE_PATH_CASES(apo__macd_tiles, x, cols, tiles, n, m->fast, m->slow, m->signal, m->h,
+                            &m->r, macd, signal_line, hist, stream, edges)
     default: /* sse2, which every build has */
-        apo__macd_tiles_sse2(x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
-                             stream, edges);
+        apo__macd_tiles_sse2(x, cols, tiles, n, m->fast, m->slow, m->signal, m->h, &m->r, macd,
+                             signal_line, hist, stream, edges);
         return;
     }
+}
+
+/* The tile [begin, end) of the row x alone, serially: apo__cpu_macd_tile's body at m's rates. */
+static void macd_serial_tile(const double *x, size_t begin, size_t end, const macd_kind *m,
+                             double *macd, double *signal_line, double *hist) {
+    apo__macd_tile_at(apo__in_at(x), begin, end, m->fast, m->slow, m->signal, m->h, &m->r,
+                      apo__out_at(macd), apo__out_at(signal_line), apo__out_at(hist));
+}
+
+/* macd of periods fast, slow and signal, its rates and warm-up from them. */
+static macd_kind macd_kind_of(size_t fast, size_t slow, size_t signal) {
+    macd_kind m;
+    m.h = apo__macd_warmup(fast, slow, signal);
+    m.signal = signal;
+    apo__macd_setup(&fast, &slow, signal, &m.r);
+    m.fast = fast;
+    m.slow = slow;
+    return m;
 }
 
 size_t apo__macd_split_pieces(size_t len, size_t h, size_t lanes) {
@@ -177,16 +202,14 @@ static int same_states(const double a[3], const double b[3]) {
     return memcmp(a, b, 3 * sizeof(double)) == 0;
 }
 
-size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_t fast, size_t slow,
-                                size_t signal, double *macd, double *signal_line, double *hist,
-                                apo__cpu_isa isa) {
-    assert(x != NULL && macd != NULL && signal_line != NULL && hist != NULL && begin < end);
-    isa = apo__cpu_isa_resolve(isa);
-    const size_t h = apo__macd_warmup(fast, slow, signal);
+/* apo__cpu_macd_split_tile for macd kind m. */
+static size_t split_tile(const double *x, size_t begin, size_t end, const macd_kind *m,
+                         double *macd, double *signal_line, double *hist, apo__cpu_isa isa) {
+    const size_t h = m->h;
     const size_t lanes = apo__cpu_isa_lanes(isa);
     const size_t pieces = apo__macd_split_pieces(end - begin, h, lanes);
     if (pieces < 2) {
-        apo__cpu_macd_tile(x, end, begin, end, fast, slow, signal, macd, signal_line, hist);
+        macd_serial_tile(x, begin, end, m, macd, signal_line, hist);
         return 0;
     }
     /* Piece 0 is the tile's own start (the same warm-up origin, the same seeds); piece j > 0
@@ -196,22 +219,18 @@ size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_
     apo__tile_span spans[APO_CUT_MAX_PIECES];
     apo__macd_edges edges[APO_CUT_MAX_PIECES];
     apo__cut_spans(begin, end, h, pieces, spans);
-    macd_lanes_on(isa, x, end, spans, pieces, fast, slow, signal, h, macd, signal_line, hist, 0,
-                  edges);
+    macd_lanes_on(isa, x, end, spans, pieces, m, macd, signal_line, hist, 0, edges);
 
     /* The whole tile's states at the end of piece j - 1 are known when piece j - 1 is right:
      * piece 0 always, a later one when its start states were those, or once computed again. */
     size_t redone = 0;
     if (!edges[0].ran) {
         /* The seeds were not done within piece 0 (gaps): the tile from its start. */
-        apo__cpu_macd_tile(x, end, begin, end, fast, slow, signal, macd, signal_line, hist);
+        macd_serial_tile(x, begin, end, m, macd, signal_line, hist);
         return pieces - 1;
     }
     double states[3]; /* the whole tile's states at the end of the piece before j */
     memcpy(states, edges[0].tail, sizeof states);
-    /* The rates, set up at the first piece redone (rarely any). */
-    apo__macd_rates r = {0};
-    int have_rates = 0;
     for (size_t j = 1; j < pieces; j++) {
         if (edges[j].steady && same_states(states, edges[j].head)) {
             memcpy(states, edges[j].tail, sizeof states);
@@ -219,11 +238,6 @@ size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_
         }
         /* Piece j again, serially, from the whole tile's states: the steady steps of
          * apo__macd_step, as the tile itself runs them. */
-        if (!have_rates) {
-            size_t f = fast, s = slow;
-            apo__macd_setup(&f, &s, signal, &r);
-            have_rates = 1;
-        }
         apo__macd_state st;
         st.t = spans[j].begin;
         st.end = spans[j].end;
@@ -233,7 +247,7 @@ size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_
         st.macd = macd;
         st.signal_line = signal_line;
         st.hist = hist;
-        apo__macd_finish(x, &r, &st);
+        apo__macd_finish(x, &m->r, &st);
         states[0] = st.ef;
         states[1] = st.es;
         states[2] = st.eg;
@@ -242,20 +256,38 @@ size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_
     return redone;
 }
 
+size_t apo__cpu_macd_split_tile(const double *x, size_t begin, size_t end, size_t fast, size_t slow,
+                                size_t signal, double *macd, double *signal_line, double *hist,
+                                apo__cpu_isa isa) {
+    assert(x != NULL && macd != NULL && signal_line != NULL && hist != NULL && begin < end);
+    const macd_kind m = macd_kind_of(fast, slow, signal);
+    return split_tile(x, begin, end, &m, macd, signal_line, hist, apo__cpu_isa_resolve(isa));
+}
+
 static void macd_on(apo__cpu_isa path, apo__cpu_isa isa, const double *x, size_t cols,
-                    const apo__tile_span *tiles, size_t n, size_t fast, size_t slow, size_t signal,
-                    size_t h, double *macd, double *signal_line, double *hist, int stream) {
+                    const apo__tile_span *tiles, size_t n, const macd_kind *m, double *macd,
+                    double *signal_line, double *hist, int stream) {
     if (path != APO_CPU_ISA_AUTO) {
-        macd_lanes_on(path, x, cols, tiles, n, fast, slow, signal, h, macd, signal_line, hist,
-                      stream, NULL);
+        macd_lanes_on(path, x, cols, tiles, n, m, macd, signal_line, hist, stream, NULL);
         return;
     }
     /* A lone tile: its chain cut into pieces in the lanes of the call's path. */
     for (size_t i = 0; i < n; i++) {
         const size_t o = tiles[i].row * cols;
-        apo__cpu_macd_split_tile(x + o, tiles[i].begin, tiles[i].end, fast, slow, signal, macd + o,
-                                 signal_line + o, hist + o, isa);
+        split_tile(x + o, tiles[i].begin, tiles[i].end, m, macd + o, signal_line + o, hist + o,
+                   isa);
     }
+}
+
+/* The tiles of macd kind m, rounds of lanes and lone tiles cut (apo__cpu_macd_tiles). */
+static void macd_kind_tiles(const double *x, size_t rows, size_t cols, const apo__tile_span *tiles,
+                            size_t count, const macd_kind *m, double *macd, double *signal_line,
+                            double *hist, apo__cpu_isa isa) {
+    check_spans(tiles, count, rows, cols);
+    isa = apo__cpu_isa_resolve(isa);
+    const int stream = stream_outputs(rows, cols, 3, apo__macd_stream_min_bytes);
+    FOR_SORTED_ROUNDS(isa, tiles, count, path, sorted, n,
+                      macd_on(path, isa, x, cols, sorted, n, m, macd, signal_line, hist, stream));
 }
 
 void apo__cpu_macd_tiles(const double *x, size_t rows, size_t cols, const apo__tile_span *tiles,
@@ -263,13 +295,21 @@ void apo__cpu_macd_tiles(const double *x, size_t rows, size_t cols, const apo__t
                          double *signal_line, double *hist, apo__cpu_isa isa) {
     assert(x != NULL && macd != NULL && signal_line != NULL && hist != NULL);
     assert(fast >= 1 && slow >= 1 && signal >= 1);
-    check_spans(tiles, count, rows, cols);
-    isa = apo__cpu_isa_resolve(isa);
-    const size_t h = apo__macd_warmup(fast, slow, signal);
-    const int stream = stream_outputs(rows, cols, 3, apo__macd_stream_min_bytes);
-    FOR_SORTED_ROUNDS(isa, tiles, count, path, sorted, n,
-                      macd_on(path, isa, x, cols, sorted, n, fast, slow, signal, h, macd,
-                              signal_line, hist, stream));
+    const macd_kind m = macd_kind_of(fast, slow, signal);
+    macd_kind_tiles(x, rows, cols, tiles, count, &m, macd, signal_line, hist, isa);
+}
+
+void apo__cpu_macdfix_tiles(const double *x, size_t rows, size_t cols, const apo__tile_span *tiles,
+                            size_t count, size_t signal, size_t h, double *macd,
+                            double *signal_line, double *hist, apo__cpu_isa isa) {
+    assert(x != NULL && macd != NULL && signal_line != NULL && hist != NULL && signal >= 1);
+    macd_kind m;
+    m.fast = APO_MACDFIX_FAST;
+    m.slow = APO_MACDFIX_SLOW;
+    m.signal = signal;
+    m.h = h;
+    m.r = apo__macdfix_rates(signal);
+    macd_kind_tiles(x, rows, cols, tiles, count, &m, macd, signal_line, hist, isa);
 }
 
 static void returns_stats_on(apo__cpu_isa path, const double *x, size_t cols,

@@ -30,13 +30,12 @@ void APO_LANES_NAME(apo__bollinger_tiles)(const double *x, size_t cols, const ap
 
 void APO_LANES_NAME(apo__macd_tiles)(const double *x, size_t cols, const apo__tile_span *tiles,
                                      size_t count, size_t fast, size_t slow, size_t signal,
-                                     size_t h, double *macd, double *signal_line, double *hist,
-                                     int stream, apo__macd_edges *edges) {
-    apo__macd_rates r;
-    apo__macd_setup(&fast, &slow, signal, &r);
+                                     size_t h, const apo__macd_rates *r, double *macd,
+                                     double *signal_line, double *hist, int stream,
+                                     apo__macd_edges *edges) {
     for (size_t k = 0; k < count; k += APO_LANES)
         APO_LANES_NAME(apo__macd_round)
-    (x, cols, tiles + k, count - k < APO_LANES ? count - k : APO_LANES, fast, slow, signal, h, &r,
+    (x, cols, tiles + k, count - k < APO_LANES ? count - k : APO_LANES, fast, slow, signal, h, r,
      macd, signal_line, hist, stream, edges != NULL ? edges + k : NULL);
 }
 

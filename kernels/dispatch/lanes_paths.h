@@ -11,15 +11,18 @@
 #include "kernels.h"
 #include "score_sets.h"
 
+/* The EMAs' rates of a macd tile (macd_tile.h). */
+struct apo__macd_rates;
+
 #define APO_LANES_DECLARE(path)                                                                    \
     void apo__bollinger_tiles_##path(const double *x, size_t cols, const apo__tile_span *tiles,    \
                                      size_t count, size_t period, double nbdev_up,                 \
                                      double nbdev_dn, double *upper, double *middle,               \
                                      double *lower, int stream);                                   \
-    void apo__macd_tiles_##path(const double *x, size_t cols, const apo__tile_span *tiles,         \
-                                size_t count, size_t fast, size_t slow, size_t signal, size_t h,   \
-                                double *macd, double *signal_line, double *hist, int stream,       \
-                                apo__macd_edges *edges);                                           \
+    void apo__macd_tiles_##path(                                                                   \
+        const double *x, size_t cols, const apo__tile_span *tiles, size_t count, size_t fast,      \
+        size_t slow, size_t signal, size_t h, const struct apo__macd_rates *r, double *macd,       \
+        double *signal_line, double *hist, int stream, apo__macd_edges *edges);                    \
     void apo__returns_stats_tiles_##path(                                                          \
         const double *x, size_t cols, const apo__tile_span *tiles, size_t count,                   \
         apo__moments *const *partials, double *scratch, size_t scratch_len);                       \

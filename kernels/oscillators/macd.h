@@ -92,6 +92,13 @@ void apo__cpu_macd_tiles(const double *x, size_t rows, size_t cols, const apo__t
                          size_t count, size_t fast, size_t slow, size_t signal, double *macd,
                          double *signal_line, double *hist, apo__cpu_isa isa);
 
+/* apo__cpu_macd_tiles for TA-Lib's MACDFIX (macdfix_tile.h: the fixed rates 0.15 and 0.075,
+ * seeded as MACD(12, 26) seeds them), its tiles' warm-up h the catalog's halo: the bits of
+ * macdfix's tile body for each tile. */
+void apo__cpu_macdfix_tiles(const double *x, size_t rows, size_t cols, const apo__tile_span *tiles,
+                            size_t count, size_t signal, size_t h, double *macd,
+                            double *signal_line, double *hist, apo__cpu_isa isa);
+
 #ifdef __cplusplus
 }
 #endif

@@ -202,16 +202,25 @@ static inline APO_HD void apo__macd_finish(apo__in x, const apo__macd_rates *r,
  * checks), with warmup = apo__macd_warmup(fast, slow, signal) computed on the host: the
  * semantics of apo__cpu_macd_tile() in macd.h. fast > slow is swapped.
  */
+/* The tile at rates r (fast <= slow, the periods whose means seed the EMAs): the body of
+ * apo__macd_tile, and of macdfix's fixed rates (macdfix_tile.h). */
+static inline APO_HD void apo__macd_tile_at(apo__in x, size_t begin, size_t end, size_t fast,
+                                            size_t slow, size_t signal, size_t warmup,
+                                            const apo__macd_rates *r, apo__out macd,
+                                            apo__out signal_line, apo__out hist) {
+    apo__macd_state st;
+    if (apo__macd_prepare(x, begin, end, fast, slow, signal, warmup, r, 1, macd, signal_line, hist,
+                          &st)) {
+        apo__macd_finish(x, r, &st);
+    }
+}
+
 static inline APO_HD void apo__macd_tile(apo__in x, size_t begin, size_t end, size_t fast,
                                          size_t slow, size_t signal, size_t warmup, apo__out macd,
                                          apo__out signal_line, apo__out hist) {
     apo__macd_rates r;
     apo__macd_setup(&fast, &slow, signal, &r);
-    apo__macd_state st;
-    if (apo__macd_prepare(x, begin, end, fast, slow, signal, warmup, &r, 1, macd, signal_line, hist,
-                          &st)) {
-        apo__macd_finish(x, &r, &st);
-    }
+    apo__macd_tile_at(x, begin, end, fast, slow, signal, warmup, &r, macd, signal_line, hist);
 }
 
 #endif /* APO_MACD_TILE_H */

@@ -11,6 +11,10 @@
  * + D(2 / (signalperiod + 1)) (the table's MACDFIX halo, macd's rule with the slow rate
  * 0.075). Stream: NONE (a piece re-runs its tile from the start): macd's state between its
  * phases does not fit apo__cat_run.
+ *
+ * On the CPU a row's tiles take macd's rounds of vector lanes, and a lone tile macd's cut into
+ * pieces checked bit for bit (apo__cpu_macdfix_tiles, dispatch/lanes_dispatch.c), at these
+ * rates: the bits of this body for each tile, as macd's lanes have macd's.
  */
 #ifndef APO_KERNELS_MACDFIX_TILE_H
 #define APO_KERNELS_MACDFIX_TILE_H
@@ -24,18 +28,21 @@
 #define APO_MACDFIX_FAST 12
 #define APO_MACDFIX_SLOW 26
 
-static inline APO_HD void apo__macdfix_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    const size_t signal = (size_t)io->p[0];
+/* The rates at signalperiod `signal`. */
+static inline APO_HD apo__macd_rates apo__macdfix_rates(size_t signal) {
     apo__macd_rates r;
     r.kf = APO_MACDFIX_FAST_RATE;
     r.ks = APO_MACDFIX_SLOW_RATE;
     r.kg = 2.0 / ((double)signal + 1.0);
-    const apo__in x = apo__in_at(io->in[0]);
-    apo__macd_state st;
-    if (apo__macd_prepare(x, begin, end, APO_MACDFIX_FAST, APO_MACDFIX_SLOW, signal, io->h, &r, 1,
-                          apo__out_at(io->out[0]), apo__out_at(io->out[1]), apo__out_at(io->out[2]),
-                          &st))
-        apo__macd_finish(x, &r, &st);
+    return r;
+}
+
+static inline APO_HD void apo__macdfix_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const size_t signal = (size_t)io->p[0];
+    const apo__macd_rates r = apo__macdfix_rates(signal);
+    apo__macd_tile_at(apo__in_at(io->in[0]), begin, end, APO_MACDFIX_FAST, APO_MACDFIX_SLOW, signal,
+                      io->h, &r, apo__out_at(io->out[0]), apo__out_at(io->out[1]),
+                      apo__out_at(io->out[2]));
 }
 
 #endif /* APO_KERNELS_MACDFIX_TILE_H */

@@ -128,7 +128,7 @@ static void check_row_outputs(apo__cat_id id, const double *par, size_t n_out, s
     plant_gaps(col, variant, len, io.h, n);
     const int one_input = id == APO_CAT_RSI || id == APO_CAT_CMO || id == APO_CAT_DEMA ||
                           id == APO_CAT_TEMA || id == APO_CAT_TRIX || id == APO_CAT_T3 ||
-                          id == APO_CAT_TSI || id == APO_CAT_BBANDS;
+                          id == APO_CAT_TSI || id == APO_CAT_BBANDS || id == APO_CAT_MACDFIX;
     for (size_t c = 0; c < N_COLUMNS; c++)
         io.in[c] = one_input ? col[CLOSE] : col[c];
     if (id == APO_CAT_EFI) { /* close, volume */
@@ -262,5 +262,22 @@ Test(catalog_lanes, bbands_tiles_have_the_bits_of_their_scalar_body, .timeout = 
         check_row_outputs(APO_CAT_BBANDS, par, 3, 3, 1808, CLEAN);
         check_row_outputs(APO_CAT_BBANDS, par, 3, 2, 50, GAPS_IN_CLOSE);
         check_row_outputs(APO_CAT_BBANDS, par, 3, 1, 0, GAPS_IN_CLOSE);
+    }
+}
+
+/* macdfix takes macd's rounds of lanes and, for a lone tile, macd's cut into pieces checked bit
+ * for bit, at its fixed rates (apo__cpu_macdfix_tiles): its three outputs each tile's scalar
+ * body's, whether the pieces stand or are computed again (gaps in a piece's warm-up). */
+Test(catalog_lanes, macdfix_tiles_have_the_bits_of_their_scalar_body, .timeout = 300) {
+    static const double signals[] = {9, 2, 40};
+    for (size_t si = 0; si < sizeof signals / sizeof signals[0]; si++) {
+        double par[APO_CAT_MAX_PAR] = {signals[si]};
+        const size_t halo = apo__catalog_halo(APO_CAT_MACDFIX, par);
+        for (int variant = 0; variant < N_VARIANTS; variant++) {
+            check_row_outputs(APO_CAT_MACDFIX, par, 3, 6, halo / 2 + 1, variant);
+            check_row_outputs(APO_CAT_MACDFIX, par, 3, 1, 0, variant);
+        }
+        check_row_outputs(APO_CAT_MACDFIX, par, 3, 11, 1, CLEAN);
+        check_row_outputs(APO_CAT_MACDFIX, par, 3, 2, 50, GAPS_IN_CLOSE);
     }
 }
