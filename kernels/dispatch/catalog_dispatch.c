@@ -287,18 +287,18 @@ static void bbands_sma_tiles(const apo__cat_io *io, const apo__tile_span *tiles,
     }
 }
 
-/* macdfix's tile body is macd's at fixed rates (macdfix_tile.h), so its tiles take macd's
- * rounds of lanes, and a lone tile macd's cut into pieces checked bit for bit, at those rates
- * (apo__cpu_macdfix_tiles), where the catalog's path would run one serial chain a tile. */
-static void macdfix_tiles(const apo__cat_io *io, const apo__tile_span *tiles, size_t count,
-                          int isa) {
-    apo__tile_span row[APO_ROW_CHUNK];
-    for (size_t k = 0; k < count; k += APO_ROW_CHUNK) {
-        const size_t n = count - k < APO_ROW_CHUNK ? count - k : APO_ROW_CHUNK;
-        const size_t cols = one_row_spans(tiles, k, n, row);
-        apo__cpu_macdfix_tiles(io->in[0], 1, cols, row, n, (size_t)io->p[0], io->h, io->out[0],
-                               io->out[1], io->out[2], (apo__cpu_isa)isa);
-    }
+/* macdfix's tile body is macd's at fixed rates (macdfix_tile.h), so a lone tile takes macd's
+ * cut into pieces in lanes, checked bit for bit, at those rates (apo__cpu_macdfix_tiles), where
+ * the catalog's path runs one serial chain (a row of 1e4 bars is one tile: 0.75 of TA-Lib 0.8.1
+ * to 1.03 on the Zen 3 VM). Several tiles stay one by one: in macd's rounds a row of 1e6 bars
+ * took 5.6 ms against 4.6 (docs/perf-log/2026-11-29-bbands-macdext-price-oscillators.md; read,
+ * not measured, as the memory's: a round reads four tiles' inputs and writes twelve output rows
+ * at once, where the serial chain's one row of each is already at the memory's pace). */
+static void macdfix_lone_tile(const apo__cat_io *io, const apo__tile_span *tile, int isa) {
+    apo__tile_span row[1];
+    const size_t cols = one_row_spans(tile, 0, 1, row);
+    apo__cpu_macdfix_tiles(io->in[0], 1, cols, row, 1, (size_t)io->p[0], io->h, io->out[0],
+                           io->out[1], io->out[2], (apo__cpu_isa)isa);
 }
 
 void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
@@ -310,8 +310,8 @@ void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo_
         bbands_sma_tiles(io, tiles, count, isa);
         return;
     }
-    if (id == APO_CAT_MACDFIX) {
-        macdfix_tiles(io, tiles, count, isa);
+    if (id == APO_CAT_MACDFIX && count == 1) {
+        macdfix_lone_tile(io, tiles, isa);
         return;
     }
     switch (isa) {

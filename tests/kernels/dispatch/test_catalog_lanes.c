@@ -3,9 +3,10 @@
  * vector lanes (kernels/common/catalog_lanes.h: rsi, cmo, atr, natr, plus_di, minus_di, adx,
  * dx, plus_dm, minus_dm, rma, and adxr with its ring of ADX; the EMA chains dema, tema, trix, t3,
  * tsi, efi; kernels/volume/adosc_lanes.h: adosc, whose rounds take a short row's tiles from its
- * first; bbands at matype 0, bollinger's rounds, kernels/averages/bollinger_lanes.h) give every
- * tile, on every vector path this CPU supports, bitwise the outputs of that tile computed alone by
- * the scalar body (apo__cpu_catalog_tile, whose accuracy against the long-double references
+ * first; bbands at matype 0, bollinger's rounds, kernels/averages/bollinger_lanes.h; macdfix's
+ * lone tile, macd's cut, kernels/oscillators/macd_lanes.h) give every tile, on every vector path
+ * this CPU supports, bitwise the outputs of that tile computed alone by the scalar body
+ * (apo__cpu_catalog_tile, whose accuracy against the long-double references
  * test_catalog_kernels_slow.c and test_catalog_more_slow.c check).
  *
  * The rows reach every way out of the lock-step: a clean walk; gaps (NaN, infinities, in
@@ -265,9 +266,10 @@ Test(catalog_lanes, bbands_tiles_have_the_bits_of_their_scalar_body, .timeout = 
     }
 }
 
-/* macdfix takes macd's rounds of lanes and, for a lone tile, macd's cut into pieces checked bit
- * for bit, at its fixed rates (apo__cpu_macdfix_tiles): its three outputs each tile's scalar
- * body's, whether the pieces stand or are computed again (gaps in a piece's warm-up). */
+/* macdfix's lone tile takes macd's cut into pieces checked bit for bit, at its fixed rates
+ * (apo__cpu_macdfix_tiles), its rows of several tiles their scalar bodies: its three outputs
+ * each tile's scalar body's, whether the pieces stand or are computed again (gaps in a piece's
+ * warm-up). */
 Test(catalog_lanes, macdfix_tiles_have_the_bits_of_their_scalar_body, .timeout = 300) {
     static const double signals[] = {9, 2, 40};
     for (size_t si = 0; si < sizeof signals / sizeof signals[0]; si++) {
