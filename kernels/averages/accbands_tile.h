@@ -29,6 +29,35 @@ static inline APO_HD double apo__accbands_term(double high, double low, double s
     return side > 0 ? high * (1.0 + r) : low * (1.0 - r);
 }
 
+/* Output t's bands from its window's three sums: each sum over p, NaN where it is not finite. */
+static inline APO_HD void apo__accbands_store(const apo__cat_io *io, size_t t, double su, double sm,
+                                              double sl, double pd) {
+    io->out[0][t] = isfinite(su) ? su / pd : (double)NAN;
+    io->out[1][t] = isfinite(sm) ? sm / pd : (double)NAN;
+    io->out[2][t] = isfinite(sl) ? sl / pd : (double)NAN;
+}
+
+#ifdef APO_TILE_LANES
+/* The upper and lower terms of the APO_TILE_LANES bars from i: apo__accbands_term's, its
+ * branch a select. */
+static inline void apo__accbands_terms_vec(const double *high, const double *low, size_t i,
+                                           apo_tv *upper, apo_tv *lower) {
+    const apo_tv h = apo_tv_load(high + i), l = apo_tv_load(low + i);
+    const apo_tv sum = h + l, r = 4.0 * (h - l) / sum;
+    const apo_tm flat = sum == 0.0;
+    *upper = apo_tv_pick(flat, h, h * (1.0 + r));
+    *lower = apo_tv_pick(flat, l, l * (1.0 - r));
+}
+
+/* apo__accbands_store for the APO_TILE_LANES outputs from t, one a lane. */
+static inline void apo__accbands_store_vec(const apo__cat_io *io, size_t t, apo_tv su, apo_tv sm,
+                                           apo_tv sl, double pd) {
+    apo_tv_store(io->out[0] + t, apo_tv_or_nan(apo_tv_finite(su), su / pd));
+    apo_tv_store(io->out[1] + t, apo_tv_or_nan(apo_tv_finite(sm), sm / pd));
+    apo_tv_store(io->out[2] + t, apo_tv_or_nan(apo_tv_finite(sl), sl / pd));
+}
+#endif
+
 #ifdef APO_TILE_LANES
 /* The most outputs of a block (apo__accbands_block) and the longest period it takes: two rows
  * of (256 + 512) terms, 12 KiB of stack. */
@@ -48,11 +77,10 @@ static inline void apo__accbands_block(const apo__cat_io *io, size_t t, size_t e
     const double pd = (double)p;
     size_t q = 0;
     for (; q + APO_TILE_LANES <= m; q += APO_TILE_LANES) {
-        const apo_tv h = apo_tv_load(high + first + q), l = apo_tv_load(low + first + q);
-        const apo_tv sum = h + l, r = 4.0 * (h - l) / sum;
-        const apo_tm flat = sum == 0.0;
-        apo_tv_store(upper + q, apo_tv_pick(flat, h, h * (1.0 + r)));
-        apo_tv_store(lower + q, apo_tv_pick(flat, l, l * (1.0 - r)));
+        apo_tv u, l;
+        apo__accbands_terms_vec(high, low, first + q, &u, &l);
+        apo_tv_store(upper + q, u);
+        apo_tv_store(lower + q, l);
     }
     for (; q < m; q++) {
         upper[q] = apo__accbands_term(high[first + q], low[first + q], 1.0);
@@ -66,9 +94,7 @@ static inline void apo__accbands_block(const apo__cat_io *io, size_t t, size_t e
             sm = sm + apo_tv_load(close + first + k + j);
             sl = sl + apo_tv_load(lower + k + j);
         }
-        apo_tv_store(io->out[0] + t + k, apo_tv_or_nan(apo_tv_finite(su), su / pd));
-        apo_tv_store(io->out[1] + t + k, apo_tv_or_nan(apo_tv_finite(sm), sm / pd));
-        apo_tv_store(io->out[2] + t + k, apo_tv_or_nan(apo_tv_finite(sl), sl / pd));
+        apo__accbands_store_vec(io, t + k, su, sm, sl, pd);
     }
     for (; k < e - t; k++) {
         double su = 0.0, sm = 0.0, sl = 0.0;
@@ -77,9 +103,7 @@ static inline void apo__accbands_block(const apo__cat_io *io, size_t t, size_t e
             sm = sm + close[first + k + j];
             sl = sl + lower[k + j];
         }
-        io->out[0][t + k] = isfinite(su) ? su / pd : (double)NAN;
-        io->out[1][t + k] = isfinite(sm) ? sm / pd : (double)NAN;
-        io->out[2][t + k] = isfinite(sl) ? sl / pd : (double)NAN;
+        apo__accbands_store(io, t + k, su, sm, sl, pd);
     }
 }
 #endif
@@ -90,9 +114,6 @@ static inline APO_HD void apo__accbands_tile(const apo__cat_io *io, size_t begin
     const double pd = (double)p;
     size_t t = begin;
 #ifdef APO_TILE_LANES
-    /* The loop below for the bars t .. t + APO_TILE_LANES - 1 past the lead, one lane each: the
-     * same terms (apo__accbands_term's branch and the gap's NaN as selects) added in the same
-     * order. */
     for (; t < end && t + 1 < p; t++) {
         io->out[0][t] = NAN;
         io->out[1][t] = NAN;
@@ -104,20 +125,19 @@ static inline APO_HD void apo__accbands_tile(const apo__cat_io *io, size_t begin
         apo__accbands_block(io, t, e, p);
         t = e;
     }
-    /* Windows past the blocks' bound: the loop below for APO_TILE_LANES bars at a time. */
+    /* Windows past the blocks' bound: the loop below for the bars t .. t + APO_TILE_LANES - 1,
+     * one lane each: the same terms (apo__accbands_term's branch and the gap's NaN as selects)
+     * added in the same order. */
     for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
         apo_tv su = apo_tv_splat(0.0), sm = apo_tv_splat(0.0), sl = apo_tv_splat(0.0);
         for (size_t i = t + 1 - p; i <= t; i++) {
-            const apo_tv h = apo_tv_load(high + i), l = apo_tv_load(low + i);
-            const apo_tv sum = h + l, r = 4.0 * (h - l) / sum;
-            const apo_tm flat = sum == 0.0;
-            su = su + apo_tv_pick(flat, h, h * (1.0 + r));
+            apo_tv u, l;
+            apo__accbands_terms_vec(high, low, i, &u, &l);
+            su = su + u;
             sm = sm + apo_tv_load(close + i);
-            sl = sl + apo_tv_pick(flat, l, l * (1.0 - r));
+            sl = sl + l;
         }
-        apo_tv_store(io->out[0] + t, apo_tv_or_nan(apo_tv_finite(su), su / pd));
-        apo_tv_store(io->out[1] + t, apo_tv_or_nan(apo_tv_finite(sm), sm / pd));
-        apo_tv_store(io->out[2] + t, apo_tv_or_nan(apo_tv_finite(sl), sl / pd));
+        apo__accbands_store_vec(io, t, su, sm, sl, pd);
     }
 #endif
     for (; t < end; t++) {
@@ -133,9 +153,7 @@ static inline APO_HD void apo__accbands_tile(const apo__cat_io *io, size_t begin
             sm = sm + close[i];
             sl = sl + apo__accbands_term(high[i], low[i], -1.0);
         }
-        io->out[0][t] = isfinite(su) ? su / pd : (double)NAN;
-        io->out[1][t] = isfinite(sm) ? sm / pd : (double)NAN;
-        io->out[2][t] = isfinite(sl) ? sl / pd : (double)NAN;
+        apo__accbands_store(io, t, su, sm, sl, pd);
     }
 }
 

@@ -15,7 +15,26 @@
 
 #include "trange_tile.h"
 
+/* Output t's VI+ and VI- from its window's sums of true ranges r and movements u and d: NaN
+ * where a sum is not finite, 0 where the true ranges sum to 0. */
+static inline APO_HD void apo__vortex_store(double *plus, double *minus, size_t t, double r,
+                                            double u, double d) {
+    const int clean = apo__finite(r) & apo__finite(u) & apo__finite(d);
+    plus[t] = !clean ? (double)NAN : r > 0.0 ? u / r : 0.0;
+    minus[t] = !clean ? (double)NAN : r > 0.0 ? d / r : 0.0;
+}
+
 #ifdef APO_TILE_LANES
+/* apo__vortex_store for the APO_TILE_LANES outputs from t, one a lane, its choices as selects. */
+static inline void apo__vortex_store_vec(double *plus, double *minus, size_t t, apo_tv r, apo_tv u,
+                                         apo_tv d) {
+    const apo_tm clean = apo_tv_finite(r) & apo_tv_finite(u) & apo_tv_finite(d);
+    const apo_tm ranged = r > 0.0;
+    const apo_tv zero = apo_tv_splat(0.0);
+    apo_tv_store(plus + t, apo_tv_or_nan(clean, apo_tv_pick(ranged, u / r, zero)));
+    apo_tv_store(minus + t, apo_tv_or_nan(clean, apo_tv_pick(ranged, d / r, zero)));
+}
+
 /* The most outputs of a block (apo__vortex_block) and the longest period it takes: its three
  * rows of terms, (256 + 512) bars each, are 18 KiB of stack. */
 #define APO_VORTEX_BLOCK 256
@@ -53,11 +72,7 @@ static inline void apo__vortex_block(const apo__cat_io *io, size_t t, size_t e, 
             u = u + apo_tv_load(up + k + j);
             d = d + apo_tv_load(down + k + j);
         }
-        const apo_tm clean = apo_tv_finite(r) & apo_tv_finite(u) & apo_tv_finite(d);
-        const apo_tm ranged = r > 0.0;
-        const apo_tv zero = apo_tv_splat(0.0);
-        apo_tv_store(plus + t + k, apo_tv_or_nan(clean, apo_tv_pick(ranged, u / r, zero)));
-        apo_tv_store(minus + t + k, apo_tv_or_nan(clean, apo_tv_pick(ranged, d / r, zero)));
+        apo__vortex_store_vec(plus, minus, t + k, r, u, d);
     }
     for (; k < e - t; k++) {
         double r = 0.0, u = 0.0, d = 0.0;
@@ -66,9 +81,7 @@ static inline void apo__vortex_block(const apo__cat_io *io, size_t t, size_t e, 
             u = u + up[k + j];
             d = d + down[k + j];
         }
-        const int clean = apo__finite(r) & apo__finite(u) & apo__finite(d);
-        plus[t + k] = !clean ? (double)NAN : r > 0.0 ? u / r : 0.0;
-        minus[t + k] = !clean ? (double)NAN : r > 0.0 ? d / r : 0.0;
+        apo__vortex_store(plus, minus, t + k, r, u, d);
     }
 }
 #endif
@@ -95,11 +108,7 @@ static inline APO_HD void apo__vortex_tile(const apo__cat_io *io, size_t begin, 
             up = up + apo_tv_abs(apo_tv_load(high + i) - apo_tv_load(low + i - 1));
             down = down + apo_tv_abs(apo_tv_load(low + i) - apo_tv_load(high + i - 1));
         }
-        const apo_tm clean = apo_tv_finite(tr) & apo_tv_finite(up) & apo_tv_finite(down);
-        const apo_tm ranged = tr > 0.0;
-        const apo_tv zero = apo_tv_splat(0.0);
-        apo_tv_store(plus + t, apo_tv_or_nan(clean, apo_tv_pick(ranged, up / tr, zero)));
-        apo_tv_store(minus + t, apo_tv_or_nan(clean, apo_tv_pick(ranged, down / tr, zero)));
+        apo__vortex_store_vec(plus, minus, t, tr, up, down);
     }
 #endif
     for (; t < end; t++) {
@@ -109,9 +118,7 @@ static inline APO_HD void apo__vortex_tile(const apo__cat_io *io, size_t begin, 
             up = up + fabs(high[i] - low[i - 1]);
             down = down + fabs(low[i] - high[i - 1]);
         }
-        const int clean = apo__finite(tr) & apo__finite(up) & apo__finite(down);
-        plus[t] = !clean ? (double)NAN : tr > 0.0 ? up / tr : 0.0;
-        minus[t] = !clean ? (double)NAN : tr > 0.0 ? down / tr : 0.0;
+        apo__vortex_store(plus, minus, t, tr, up, down);
     }
 }
 
