@@ -18,7 +18,8 @@ extern "C" {
 /*
  * The lane kernels of bollinger (and of macd, oscillators/macd.h) store their outputs with
  * streaming (non-temporal) stores when the call's output arrays, rows x cols x 3 doubles, reach
- * these many bytes (docs/kernels-vector-paths.md, "Streaming stores"): streaming saves reading
+ * these many bytes, on the AVX-512 path only (common/lanes.h, APO_LANES_STREAM;
+ * docs/kernels-vector-paths.md, "Streaming stores"): streaming saves reading
  * every output line before it is written, but leaves the outputs out of the caches for whoever
  * reads them next. macd, whose arithmetic is light, gains from 16 MiB on; bollinger, bound by its
  * arithmetic on one thread, only where its outputs could not stay in the caches anyway. The bits

@@ -504,6 +504,8 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
                                                  size_t p, double nbdev_up, double nbdev_dn,
                                                  double *upper, double *middle, double *lower,
                                                  int stream) {
+    /* Only where a block's store of a lane is a whole line (lanes.h, APO_LANES_STREAM). */
+    stream = stream && APO_LANES_STREAM;
     apo__bollinger_lane_begin b;
     apo__bollinger_run *const run = b.run;
     int *const sliding = b.sliding;

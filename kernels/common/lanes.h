@@ -253,12 +253,12 @@ static inline void apo_vd_storeu(double *p, apo_vd v) { memcpy(p, &v, sizeof v);
 
 /*
  * A whole-vector store to p, non-temporal (streaming) when p is aligned to the vector's
- * size, an ordinary store otherwise. A streaming store writes the line to memory without
- * reading it first and without keeping it in the caches: for outputs larger than the
- * caches it saves the read for ownership of every output line (3 outputs of 8 B per
- * sample: 24 B read that the kernel never uses) and leaves the caches to the input. It
- * stores the same bits; only when another thread may see them changes, hence
- * apo_lanes_fence(). Which calls stream: kernels.h, APO_*_STREAM_MIN_BYTES.
+ * size on a path that streams (APO_LANES_STREAM, below), an ordinary store otherwise. A
+ * streaming store writes the line to memory without reading it first and without keeping it
+ * in the caches: for outputs larger than the caches it saves the read for ownership of every
+ * output line (3 outputs of 8 B per sample: 24 B read that the kernel never uses) and leaves
+ * the caches to the input. It stores the same bits; only when another thread may see them
+ * changes, hence apo_lanes_fence(). Which calls stream: kernels.h, APO_*_STREAM_MIN_BYTES.
  */
 static inline void apo_vd_stream(double *p, apo_vd v) {
 #if APO_LANES_X86 == 512
@@ -266,19 +266,26 @@ static inline void apo_vd_stream(double *p, apo_vd v) {
         _mm512_stream_pd(p, (__m512d)v);
         return;
     }
-#elif APO_LANES_X86 == 256
-    if (((uintptr_t)p & (sizeof v - 1)) == 0) {
-        _mm256_stream_pd(p, (__m256d)v);
-        return;
-    }
-#elif APO_LANES_X86 == 128
-    if (((uintptr_t)p & (sizeof v - 1)) == 0) {
-        _mm_stream_pd(p, (__m128d)v);
-        return;
-    }
 #endif
     apo_vd_storeu(p, v);
 }
+
+/*
+ * Whether a round of this path writes its outputs with streaming stores when its call asks for
+ * them (kernels.h, APO_*_STREAM_MIN_BYTES): only on 8 lanes of AVX-512, where a block's
+ * aligned store of one lane and output is one whole 64-byte line. On 2 and 4 lanes it is half
+ * or a quarter of a line, the rest following a block later after the other lanes' and outputs'
+ * stores (macd: 12 lines in flight on avx2), and on the Zen 3 VM of 2026-11-29 macd and
+ * bollinger took 3 to 4 times as long with such stores as with ordinary ones; gathering a line
+ * of blocks first, so that each line's stores followed each other, still left macd about twice
+ * as slow as ordinary stores there, at 1e6 and at 1e7 samples (docs/kernels-vector-paths.md,
+ * "Streaming stores"). So the narrower paths store as usual.
+ */
+#if APO_LANES_X86 == 512
+#define APO_LANES_STREAM 1
+#else
+#define APO_LANES_STREAM 0
+#endif
 
 /* Orders the streaming stores before every later store and before the return: a round that
  * streamed calls it before it writes over a streamed line with an ordinary store and before

@@ -112,6 +112,8 @@ static void APO_LANES_NAME(apo__macd_round)(const double *x, size_t cols,
                                             const apo__macd_rates *r, double *macd,
                                             double *signal_line, double *hist, int stream,
                                             apo__macd_edges *edges) {
+    /* Only where a block's store of a lane is a whole line (lanes.h, APO_LANES_STREAM). */
+    stream = stream && APO_LANES_STREAM;
     size_t at[APO_LANES];    /* the lane's next index, absolute in the arrays */
     size_t start[APO_LANES]; /* the step of the lane's first index */
     size_t speak[APO_LANES]; /* ... of its first output (the warm-up ends) */

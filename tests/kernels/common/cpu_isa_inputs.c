@@ -125,11 +125,12 @@ size_t first_difference(const double *a, const double *b, size_t n) {
     return n;
 }
 
-/* Odd variants store bollinger's and macd's outputs with streaming stores, however small the
- * arrays (kernels.h, APO_*_STREAM_MIN_BYTES), even ones with ordinary stores: every
- * grouping gets both across the three orders. The arrays of malloc() are aligned to 16
- * bytes only, so on the wider paths some outputs stream and others fall back to ordinary
- * stores within one call, which is covered too. */
+/* Odd variants ask for bollinger's and macd's outputs with streaming stores, however small
+ * the arrays (kernels.h, APO_*_STREAM_MIN_BYTES), even ones with ordinary stores: every
+ * grouping gets both across the three orders. Only the AVX-512 path streams (lanes.h,
+ * APO_LANES_STREAM); the narrower ones must give the same bits when asked. The arrays of
+ * malloc() are aligned to 16 bytes only, so on AVX-512 some outputs stream and others fall
+ * back to ordinary stores within one call, which is covered too. */
 void streaming_for(size_t variant) {
     apo__bollinger_stream_min_bytes = variant % 2 == 1 ? 0 : SIZE_MAX;
     apo__macd_stream_min_bytes = variant % 2 == 1 ? 0 : SIZE_MAX;
