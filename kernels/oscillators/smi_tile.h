@@ -40,25 +40,41 @@ typedef struct {
     double slow_num, slow_den, fast_num, fast_den, signal;
 } apo__smi_stages;
 
+/* The three EMAs' periods and rates, k = 2/(period + 1), taken once a tile: in the step they
+ * were three divisions a bar (the periods read again through io->p, which the output stores
+ * may alias), the same quotients. */
+typedef struct {
+    size_t fast, slow, signal;
+    double k_fast, k_slow, k_signal;
+} apo__smi_rates;
+
+static inline APO_HD apo__smi_rates apo__smi_rates_of(const apo__cat_io *io) {
+    apo__smi_rates r;
+    r.fast = (size_t)io->p[1];
+    r.slow = (size_t)io->p[2];
+    r.signal = (size_t)io->p[3];
+    r.k_fast = 2.0 / ((double)r.fast + 1.0);
+    r.k_slow = 2.0 / ((double)r.slow + 1.0);
+    r.k_signal = 2.0 / ((double)r.signal + 1.0);
+    return r;
+}
+
 /* Takes bar t's num and den through the stages; returns 1 with *line and *signal set where the
  * signal is seeded after it. */
 static inline APO_HD int apo__smi_step(apo__smi_stages *s, double num, double den,
-                                       const apo__cat_io *io, double *line, double *signal) {
-    const size_t fast = (size_t)io->p[1], slow = (size_t)io->p[2], sig = (size_t)io->p[3];
-    const double k_fast = 2.0 / ((double)fast + 1.0), k_slow = 2.0 / ((double)slow + 1.0),
-                 k_sig = 2.0 / ((double)sig + 1.0);
-    s->slow_num = apo__ema_stage(s->slow_num, num, s->slow_seen, slow, k_slow);
-    s->slow_den = apo__ema_stage(s->slow_den, den, s->slow_seen, slow, k_slow);
-    if (s->slow_seen < slow && ++s->slow_seen < slow)
+                                       const apo__smi_rates *r, double *line, double *signal) {
+    s->slow_num = apo__ema_stage(s->slow_num, num, s->slow_seen, r->slow, r->k_slow);
+    s->slow_den = apo__ema_stage(s->slow_den, den, s->slow_seen, r->slow, r->k_slow);
+    if (s->slow_seen < r->slow && ++s->slow_seen < r->slow)
         return 0;
-    s->fast_num = apo__ema_stage(s->fast_num, s->slow_num, s->fast_seen, fast, k_fast);
-    s->fast_den = apo__ema_stage(s->fast_den, s->slow_den, s->fast_seen, fast, k_fast);
-    if (s->fast_seen < fast && ++s->fast_seen < fast)
+    s->fast_num = apo__ema_stage(s->fast_num, s->slow_num, s->fast_seen, r->fast, r->k_fast);
+    s->fast_den = apo__ema_stage(s->fast_den, s->slow_den, s->fast_seen, r->fast, r->k_fast);
+    if (s->fast_seen < r->fast && ++s->fast_seen < r->fast)
         return 0;
     const double half = 0.5 * s->fast_den;
     *line = half > 0.0 ? 100.0 * s->fast_num / half : 0.0;
-    s->signal = apo__ema_stage(s->signal, *line, s->signal_seen, sig, k_sig);
-    if (s->signal_seen < sig && ++s->signal_seen < sig)
+    s->signal = apo__ema_stage(s->signal, *line, s->signal_seen, r->signal, r->k_signal);
+    if (s->signal_seen < r->signal && ++s->signal_seen < r->signal)
         return 0;
     *signal = s->signal;
     return 1;
@@ -68,6 +84,7 @@ static inline APO_HD void apo__smi_tile(const apo__cat_io *io, size_t begin, siz
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     const size_t p = (size_t)io->p[0];
     const size_t w0 = begin > io->h ? begin - io->h : 0;
+    const apo__smi_rates rates = apo__smi_rates_of(io);
     apo__smi_stages s;
     memset(&s, 0, sizeof s);
     size_t bad = 0, at_high = 0, at_low = 0;
@@ -84,7 +101,7 @@ static inline APO_HD void apo__smi_tile(const apo__cat_io *io, size_t begin, siz
         tracked = clean;
         if (clean && apo__finite(close[t])) {
             const double hh = high[at_high], ll = low[at_low];
-            if (!apo__smi_step(&s, close[t] - (hh + ll) * 0.5, hh - ll, io, &line, &signal))
+            if (!apo__smi_step(&s, close[t] - (hh + ll) * 0.5, hh - ll, &rates, &line, &signal))
                 line = NAN;
         }
         if (t >= begin) {

@@ -35,24 +35,39 @@ typedef struct apo__supertrend_state {
     double seen, sum, atr, bars, close, upper, lower, trend;
 } apo__supertrend_state;
 
+/* The parameters as the step uses them, taken once a run: read in the step, they were read
+ * again through io->p at every bar (the output stores may alias it) and converted. */
+typedef struct apo__supertrend_params {
+    size_t p;
+    double pd, keep, multiplier;
+} apo__supertrend_params;
+
+static inline APO_HD apo__supertrend_params apo__supertrend_params_of(const apo__cat_io *io) {
+    apo__supertrend_params k;
+    k.p = (size_t)io->p[0];
+    k.pd = (double)k.p;
+    k.keep = k.pd - 1.0;
+    k.multiplier = io->p[1];
+    return k;
+}
+
 /* Bar t's step: the outputs (NaN before the seed) into line and trend. */
-static inline APO_HD void apo__supertrend_step(apo__supertrend_state *s, const apo__cat_io *io,
-                                               size_t t, double *line, double *trend) {
-    const double high = io->in[0][t], low = io->in[1][t], close = io->in[2][t];
+static inline APO_HD void apo__supertrend_step(apo__supertrend_state *s,
+                                               const apo__supertrend_params *k, double high,
+                                               double low, double close, double *line,
+                                               double *trend) {
     *line = NAN;
     *trend = NAN;
     if (!(isfinite(high) && isfinite(low) && isfinite(close)))
         return;
-    const size_t p = (size_t)io->p[0];
-    const double pd = (double)p, keep = pd - 1.0, multiplier = io->p[1];
     if (s->bars > 0.0) {
         const double tr = apo__true_range_values(high, low, s->close);
         size_t seen = (size_t)s->seen;
         double atr = NAN;
-        APO__WILDER_STEP(seen, p, s->sum, s->atr, tr, pd, keep, atr);
+        APO__WILDER_STEP(seen, k->p, s->sum, s->atr, tr, k->pd, k->keep, atr);
         s->seen = (double)seen;
         if (isfinite(atr)) {
-            const double median = (high + low) / 2.0, band = multiplier * atr;
+            const double median = (high + low) / 2.0, band = k->multiplier * atr;
             const double upper = median + band, lower = median - band;
             if (s->trend == 0.0) {
                 s->upper = upper;
@@ -75,17 +90,23 @@ static inline APO_HD void apo__supertrend_step(apo__supertrend_state *s, const a
 }
 
 /* Steps the state over bars [from, end), writing the outputs of those from `begin` on: the tile
- * and a stream's carried run both are this loop. */
+ * and a stream's carried run both are this loop. The state is stepped in a local copy, which the
+ * output stores cannot alias, so that it stays in registers. */
 static inline APO_HD void apo__supertrend_run(apo__supertrend_state *s, const apo__cat_io *io,
                                               size_t from, size_t begin, size_t end) {
+    const apo__supertrend_params k = apo__supertrend_params_of(io);
+    const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
+    double *out_line = io->out[0], *out_trend = io->out[1];
+    apo__supertrend_state st = *s;
     for (size_t t = from; t < end; t++) {
         double line, trend;
-        apo__supertrend_step(s, io, t, &line, &trend);
+        apo__supertrend_step(&st, &k, high[t], low[t], close[t], &line, &trend);
         if (t >= begin) {
-            io->out[0][t] = line;
-            io->out[1][t] = trend;
+            out_line[t] = line;
+            out_trend[t] = trend;
         }
     }
+    *s = st;
 }
 
 static inline APO_HD void apo__supertrend_tile(const apo__cat_io *io, size_t begin, size_t end) {
