@@ -53,8 +53,8 @@ static inline apo_tv apo__median_sum_vec(const double *high, const double *low, 
 #endif
 
 #ifdef APO_TILE_LANES
-/* The most outputs of a block (apo__ao_block) and the longest period it takes: a row of
- * (256 + 512) median prices, 6 KiB of stack. */
+/* The most outputs of a block (apo__ao_block, apo__ac_block) and the longest period (and AC's
+ * signal) it takes: a row of up to 256 + 2 x 512 median prices, 10 KiB of stack. */
 #define APO_AO_BLOCK 256
 #define APO_AO_MAX_P 512
 
@@ -108,6 +108,58 @@ static inline void apo__ao_block(const double *high, const double *low, double *
         out[t + k] = isfinite(ao) ? ao : (double)NAN;
     }
 }
+
+/* AC's outputs t .. e - 1 (t at or past the lookback, e - t <= APO_AO_BLOCK, the periods and
+ * signal up to APO_AO_MAX_P): each bar's median price computed once into a row (the loop
+ * computes it for every window and slide that reads it), then, four vectors of outputs at a
+ * time, the two window sums of each output's first AO value (apo__ao_sums4) and its signal - 1
+ * slides, with the loop's operations in its order: the same bits. */
+static inline void apo__ac_block(const double *high, const double *low, double *out, size_t t,
+                                 size_t e, size_t fast, size_t slow, size_t signal) {
+    double m[APO_AO_BLOCK + 2 * APO_AO_MAX_P]; /* m[q]: bar first + q */
+    const size_t longer = fast > slow ? fast : slow, first = t + 2 - signal - longer, n = e - first;
+    for (size_t q = 0; q < n; q++)
+        m[q] = (high[first + q] + low[first + q]) / 2.0;
+    /* Output t + k: its first AO value is at bar t + k + 1 - signal, whose windows start at
+     * mf + k and ms + k; slide j takes in m[k + longer - 1 + j] and takes off mf[k + j - 1] and
+     * ms[k + j - 1]. */
+    const double *mf = m + (longer - fast), *ms = m + (longer - slow), *in = m + (longer - 1);
+    size_t k = 0;
+    for (; k + 4 * APO_TILE_LANES <= e - t; k += 4 * APO_TILE_LANES) {
+        apo_tv f[4], s[4];
+        apo__ao_sums4(mf + k, fast, f);
+        apo__ao_sums4(ms + k, slow, s);
+        for (int g = 0; g < 4; g++) {
+            const size_t kg = k + (size_t)g * APO_TILE_LANES;
+            apo_tv ao = f[g] / (double)fast - s[g] / (double)slow, sum = ao;
+            for (size_t j = 1; j < signal; j++) {
+                const apo_tv entering = apo_tv_load(in + kg + j);
+                f[g] = f[g] + (entering - apo_tv_load(mf + kg + j - 1));
+                s[g] = s[g] + (entering - apo_tv_load(ms + kg + j - 1));
+                ao = f[g] / (double)fast - s[g] / (double)slow;
+                sum = sum + ao;
+            }
+            const apo_tv ac = ao - sum / (double)signal;
+            apo_tv_store(out + t + kg, apo_tv_or_nan(apo_tv_finite(ac), ac));
+        }
+    }
+    for (; k < e - t; k++) {
+        double f = 0.0, s = 0.0;
+        for (size_t j = 0; j < fast; j++)
+            f = f + mf[k + j];
+        for (size_t j = 0; j < slow; j++)
+            s = s + ms[k + j];
+        double ao = f / (double)fast - s / (double)slow, sum = ao;
+        for (size_t j = 1; j < signal; j++) {
+            f = f + (in[k + j] - mf[k + j - 1]);
+            s = s + (in[k + j] - ms[k + j - 1]);
+            ao = f / (double)fast - s / (double)slow;
+            sum = sum + ao;
+        }
+        const double ac = ao - sum / (double)signal;
+        out[t + k] = isfinite(ac) ? ac : (double)NAN;
+    }
+}
 #endif
 
 static inline APO_HD void apo__ao_tile(const apo__cat_io *io, size_t begin, size_t end) {
@@ -147,6 +199,13 @@ static inline APO_HD void apo__ac_tile(const apo__cat_io *io, size_t begin, size
     const size_t lookback = longer - 1 + signal - 1;
     size_t t = apo__cat_nan_lead(out, begin, end, lookback);
 #ifdef APO_TILE_LANES
+    /* Blocks of outputs whose median prices are computed once (apo__ac_block). */
+    for (; t < end && longer <= APO_AO_MAX_P && signal <= APO_AO_MAX_P;) {
+        const size_t e = end - t < APO_AO_BLOCK ? end : t + APO_AO_BLOCK;
+        apo__ac_block(high, low, out, t, e, fast, slow, signal);
+        t = e;
+    }
+    /* Windows past the blocks' bounds: four bars at a time, one lane each. */
     for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
         /* The scalar loop below for the bars t .. t + APO_TILE_LANES - 1, one lane each. */
         size_t u = t + 1 - signal;
