@@ -157,8 +157,8 @@
  *
  * JOIN: consecutive tiles of one row can be computed by one call over their union, each with
  * its bits: the whole-row sums, the kernels that evaluate each position from the samples of
- * its own windows (no state crosses positions), and ema and eri, whose bodies cut the union
- * at the grid (apo__cat_io.tile) and run each tile from its own start.
+ * its own windows (no state crosses positions), and ema, eri and zlema, whose bodies cut the
+ * union at the grid (apo__cat_io.tile) and run each tile from its own start.
  * SIDE_BY_SIDE: the body runs a call's tiles side by side (ema_tile.h), so its halos overlap
  * and cost a quarter as much: tiles of 4 halos, not 16.
  * WHOLE_ROW: every tile reads its row from the first sample (obv, ad); the runtime hands it
@@ -706,7 +706,7 @@
       WILDER(1), NONE, 0,                                                                          \
       "(timeperiod - 1) + the steps Wilder's average takes to forget its seed (to 2^-64)")         \
     X(ZLEMA, zlema, averages, APO_CAT_CLOSE, (1, "zlema"), (1, APO_CAT_PERIOD(30, 1)),             \
-      (APO_CAT_P(0) - 1) / 2 + APO_CAT_P(0) - 1, EMA(1), NONE, 0,                                  \
+      (APO_CAT_P(0) - 1) / 2 + APO_CAT_P(0) - 1, EMA(1), NONE, APO_CAT_T_JOIN,                     \
       "the lag (timeperiod - 1) / 2 + (timeperiod - 1) + the steps the EMA takes to forget its "   \
       "seed (to 2^-64)")                                                                           \
     X(PERCENTRANK, percentrank, statistics, APO_CAT_CLOSE, (1, "percentrank"),                     \

@@ -4,7 +4,8 @@
  * independent long-double references (catalog_reference_overlap.c), one table of kernels and
  * parameter sets: every output on seeded OHLCV walks with and without gaps over the kernel's tile
  * grid run backwards, and in tiles of another order; ma at each matype has the bits of the catalog
- * kernel of that kind, and bbands at matype 0 the built-in bollinger's.
+ * kernel of that kind, bbands at matype 0 the built-in bollinger's, and zlema's joined tiles each
+ * tile's.
  *
  * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
  */
@@ -122,6 +123,46 @@ Test(overlap, bbands_at_matype_0_is_bollinger) {
             free(got[o]);
             free(want[o]);
         }
+        series_free(&s);
+    }
+}
+
+/* zlema's tiles of a row in one call (catalog_table.h, JOIN: zlema_tile.h runs them side by
+ * side) give each tile's bits: the whole walk and a union from the second tile, against one
+ * call per tile; with a gap at the last bar of a tile's warm-up, an infinity at a tile's first
+ * bar and a sample whose de-lagged value overflows (2 x 1e308) in the steady part. */
+Test(overlap, zlema_joined_tiles_have_each_tiles_bits) {
+    const double periods[] = {2, 3, 9, 30, 200};
+    for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+        const more2_case c = {APO_CAT_ZLEMA, "zlema", CLOSE, 1, NULL, {periods[pi]}};
+        const size_t len = apo__catalog_tile_len(APO_CAT_ZLEMA, c.p);
+        series s;
+        more2_case_series(&s, &c, 91 + pi, 4 * len + 555, 1);
+        double *close = (double *)s.in[0];
+        close[2 * len - 1] = NAN;
+        close[3 * len] = INFINITY;
+        close[3 * len + len / 2] = 1e308;
+        double *want[1] = {alloc_doubles(s.n)}, *got = alloc_doubles(s.n);
+        more2_run_tiles(&c, &s, want, len, 1);
+        apo__cat_io io;
+        memset(&io, 0, sizeof io);
+        io.in[0] = s.in[0];
+        io.out[0] = got;
+        io.p[0] = c.p[0];
+        io.h = apo__catalog_halo(APO_CAT_ZLEMA, io.p);
+        io.tile = len;
+        const size_t from[] = {0, len};
+        for (size_t f = 0; f < 2; f++) {
+            for (size_t t = 0; t < s.n; t++)
+                got[t] = t < from[f] ? want[0][t] : -1.0;
+            apo__cpu_catalog_tile(APO_CAT_ZLEMA, &io, from[f], s.n);
+            for (size_t t = 0; t < s.n; t++)
+                cr_assert(memcmp(&got[t], &want[0][t], sizeof got[t]) == 0,
+                          "zlema(%g) from %zu: t %zu joined %.17g, tile by tile %.17g", periods[pi],
+                          from[f], t, got[t], want[0][t]);
+        }
+        free(want[0]);
+        free(got);
         series_free(&s);
     }
 }
