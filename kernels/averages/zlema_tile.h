@@ -22,7 +22,6 @@
 #define APO_KERNELS_ZLEMA_TILE_H
 
 #include "catalog.h"
-#include "force_inline.h"
 
 /* A tile's run: the next bar, the values seen toward the seed, the seed's sum, the average. */
 typedef struct apo__zlema_run {
@@ -86,18 +85,6 @@ typedef struct apo__zlema_lane {
     size_t begin, end;
 } apo__zlema_lane;
 
-/* m bars of the n lanes' steady step from their de-lagged values ys, the loop's step: inlined
- * with n a constant where all lanes run, so that their averages stay in registers. */
-static APO_FORCE_INLINE void apo__zlema_steady(double *const *out, double *e,
-                                               double (*ys)[APO_ZLEMA_STRIDE], size_t n, size_t m,
-                                               double k) {
-    for (size_t s = 0; s < m; s++)
-        for (size_t i = 0; i < n; i++) {
-            e[i] = (ys[i][s] - e[i]) * k + e[i];
-            out[i][s] = apo__canonical_nan(e[i]);
-        }
-}
-
 /* Drops the lanes whose runs have reached their tile's end. */
 static inline void apo__zlema_leave(apo__zlema_lane *lane, size_t *n) {
     for (size_t i = 0; i < *n;)
@@ -109,7 +96,7 @@ static inline void apo__zlema_leave(apo__zlema_lane *lane, size_t *n) {
 
 /* The tiles of [begin, end) at the grid of length io->tile, up to APO_ZLEMA_LANES of them side
  * by side (p > 1). A lane takes the steady step over the bars from r.t on whose y are all
- * finite, once its seed is full: y[lane][s] its de-lagged values, computed first, so that a gap
+ * finite, once its seed is full: ys[lane][s] its de-lagged values, computed first, so that a gap
  * or an overflow stops the run there; a lane whose seed fills or whose next y is not finite
  * takes apo__zlema_steps over that one bar, alone. The steady step is the loop's, in its order,
  * so a tile's bits do not depend on the tiles beside it. */
@@ -161,17 +148,18 @@ static inline void apo__zlema_side_by_side(const apo__cat_io *io, size_t begin, 
                 }
             }
             if (m > 0) {
-                double *out[APO_ZLEMA_LANES] = {sink[0], sink[1], sink[2], sink[3]};
-                double e[APO_ZLEMA_LANES] = {0.0, 0.0, 0.0, 0.0};
+                double *out[APO_ZLEMA_LANES];
+                double e[APO_ZLEMA_LANES];
                 for (size_t i = 0; i < n; i++) {
                     const size_t t = lane[i].r.t;
                     out[i] = t >= lane[i].begin ? io->out[0] + t : sink[i];
                     e[i] = lane[i].r.e;
                 }
-                if (n == APO_ZLEMA_LANES)
-                    apo__zlema_steady(out, e, ys, APO_ZLEMA_LANES, m, k);
-                else
-                    apo__zlema_steady(out, e, ys, n, m, k);
+                for (size_t s = 0; s < m; s++)
+                    for (size_t i = 0; i < n; i++) {
+                        e[i] = (ys[i][s] - e[i]) * k + e[i];
+                        out[i][s] = apo__canonical_nan(e[i]);
+                    }
                 for (size_t i = 0; i < n; i++) {
                     lane[i].r.t += m;
                     lane[i].r.e = e[i];
