@@ -75,6 +75,27 @@ static inline void apo__ao_sums4(const double *m, size_t p, apo_tv *s) {
     s[3] = d;
 }
 
+/* m[q] = the median price of bar first + q, for q < n: a block's row (apo__ao_block,
+ * apo__ac_block). */
+static inline void apo__median_row(const double *high, const double *low, size_t first, size_t n,
+                                   double *m) {
+    for (size_t q = 0; q < n; q++)
+        m[q] = (high[first + q] + low[first + q]) / 2.0;
+}
+
+/* The sums of the fast and slow windows of a row's median prices that start at mf and ms, each
+ * in index order from 0: the scalar form of apo__ao_sums4's. */
+static inline void apo__ao_row_sums(const double *mf, const double *ms, size_t fast, size_t slow,
+                                    double *f, double *s) {
+    double a = 0.0, b = 0.0;
+    for (size_t j = 0; j < fast; j++)
+        a = a + mf[j];
+    for (size_t j = 0; j < slow; j++)
+        b = b + ms[j];
+    *f = a;
+    *s = b;
+}
+
 /* AO's outputs t .. e - 1 (t at or past the lookback, e - t <= APO_AO_BLOCK, both periods up to
  * APO_AO_MAX_P): each bar's median price computed once into a row (the loop computes it once
  * for each window holding it), then the two window sums of each output, four vectors of
@@ -83,9 +104,8 @@ static inline void apo__ao_sums4(const double *m, size_t p, apo_tv *s) {
 static inline void apo__ao_block(const double *high, const double *low, double *out, size_t t,
                                  size_t e, size_t fast, size_t slow) {
     double m[APO_AO_BLOCK + APO_AO_MAX_P]; /* m[q]: bar first + q */
-    const size_t longer = fast > slow ? fast : slow, first = t + 1 - longer, n = e - first;
-    for (size_t q = 0; q < n; q++)
-        m[q] = (high[first + q] + low[first + q]) / 2.0;
+    const size_t longer = fast > slow ? fast : slow, first = t + 1 - longer;
+    apo__median_row(high, low, first, e - first, m);
     const double *mf = m + (longer - fast), *ms = m + (longer - slow); /* output t's windows */
     size_t k = 0;
     for (; k + 4 * APO_TILE_LANES <= e - t; k += 4 * APO_TILE_LANES) {
@@ -99,11 +119,8 @@ static inline void apo__ao_block(const double *high, const double *low, double *
         }
     }
     for (; k < e - t; k++) {
-        double f = 0.0, s = 0.0;
-        for (size_t j = 0; j < fast; j++)
-            f = f + mf[k + j];
-        for (size_t j = 0; j < slow; j++)
-            s = s + ms[k + j];
+        double f, s;
+        apo__ao_row_sums(mf + k, ms + k, fast, slow, &f, &s);
         const double ao = f / (double)fast - s / (double)slow;
         out[t + k] = isfinite(ao) ? ao : (double)NAN;
     }
@@ -117,9 +134,8 @@ static inline void apo__ao_block(const double *high, const double *low, double *
 static inline void apo__ac_block(const double *high, const double *low, double *out, size_t t,
                                  size_t e, size_t fast, size_t slow, size_t signal) {
     double m[APO_AO_BLOCK + 2 * APO_AO_MAX_P]; /* m[q]: bar first + q */
-    const size_t longer = fast > slow ? fast : slow, first = t + 2 - signal - longer, n = e - first;
-    for (size_t q = 0; q < n; q++)
-        m[q] = (high[first + q] + low[first + q]) / 2.0;
+    const size_t longer = fast > slow ? fast : slow, first = t + 2 - signal - longer;
+    apo__median_row(high, low, first, e - first, m);
     /* Output t + k: its first AO value is at bar t + k + 1 - signal, whose windows start at
      * mf + k and ms + k; slide j takes in m[k + longer - 1 + j] and takes off mf[k + j - 1] and
      * ms[k + j - 1]. */
@@ -144,11 +160,8 @@ static inline void apo__ac_block(const double *high, const double *low, double *
         }
     }
     for (; k < e - t; k++) {
-        double f = 0.0, s = 0.0;
-        for (size_t j = 0; j < fast; j++)
-            f = f + mf[k + j];
-        for (size_t j = 0; j < slow; j++)
-            s = s + ms[k + j];
+        double f, s;
+        apo__ao_row_sums(mf + k, ms + k, fast, slow, &f, &s);
         double ao = f / (double)fast - s / (double)slow, sum = ao;
         for (size_t j = 1; j < signal; j++) {
             f = f + (in[k + j] - mf[k + j - 1]);
