@@ -135,8 +135,7 @@ static inline APO_HD void apo__ema_side_by_side(const apo__cat_io *io, size_t be
         size_t n = 0;
         for (; n < APO_EMA_LANES && next < end; n++) {
             lane[n].begin = next;
-            next = (next / io->tile + 1) * io->tile;
-            next = next < end ? next : end;
+            next = apo__cat_grid_end(io, next, end);
             lane[n].end = next;
             apo__ema_start(io, lane[n].begin, &lane[n].r);
         }
@@ -181,7 +180,7 @@ static inline APO_HD void apo__ema_tile(const apo__cat_io *io, size_t begin, siz
 #ifndef __CUDA_ARCH__
     /* A GPU thread takes one tile (its launcher leaves io->tile 0): the lanes' scratch would
      * only weigh on its stack. */
-    if (io->tile != 0 && end - begin > io->tile - begin % io->tile) {
+    if (apo__cat_spans_tiles(io, begin, end)) {
         apo__ema_side_by_side(io, begin, end);
         return;
     }

@@ -112,8 +112,7 @@ static inline void apo__zlema_side_by_side(const apo__cat_io *io, size_t begin, 
         size_t n = 0;
         for (; n < APO_ZLEMA_LANES && next < end; n++) {
             lane[n].begin = next;
-            next = (next / io->tile + 1) * io->tile;
-            next = next < end ? next : end;
+            next = apo__cat_grid_end(io, next, end);
             lane[n].end = next;
             lane[n].r = apo__zlema_start(io, lane[n].begin, lane[n].end, lag);
         }
@@ -176,7 +175,7 @@ static inline APO_HD void apo__zlema_tile(const apo__cat_io *io, size_t begin, s
 #ifndef __CUDA_ARCH__
     /* A call over several tiles of the grid (the runtime joins them: catalog_table.h, JOIN);
      * a GPU thread takes one tile (its launcher leaves io->tile 0). */
-    if (p > 1 && io->tile != 0 && end - begin > io->tile - begin % io->tile) {
+    if (p > 1 && apo__cat_spans_tiles(io, begin, end)) {
         apo__zlema_side_by_side(io, begin, end);
         return;
     }

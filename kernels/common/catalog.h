@@ -121,6 +121,20 @@ static inline APO_HD void apo__cat_run_from(apo__cat_run *r, size_t t) {
         r->v[i] = 0.0;
 }
 
+/* Whether a call over [begin, end) holds more than one tile of the grid io->tile (0: the call
+ * is one tile, as a GPU thread's): the bodies that then run the tiles side by side (ema, eri,
+ * zlema) test it. */
+static inline APO_HD int apo__cat_spans_tiles(const apo__cat_io *io, size_t begin, size_t end) {
+    return io->tile != 0 && end - begin > io->tile - begin % io->tile;
+}
+
+/* The end of the grid's tile that holds `at`, cut at the call's `end`: where such a body's
+ * lane for that tile stops. */
+static inline APO_HD size_t apo__cat_grid_end(const apo__cat_io *io, size_t at, size_t end) {
+    const size_t next = (at / io->tile + 1) * io->tile;
+    return next < end ? next : end;
+}
+
 /* The NaN lead of a tile: writes NaN to out at begin .. end - 1 below `first`, the bars before
  * the kernel's first full window, and returns the first bar left (end where none is). */
 static inline APO_HD size_t apo__cat_nan_lead(double *out, size_t begin, size_t end, size_t first) {

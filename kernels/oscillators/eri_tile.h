@@ -64,7 +64,7 @@ static inline APO_HD void apo__eri_stream_run(const apo__cat_io *io, size_t begi
 static inline APO_HD void apo__eri_tile(const apo__cat_io *io, size_t begin, size_t end) {
 #ifndef __CUDA_ARCH__
     /* Several tiles (a GPU thread takes one: its launcher leaves io->tile 0). */
-    if (io->p[0] != 1.0 && io->tile != 0 && end - begin > io->tile - begin % io->tile) {
+    if (io->p[0] != 1.0 && apo__cat_spans_tiles(io, begin, end)) {
         const apo__cat_io e = apo__eri_ema_io(io);
         apo__ema_side_by_side(&e, begin, end);
         apo__eri_powers(io, begin, end);
