@@ -522,8 +522,8 @@ static void APO_LANES_NAME(apo__bollinger_round)(const double *x, size_t cols,
     /* One step of every lane, with each lane's outputs stored on their own. */
 #define APO_BOLLINGER_SINGLE_STEP()                                                                \
     do {                                                                                           \
-        apo_vd xn, xo, mean, sd;                                                                   \
-                                                                                                   \
+        /* Every lane is set below; the splats say so to gcc, which at -O2 warned otherwise. */    \
+        apo_vd xn = apo_vd_splat(NAN), xo = apo_vd_splat(NAN), mean, sd;                           \
         for (size_t i = 0; i < APO_LANES; i++) {                                                   \
             const int on_ = moving >> i & 1u;                                                      \
             xn[i] = on_ ? x[at[i]] : NAN;                                                          \
