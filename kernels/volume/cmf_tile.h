@@ -25,11 +25,6 @@ static APO_HD_STEP APO_HD apo__dd apo__cmf_flow(const apo__cat_io *io, size_t t)
     return apo__dd_make(apo__ad_add(0.0, io, t), 0.0);
 }
 
-/* Bar t's volume, the second sum's term. */
-static APO_HD_STEP APO_HD apo__dd apo__cmf_volume(const apo__cat_io *io, size_t t) {
-    return apo__dd_make(io->in[3][t], 0.0);
-}
-
 /* CMF from the window's slid sums: 0 where the volume's sum is not above 0. */
 static APO_HD_STEP APO_HD double apo__cmf_of(const apo__cat_io *io, size_t t, apo__dd flow,
                                              apo__dd volume) {
@@ -45,7 +40,7 @@ static APO_HD_STEP APO_HD double apo__cmf_of(const apo__cat_io *io, size_t t, ap
 
 /* cmf as a body of sliding_sums.h: the 4 inputs' gaps, the flows and the volumes. */
 static inline APO_HD apo__sliding_body apo__cmf_body(void) {
-    return apo__sliding_body_of(4, 0, apo__cmf_flow, 0, apo__cmf_volume, apo__cmf_of);
+    return apo__sliding_body_of(4, 0, apo__cmf_flow, 0, apo__volume_term, apo__cmf_of);
 }
 
 /* cmf's tile and stream (catalog_table.h, RUN): apo__cmf_tile, apo__cmf_stream_start and

@@ -1,6 +1,6 @@
 /*
- * flow.h: the typical price, the money flow and the accumulation/distribution step of a bar,
- * shared by the volume family's bodies.
+ * flow.h: the typical price, the money flow, the volume term and the accumulation/distribution
+ * step of a bar, shared by the volume family's bodies.
  */
 #ifndef APO_KERNELS_FLOW_H
 #define APO_KERNELS_FLOW_H
@@ -23,6 +23,12 @@ static APO_HD_STEP APO_HD apo__dd apo__money_flow_of(const apo__cat_io *io, size
 /* The money flow typical * volume of bar t, exact as a double-double. */
 static APO_HD_STEP APO_HD apo__dd apo__money_flow(const apo__cat_io *io, size_t t) {
     return apo__money_flow_of(io, t, apo__typical(io, t));
+}
+
+/* Bar t's volume (in[3]) as a term of a sum of doubles: the volume sums of cmf's and vwap's
+ * bodies (sliding_sums.h). */
+static APO_HD_STEP APO_HD apo__dd apo__volume_term(const apo__cat_io *io, size_t t) {
+    return apo__dd_make(io->in[3][t], 0.0);
 }
 
 /* TA-Lib's accumulation/distribution step: ad plus bar t's money flow volume

@@ -20,11 +20,6 @@
 #include "run_entries.h"
 #include "sliding_sums.h"
 
-/* Bar t's volume, the second sum's term. */
-static APO_HD_STEP APO_HD apo__dd apo__vwap_volume(const apo__cat_io *io, size_t t) {
-    return apo__dd_make(io->in[3][t], 0.0);
-}
-
 /* VWAP from the window's slid sums (window_sum.h): NaN where the volume is 0. */
 static APO_HD_STEP APO_HD double apo__vwap_of(apo__dd flow, apo__dd volume) {
     const double v = apo__dd_settle(volume).hi;
@@ -45,7 +40,7 @@ static APO_HD_STEP APO_HD double apo__vwap_output(const apo__cat_io *io, size_t 
 /* vwap as a body of sliding_sums.h: the 4 inputs' gaps, the money flows (double-doubles)
  * and the volumes. */
 static inline APO_HD apo__sliding_body apo__vwap_body(void) {
-    return apo__sliding_body_of(4, 0, apo__money_flow, 1, apo__vwap_volume, apo__vwap_output);
+    return apo__sliding_body_of(4, 0, apo__money_flow, 1, apo__volume_term, apo__vwap_output);
 }
 
 /* vwap's tile and stream (catalog_table.h, RUN): apo__vwap_tile, apo__vwap_stream_start and
