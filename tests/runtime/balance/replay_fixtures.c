@@ -160,7 +160,7 @@ static void random_case(uint64_t seed, size_t max_samples, unsigned warm) {
     test_job_close(&job, rt);
 }
 
-void check_random_shapes(unsigned cases, size_t max_samples, unsigned warm) {
-    for (unsigned c = 0; c < cases; c++)
+void check_random_shapes(unsigned first, unsigned cases, size_t max_samples, unsigned warm) {
+    for (unsigned c = first; c < first + cases; c++)
         random_case(1000 + c, max_samples, warm);
 }

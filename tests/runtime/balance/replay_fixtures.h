@@ -35,10 +35,10 @@ void check_memory_bound_call_not_slower_than_cpu(size_t samples);
  * at least 0.85 and the makespan within 1.15 x the GPU alone. */
 void check_scored_sweep_goes_to_gpu(size_t rows, size_t cols, size_t sets);
 
-/* `cases` random shapes (pageable series of 1e5 to max_samples samples of bollinger or
- * macd, or scored sweeps; one to three devices among the replayed pair and a plain sim),
- * each after `warm` learning calls: the chosen configuration within 1.1 x the best single
- * device's makespan. */
-void check_random_shapes(unsigned cases, size_t max_samples, unsigned warm);
+/* Random shapes `first` .. first + cases - 1 (each its own seed: pageable series of 1e5 to
+ * max_samples samples of bollinger or macd, or scored sweeps; one to three devices among the
+ * replayed pair and a plain sim), each after `warm` learning calls: the chosen configuration
+ * within 1.1 x the best single device's makespan. */
+void check_random_shapes(unsigned first, unsigned cases, size_t max_samples, unsigned warm);
 
 #endif
