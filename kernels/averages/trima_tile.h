@@ -49,6 +49,23 @@ static inline APO_HD void apo__trima_span(const double *x, double *out, size_t p
      * added in the same order, the gap's NaN as a select. */
     for (; t < end && t + 1 < p; t++)
         out[t] = NAN;
+    /* APO_TV_CHAINS vectors of bars at a time (tile_vec.h): each lane's sum is a chain of p
+     * dependent adds, which overlap when several vectors run side by side. Each lane's
+     * operations are the same either way. */
+    for (; end - t >= APO_TV_CHAINS * APO_TILE_LANES; t += APO_TV_CHAINS * APO_TILE_LANES) {
+        const double *from = x + (t + 1 - p);
+        apo_tv s[APO_TV_CHAINS];
+        for (size_t c = 0; c < APO_TV_CHAINS; c++)
+            s[c] = apo_tv_splat(0.0);
+        for (size_t j = 0; j < p; j++) {
+            const double w = (double)(j + 1 < p - j ? j + 1 : p - j);
+            for (size_t c = 0; c < APO_TV_CHAINS; c++)
+                s[c] = s[c] + w * apo_tv_load(from + j + c * APO_TILE_LANES);
+        }
+        for (size_t c = 0; c < APO_TV_CHAINS; c++)
+            apo_tv_store(out + t + c * APO_TILE_LANES,
+                         apo_tv_or_nan(apo_tv_finite(s[c]), s[c] * factor));
+    }
     for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
         const size_t from = t + 1 - p;
         apo_tv s = apo_tv_splat(0.0);

@@ -58,6 +58,48 @@ static inline APO_HD double apo__ultosc_of(const double a[3], const double b[3])
  * two buffers hold APO_ULTOSC_BLOCK + s3 - 1 bars each, 12 KiB at most. */
 #define APO_ULTOSC_SPAN_MAX 512
 #define APO_ULTOSC_BLOCK 256
+/* Vectors of bars whose windows are summed side by side: two sums each. */
+#define APO_ULTOSC_CHAINS (APO_TV_CHAINS / 2)
+
+/*
+ * The outputs of nv vectors of bars from offset g of a block (out: the block's first output),
+ * their windows' sums side by side (APO_TV_CHAINS chains, tile_vec.h: two sums a vector) and apo__ultosc_of in vector
+ * lanes: a window's branch taken as a select of the sum with its term and without, so each
+ * lane performs the scalar loop's operations in its order, and a lane whose window holds a
+ * gap takes NaN. nv is a constant where this is inlined.
+ */
+static inline void apo__ultosc_group(const double *pressure, const double *range,
+                                     const size_t *clean_from, const size_t s[3], size_t g,
+                                     size_t nv, double *out) {
+    const size_t span = s[2], lanes = APO_TILE_LANES;
+    static const double weight[3] = {4.0, 2.0, 1.0};
+    apo_tv osc[APO_ULTOSC_CHAINS];
+    for (size_t c = 0; c < nv; c++)
+        osc[c] = apo_tv_splat(0.0);
+    for (int k = 0; k < 3; k++) {
+        const size_t first = g + span - s[k];
+        apo_tv a[APO_ULTOSC_CHAINS], b[APO_ULTOSC_CHAINS];
+        for (size_t c = 0; c < nv; c++)
+            a[c] = b[c] = apo_tv_splat(0.0);
+        for (size_t j = 0; j < s[k]; j++)
+            for (size_t c = 0; c < nv; c++) {
+                a[c] = a[c] + apo_tv_load(pressure + first + j + c * lanes);
+                b[c] = b[c] + apo_tv_load(range + first + j + c * lanes);
+            }
+        for (size_t c = 0; c < nv; c++) {
+            const apo_tv q = a[c] / b[c], term = k < 2 ? weight[k] * q : q;
+            osc[c] = apo_tv_pick(b[c] > 0.0, osc[c] + term, osc[c]);
+        }
+    }
+    for (size_t c = 0; c < nv; c++) {
+        double o[APO_TILE_LANES];
+        apo_tv_store(o, 100.0 * (osc[c] / 7.0));
+        for (size_t l = 0; l < lanes; l++) {
+            const size_t at = g + c * lanes + l;
+            out[at] = clean_from[at + span - 1] <= at ? o[l] : (double)NAN;
+        }
+    }
+}
 
 /* Bars [t, end) in blocks, as far as whole groups of lanes reach; returns the first bar left
  * to the scalar loop. t >= s[2], so every window and the close before it are in the row. */
@@ -84,25 +126,11 @@ static inline size_t apo__ultosc_blocks(const apo__cat_io *io, const size_t s[3]
                 bad = j + 1;
             clean_from[j] = bad;
         }
-        for (size_t g = 0; g < n; g += lanes) {
-            apo_tv a[3], b[3];
-            for (int k = 0; k < 3; k++) {
-                const size_t first = g + span - s[k];
-                apo_tv sa = apo_tv_splat(0.0), sb = apo_tv_splat(0.0);
-                for (size_t j = 0; j < s[k]; j++) {
-                    sa = sa + apo_tv_load(pressure + first + j);
-                    sb = sb + apo_tv_load(range + first + j);
-                }
-                a[k] = sa;
-                b[k] = sb;
-            }
-            for (size_t l = 0; l < lanes; l++) {
-                const double al[3] = {a[0][l], a[1][l], a[2][l]};
-                const double bl[3] = {b[0][l], b[1][l], b[2][l]};
-                const int clean = clean_from[g + l + span - 1] <= g + l;
-                out[t + g + l] = clean ? apo__ultosc_of(al, bl) : (double)NAN;
-            }
-        }
+        size_t g = 0;
+        for (; n - g >= APO_ULTOSC_CHAINS * lanes; g += APO_ULTOSC_CHAINS * lanes)
+            apo__ultosc_group(pressure, range, clean_from, s, g, APO_ULTOSC_CHAINS, out + t);
+        for (; g < n; g += lanes)
+            apo__ultosc_group(pressure, range, clean_from, s, g, 1, out + t);
         t += n;
     }
     return t;
