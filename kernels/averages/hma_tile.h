@@ -51,16 +51,17 @@ static inline APO_HD double apo__hma_delagged(const double *x, size_t u, size_t 
 }
 
 #ifdef APO_TILE_LANES
-/* apo__hma_delagged for u .. u + APO_TILE_LANES - 1, one lane each: the same products added in
- * the same order. */
-static inline apo_tv apo__hma_delagged_vec(const double *x, size_t u, size_t n, size_t h) {
-    apo_tv full = apo_tv_splat(0.0), half = apo_tv_splat(0.0);
-    for (size_t i = 1; i <= n; i++)
-        full += apo_tv_load(x + u - n + i) * (double)i;
-    for (size_t i = 1; i <= h; i++)
-        half += apo_tv_load(x + u - h + i) * (double)i;
+/* apo__hma_delagged for the nv vectors of u .. u + nv APO_TILE_LANES - 1 into d, one lane
+ * each: the same products added in the same order (apo_tv_rising_sums). */
+static inline void apo__hma_delagged_vec(const double *x, size_t u, size_t n, size_t h, size_t nv,
+                                         double *d) {
+    apo_tv full[APO_TV_CHAINS], half[APO_TV_CHAINS];
+    apo_tv_rising_sums(x + u - n + 1, n, nv, full);
+    apo_tv_rising_sums(x + u - h + 1, h, nv, half);
     const double nd = (double)n, hd = (double)h;
-    return 2.0 * (half / (hd * (hd + 1.0) / 2.0)) - full / (nd * (nd + 1.0) / 2.0);
+    for (size_t c = 0; c < nv; c++)
+        apo_tv_store(d + c * APO_TILE_LANES, 2.0 * (half[c] / (hd * (hd + 1.0) / 2.0)) -
+                                                 full[c] / (nd * (nd + 1.0) / 2.0));
 }
 
 /* The most outputs of a block (apo__hma_block), and the longest s it takes: s of TA-Lib's
@@ -88,16 +89,23 @@ static inline void apo__hma_block(const double *x, double *out, size_t t, size_t
     double d[APO_HMA_BLOCK + APO_HMA_SQRT_MAX]; /* d[q]: d at u = first + q */
     const size_t first = t + 1 - s, m = e - first;
     size_t q = 0;
+    const size_t group = APO_TV_CHAINS * APO_TILE_LANES;
+    for (; q + group <= m; q += group)
+        apo__hma_delagged_vec(x, first + q, n, h, APO_TV_CHAINS, d + q);
     for (; q + APO_TILE_LANES <= m; q += APO_TILE_LANES)
-        apo_tv_store(d + q, apo__hma_delagged_vec(x, first + q, n, h));
+        apo__hma_delagged_vec(x, first + q, n, h, 1, d + q);
     for (; q < m; q++)
         d[q] = apo__hma_delagged(x, first + q, n, h);
     size_t k = 0;
+    apo_tv sum[APO_TV_CHAINS];
+    for (; k + group <= e - t; k += group) {
+        apo_tv_rising_sums(d + k, s, APO_TV_CHAINS, sum);
+        for (size_t c = 0; c < APO_TV_CHAINS; c++)
+            apo_tv_store(out + t + k + c * APO_TILE_LANES, sum[c] / divider);
+    }
     for (; k + APO_TILE_LANES <= e - t; k += APO_TILE_LANES) {
-        apo_tv sum = apo_tv_splat(0.0);
-        for (size_t j = 1; j <= s; j++)
-            sum += apo_tv_load(d + k + j - 1) * (double)j;
-        apo_tv_store(out + t + k, sum / divider);
+        apo_tv_rising_sums(d + k, s, 1, sum);
+        apo_tv_store(out + t + k, sum[0] / divider);
     }
     for (; k < e - t; k++) {
         double sum = 0.0;
