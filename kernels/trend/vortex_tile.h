@@ -40,6 +40,28 @@ static inline void apo__vortex_store_vec(double *plus, double *minus, size_t t, 
 #define APO_VORTEX_BLOCK 256
 #define APO_VORTEX_MAX_P 512
 
+/* Vectors of outputs whose sums run side by side (three a vector: APO_TV_CHAINS, tile_vec.h). */
+#define APO_VORTEX_GROUP 2
+
+/* The outputs of nv vectors of bars from t (nv a constant where this is inlined), their
+ * three windows' terms from tr, up and down (the first window's first term at [0]), each lane
+ * adding its window's terms in index order from 0. */
+static inline void apo__vortex_sums(const double *tr, const double *up, const double *down,
+                                    size_t p, size_t nv, double *plus, double *minus, size_t t) {
+    apo_tv r[APO_VORTEX_GROUP], u[APO_VORTEX_GROUP], d[APO_VORTEX_GROUP];
+    for (size_t c = 0; c < nv; c++)
+        r[c] = u[c] = d[c] = apo_tv_splat(0.0);
+    for (size_t j = 0; j < p; j++)
+        for (size_t c = 0; c < nv; c++) {
+            const size_t at = c * APO_TILE_LANES + j;
+            r[c] = r[c] + apo_tv_load(tr + at);
+            u[c] = u[c] + apo_tv_load(up + at);
+            d[c] = d[c] + apo_tv_load(down + at);
+        }
+    for (size_t c = 0; c < nv; c++)
+        apo__vortex_store_vec(plus, minus, t + c * APO_TILE_LANES, r[c], u[c], d[c]);
+}
+
 /* The outputs t .. e - 1 (t >= p, e - t <= APO_VORTEX_BLOCK, p <= APO_VORTEX_MAX_P): each bar's
  * true range and movements computed once, in lanes of consecutive bars (the loop computes each
  * p times, once for each window holding it), then each output's three sums in lanes of
@@ -65,15 +87,11 @@ static inline void apo__vortex_block(const apo__cat_io *io, size_t t, size_t e, 
     }
     double *plus = io->out[0], *minus = io->out[1];
     size_t k = 0;
-    for (; k + APO_TILE_LANES <= e - t; k += APO_TILE_LANES) {
-        apo_tv r = apo_tv_splat(0.0), u = apo_tv_splat(0.0), d = apo_tv_splat(0.0);
-        for (size_t j = 0; j < p; j++) {
-            r = r + apo_tv_load(tr + k + j);
-            u = u + apo_tv_load(up + k + j);
-            d = d + apo_tv_load(down + k + j);
-        }
-        apo__vortex_store_vec(plus, minus, t + k, r, u, d);
-    }
+    const size_t group = APO_VORTEX_GROUP * APO_TILE_LANES;
+    for (; k + group <= e - t; k += group)
+        apo__vortex_sums(tr + k, up + k, down + k, p, APO_VORTEX_GROUP, plus, minus, t + k);
+    for (; k + APO_TILE_LANES <= e - t; k += APO_TILE_LANES)
+        apo__vortex_sums(tr + k, up + k, down + k, p, 1, plus, minus, t + k);
     for (; k < e - t; k++) {
         double r = 0.0, u = 0.0, d = 0.0;
         for (size_t j = 0; j < p; j++) {
