@@ -116,14 +116,29 @@ static inline size_t apo__ultosc_blocks(const apo__cat_io *io, const size_t s[3]
         size_t n = end - t < APO_ULTOSC_BLOCK ? end - t : APO_ULTOSC_BLOCK;
         n -= n % lanes;
         const size_t base = t + 1 - span, terms = n + span - 1;
-        size_t bad = 0;
-        for (size_t j = 0; j < terms; j++) {
+        /* The terms in lanes, each as the scalar loop below takes it, and whether both are
+         * finite (all bits set) in clean_from; then clean_from itself, a scan. */
+        size_t j = 0;
+        for (; j + lanes <= terms; j += lanes) {
+            const size_t i = base + j;
+            const apo_tv before = apo_tv_load(close + i - 1), l = apo_tv_load(low + i);
+            const apo_tv r = apo__true_range_vec(high, low, close, i);
+            const apo_tv pr = apo_tv_load(close + i) - apo_tv_pick(l < before, l, before);
+            const apo_tm fine = apo_tv_finite(r) & apo_tv_finite(pr);
+            apo_tv_store(range + j, r);
+            apo_tv_store(pressure + j, pr);
+            memcpy(clean_from + j, &fine, sizeof fine);
+        }
+        for (; j < terms; j++) {
             const size_t i = base + j;
             const double before = close[i - 1], l = low[i];
             range[j] = apo__true_range(high, low, close, i);
             pressure[j] = close[i] - (l < before ? l : before);
-            if (!(isfinite(range[j]) && isfinite(pressure[j])))
-                bad = j + 1;
+            clean_from[j] = isfinite(range[j]) && isfinite(pressure[j]) ? SIZE_MAX : 0;
+        }
+        size_t bad = 0;
+        for (j = 0; j < terms; j++) {
+            bad = clean_from[j] != 0 ? bad : j + 1;
             clean_from[j] = bad;
         }
         size_t g = 0;
