@@ -42,20 +42,37 @@ static inline APO_HD double apo__avgdev_at(const double *x, size_t p, size_t t) 
 }
 
 #ifdef APO_TILE_LANES
-/* apo__avgdev_at for the bars t .. t + APO_TILE_LANES - 1, one lane each (t >= p - 1). */
-static inline apo_tv apo__avgdev_vec(const double *x, size_t p, size_t t) {
-    const apo_tv pd = apo_tv_splat((double)p), c = apo_tv_load(x + t);
+/* Vectors of bars whose windows run side by side: each lane's double-double sums are a chain
+ * of dependent adds (tile_vec.h, APO_TV_CHAINS: two doubles a sum). */
+#define APO_AVGDEV_GROUP (APO_TV_CHAINS / 2)
+
+/* apo__avgdev_at for the nv vectors of bars t .. t + nv APO_TILE_LANES - 1 into out + t, one
+ * lane each (t >= p - 1; nv a constant where this is inlined): each lane's operations are
+ * the scalar body's, in its order. */
+static inline void apo__avgdev_vec(const double *x, size_t p, size_t t, size_t nv, double *out) {
+    const apo_tv pd = apo_tv_splat((double)p), zero = apo_tv_splat(0.0);
     const double *const y = x + t + 1 - p;
-    const apo_tv zero = apo_tv_splat(0.0);
-    apo__dd_tv sum = apo__dd_tv_make(zero, zero);
+    apo_tv c[APO_AVGDEV_GROUP], mean[APO_AVGDEV_GROUP];
+    apo__dd_tv sum[APO_AVGDEV_GROUP];
+    for (size_t g = 0; g < nv; g++) {
+        c[g] = apo_tv_load(x + t + g * APO_TILE_LANES);
+        sum[g] = apo__dd_tv_make(zero, zero);
+    }
     for (size_t j = 0; j < p; j++)
-        sum = apo__dd_add_d_tv(sum, apo_tv_load(y + j) - c);
-    const apo_tv mean = apo__dd_div_d_tv(sum, pd).hi;
-    apo__dd_tv dev = apo__dd_tv_make(zero, zero);
+        for (size_t g = 0; g < nv; g++)
+            sum[g] = apo__dd_add_d_tv(sum[g], apo_tv_load(y + j + g * APO_TILE_LANES) - c[g]);
+    for (size_t g = 0; g < nv; g++) {
+        mean[g] = apo__dd_div_d_tv(sum[g], pd).hi;
+        sum[g] = apo__dd_tv_make(zero, zero); /* now the deviations' sum */
+    }
     for (size_t j = 0; j < p; j++)
-        dev = apo__dd_add_d_tv(dev, apo_tv_abs((apo_tv_load(y + j) - c) - mean));
-    const apo_tv r = apo__dd_div_d_tv(dev, pd).hi;
-    return apo_tv_or_nan(apo_tv_finite(r), r);
+        for (size_t g = 0; g < nv; g++)
+            sum[g] = apo__dd_add_d_tv(
+                sum[g], apo_tv_abs((apo_tv_load(y + j + g * APO_TILE_LANES) - c[g]) - mean[g]));
+    for (size_t g = 0; g < nv; g++) {
+        const apo_tv r = apo__dd_div_d_tv(sum[g], pd).hi;
+        apo_tv_store(out + t + g * APO_TILE_LANES, apo_tv_or_nan(apo_tv_finite(r), r));
+    }
 }
 #endif
 
@@ -67,8 +84,10 @@ static inline APO_HD void apo__avgdev_tile(const apo__cat_io *io, size_t begin, 
 #ifdef APO_TILE_LANES
     for (; t < end && t + 1 < p; t++)
         out[t] = NAN;
+    for (; end - t >= APO_AVGDEV_GROUP * APO_TILE_LANES; t += APO_AVGDEV_GROUP * APO_TILE_LANES)
+        apo__avgdev_vec(x, p, t, APO_AVGDEV_GROUP, out);
     for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES)
-        apo_tv_store(out + t, apo__avgdev_vec(x, p, t));
+        apo__avgdev_vec(x, p, t, 1, out);
 #endif
     for (; t < end; t++)
         out[t] = t + 1 < p ? (double)NAN : apo__avgdev_at(x, p, t);
