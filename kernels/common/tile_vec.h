@@ -106,6 +106,17 @@ static inline int apo_tm_any(apo_tm m) {
 }
 
 /* For c < nv (a constant where this is inlined, at most APO_TV_CHAINS): lane l of s[c] the
+ * sum of the window base[c L + l .. c L + l + k), from +0 in index order: the scalar loop's
+ * operations, the nv vectors' chains side by side. */
+static inline void apo_tv_window_sums(const double *base, size_t k, size_t nv, apo_tv *s) {
+    for (size_t c = 0; c < nv; c++)
+        s[c] = apo_tv_splat(0.0);
+    for (size_t i = 0; i < k; i++)
+        for (size_t c = 0; c < nv; c++)
+            s[c] = s[c] + apo_tv_load(base + c * APO_TILE_LANES + i);
+}
+
+/* For c < nv (a constant where this is inlined, at most APO_TV_CHAINS): lane l of s[c] the
  * window base[c L + l .. c L + l + k) weighted 1 (oldest) .. k (newest), a WMA's numerator,
  * summed from +0 in that order, `s = s + x * i`: the scalar loop's operations, the nv
  * vectors' chains side by side. */

@@ -24,12 +24,19 @@ static inline APO_HD void apo__dpo_tile(const apo__cat_io *io, size_t begin, siz
     const size_t lookback = p - 1 > shift ? p - 1 : shift;
     size_t t = apo__cat_nan_lead(out, begin, end, lookback);
 #ifdef APO_TILE_LANES
-    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
-        apo_tv sum = apo_tv_splat(0.0); /* lane l: the window of bar t + l */
-        for (size_t i = t + 1 - p; i <= t; i++)
-            sum = sum + apo_tv_load(x + i);
-        const apo_tv dpo = apo_tv_load(x + t - shift) - sum / apo_tv_splat((double)p);
-        apo_tv_store(out + t, apo_tv_or_nan(apo_tv_finite(dpo), dpo));
+    /* APO_TV_CHAINS vectors of bars at a time, then one (tile_vec.h); lane l of sum[c]: the
+     * window of bar t + c APO_TILE_LANES + l, the scalar loop's additions in its order. */
+    while (end - t >= APO_TILE_LANES) {
+        const size_t nv = end - t >= APO_TV_CHAINS * APO_TILE_LANES ? APO_TV_CHAINS : 1;
+        apo_tv sum[APO_TV_CHAINS];
+        if (nv == APO_TV_CHAINS)
+            apo_tv_window_sums(x + t + 1 - p, p, APO_TV_CHAINS, sum);
+        else
+            apo_tv_window_sums(x + t + 1 - p, p, 1, sum);
+        for (size_t c = 0; c < nv; c++, t += APO_TILE_LANES) {
+            const apo_tv dpo = apo_tv_load(x + t - shift) - sum[c] / apo_tv_splat((double)p);
+            apo_tv_store(out + t, apo_tv_or_nan(apo_tv_finite(dpo), dpo));
+        }
     }
 #endif
     for (; t < end; t++) {

@@ -17,18 +17,44 @@
 #include "catalog.h"
 #include "tile_vec.h"
 
+#ifdef APO_TILE_LANES
+/* Vectors of bars whose windows are summed side by side (tile_vec.h, APO_TV_CHAINS: a
+ * difference and a sum a vector). */
+#define APO_QSTICK_GROUP (APO_TV_CHAINS / 2)
+
+/* For c < nv (a constant where this is inlined): lane l of sum[c] the window of p bars from
+ * bar first + c APO_TILE_LANES + l, `sum + (close - open)` from +0 in index order, as the
+ * scalar loop adds them. */
+static inline void apo__qstick_sums(const double *open, const double *close, size_t first,
+                                    size_t p, size_t nv, apo_tv *sum) {
+    for (size_t c = 0; c < nv; c++)
+        sum[c] = apo_tv_splat(0.0);
+    for (size_t i = first; i < first + p; i++)
+        for (size_t c = 0; c < nv; c++) {
+            const size_t at = i + c * APO_TILE_LANES;
+            sum[c] = sum[c] + (apo_tv_load(close + at) - apo_tv_load(open + at));
+        }
+}
+#endif
+
 static inline APO_HD void apo__qstick_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *open = io->in[0], *close = io->in[1];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     size_t t = apo__cat_nan_lead(out, begin, end, p - 1);
 #ifdef APO_TILE_LANES
-    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
-        apo_tv sum = apo_tv_splat(0.0); /* lane l: the window of bar t + l */
-        for (size_t i = t + 1 - p; i <= t; i++)
-            sum = sum + (apo_tv_load(close + i) - apo_tv_load(open + i));
-        const apo_tv mean = sum / apo_tv_splat((double)p);
-        apo_tv_store(out + t, apo_tv_or_nan(apo_tv_finite(sum), mean));
+    /* APO_QSTICK_GROUP vectors of bars at a time, then one (apo__qstick_sums). */
+    while (end - t >= APO_TILE_LANES) {
+        const size_t nv = end - t >= APO_QSTICK_GROUP * APO_TILE_LANES ? APO_QSTICK_GROUP : 1;
+        apo_tv sum[APO_QSTICK_GROUP];
+        if (nv == APO_QSTICK_GROUP)
+            apo__qstick_sums(open, close, t + 1 - p, p, APO_QSTICK_GROUP, sum);
+        else
+            apo__qstick_sums(open, close, t + 1 - p, p, 1, sum);
+        for (size_t c = 0; c < nv; c++, t += APO_TILE_LANES) {
+            const apo_tv mean = sum[c] / apo_tv_splat((double)p);
+            apo_tv_store(out + t, apo_tv_or_nan(apo_tv_finite(sum[c]), mean));
+        }
     }
 #endif
     for (; t < end; t++) {
