@@ -11,6 +11,7 @@
 
 #include "elementwise.h"
 #include "exp_log.h"
+#include "tile_vec.h"
 
 /* x rounded to the nearest integer (ties to even), for |x| < 2^52: adding and subtracting
  * 2^52 leaves no bit below the units, and the sign keeps the sum's magnitude at 2^52. */
@@ -19,26 +20,61 @@ static inline APO_HD double apo__nearest_integer(double x) {
 }
 
 /* floor and ceil from +, - and comparisons (libm's are exact too, but apo_hd.h admits sqrt,
- * fabs, isnan and isfinite only). A double of magnitude 2^52 or more is an integer already; a
- * zero result keeps the sign of x, as C99's does (floor(-0) = -0, ceil(-0.5) = -0). */
+ * fabs, isnan and isfinite only). A double of magnitude 2^52 or more (or not finite) is its
+ * own result; a zero result keeps the sign of x, as C99's does (floor(-0) = -0, ceil(-0.5) =
+ * -0). */
 static inline APO_HD double apo__floor(double x) {
-    if (!(fabs(x) < 0x1p52))
-        return x;
     double r = apo__nearest_integer(x);
     r = r > x ? r - 1.0 : r;
-    return r == 0.0 ? x * 0.0 : r;
+    r = r == 0.0 ? x * 0.0 : r;
+    return fabs(x) < 0x1p52 ? r : x;
 }
 
 static inline APO_HD double apo__ceil(double x) {
-    if (!(fabs(x) < 0x1p52))
-        return x;
     double r = apo__nearest_integer(x);
     r = r < x ? r + 1.0 : r;
-    return r == 0.0 ? x * 0.0 : r;
+    r = r == 0.0 ? x * 0.0 : r;
+    return fabs(x) < 0x1p52 ? r : x;
 }
 
-APO_ELEMENTWISE_1(ceil, apo__ceil(x))
-APO_ELEMENTWISE_1(floor, apo__floor(x))
+#ifdef APO_TILE_LANES
+/* apo__floor (up: apo__ceil) in vector lanes, each choice a select of both arms: gcc keeps the
+ * scalar loop's choices as branches (it may not compute an arm that could raise a flag), so
+ * that loop ran one sample at a time, at 0.5 to 0.6 of TA-Lib's speed on the Zen 3 VM. */
+static inline apo_tv apo__round_tv(apo_tv x, int up) {
+    const apo_tv big = apo_tv_splat(0x1p52);
+    const apo_tv near = apo_tv_pick(x >= 0.0, (x + big) - big, (x - big) + big);
+    apo_tv r = up ? apo_tv_pick(near < x, near + 1.0, near)
+                  : apo_tv_pick(near > x, near - 1.0, near);
+    r = apo_tv_pick(r == 0.0, x * 0.0, r);
+    return apo_tv_pick(apo_tv_abs(x) < big, r, x);
+}
+#endif
+
+/* The tile of floor (up: ceil): elementwise.h's loop, whole vectors in lanes on the CPU. */
+static inline APO_HD void apo__round_tile(const apo__cat_io *io, size_t begin, size_t end, int up) {
+    const double *in0 = io->in[0];
+    double *out = io->out[0];
+    size_t t = begin;
+#ifdef APO_TILE_LANES
+    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
+        const apo_tv x = apo_tv_load(in0 + t), v = apo__round_tv(x, up);
+        apo_tv_store(out + t, apo_tv_or_nan(apo_tv_finite(x) & (v == v), v));
+    }
+#endif
+    for (; t < end; t++) {
+        const double x = in0[t];
+        out[t] = apo__elementwise_out(apo__finite(x), up ? apo__ceil(x) : apo__floor(x));
+    }
+}
+
+static inline APO_HD void apo__ceil_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__round_tile(io, begin, end, 1);
+}
+
+static inline APO_HD void apo__floor_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__round_tile(io, begin, end, 0);
+}
 APO_ELEMENTWISE_1(sqrt, sqrt(x))
 /* On the avx2 and avx512 paths exp, ln and log10 run the branchless forms (exp_log.h), whose
  * loops gcc vectorises; the same bits as the branching ones, which the sse2 path and a GPU run. */
