@@ -60,8 +60,8 @@ static inline void apo__hma_delagged_vec(const double *x, size_t u, size_t n, si
     apo_tv_rising_sums(x + u - h + 1, h, nv, half);
     const double nd = (double)n, hd = (double)h;
     for (size_t c = 0; c < nv; c++)
-        apo_tv_store(d + c * APO_TILE_LANES, 2.0 * (half[c] / (hd * (hd + 1.0) / 2.0)) -
-                                                 full[c] / (nd * (nd + 1.0) / 2.0));
+        apo_tv_store(d + c * APO_TILE_LANES,
+                     2.0 * (half[c] / (hd * (hd + 1.0) / 2.0)) - full[c] / (nd * (nd + 1.0) / 2.0));
 }
 
 /* The most outputs of a block (apo__hma_block), and the longest s it takes: s of TA-Lib's

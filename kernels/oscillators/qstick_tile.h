@@ -25,8 +25,8 @@
 /* For c < nv (a constant where this is inlined): lane l of sum[c] the window of p bars from
  * bar first + c APO_TILE_LANES + l, `sum + (close - open)` from +0 in index order, as the
  * scalar loop adds them. */
-static inline void apo__qstick_sums(const double *open, const double *close, size_t first,
-                                    size_t p, size_t nv, apo_tv *sum) {
+static inline void apo__qstick_sums(const double *open, const double *close, size_t first, size_t p,
+                                    size_t nv, apo_tv *sum) {
     for (size_t c = 0; c < nv; c++)
         sum[c] = apo_tv_splat(0.0);
     for (size_t i = first; i < first + p; i++)

@@ -44,8 +44,8 @@ static inline APO_HD double apo__ceil(double x) {
 static inline apo_tv apo__round_tv(apo_tv x, int up) {
     const apo_tv big = apo_tv_splat(0x1p52);
     const apo_tv near = apo_tv_pick(x >= 0.0, (x + big) - big, (x - big) + big);
-    apo_tv r = up ? apo_tv_pick(near < x, near + 1.0, near)
-                  : apo_tv_pick(near > x, near - 1.0, near);
+    apo_tv r =
+        up ? apo_tv_pick(near < x, near + 1.0, near) : apo_tv_pick(near > x, near - 1.0, near);
     r = apo_tv_pick(r == 0.0, x * 0.0, r);
     return apo_tv_pick(apo_tv_abs(x) < big, r, x);
 }

@@ -63,10 +63,10 @@ static inline APO_HD double apo__ultosc_of(const double a[3], const double b[3])
 
 /*
  * The outputs of nv vectors of bars from offset g of a block (out: the block's first output),
- * their windows' sums side by side (APO_TV_CHAINS chains, tile_vec.h: two sums a vector) and apo__ultosc_of in vector
- * lanes: a window's branch taken as a select of the sum with its term and without, so each
- * lane performs the scalar loop's operations in its order, and a lane whose window holds a
- * gap takes NaN. nv is a constant where this is inlined.
+ * their windows' sums side by side (APO_TV_CHAINS chains, tile_vec.h: two sums a vector) and
+ * apo__ultosc_of in vector lanes: a window's branch taken as a select of the sum with its term and
+ * without, so each lane performs the scalar loop's operations in its order, and a lane whose window
+ * holds a gap takes NaN. nv is a constant where this is inlined.
  */
 static inline void apo__ultosc_group(const double *pressure, const double *range,
                                      const size_t *clean_from, const size_t s[3], size_t g,

@@ -52,7 +52,8 @@ static inline int apo__pvt_block(apo__pvt_state *s, const double *close, const d
         const apo_tv c = apo_tv_load(close + k), v = apo_tv_load(volume + k);
         const apo_tv before = apo_tv_load(close + k - 1);
         gaps = gaps + (c - c) + (v - v);
-        const apo_tv step = apo_tv_pick(before != 0.0, (c - before) / before * v, apo_tv_splat(0.0));
+        const apo_tv step =
+            apo_tv_pick(before != 0.0, (c - before) / before * v, apo_tv_splat(0.0));
         apo_tv line;
         for (int j = 0; j < APO_TILE_LANES; j++) {
             sum += step[j];
