@@ -21,6 +21,7 @@
 #define APO_KERNELS_WAD_TILE_H
 
 #include "catalog.h"
+#include "running_blocks.h"
 
 /* The running state, in the order a stream carries it: whether a clean bar was seen (1.0),
  * the sum, and the last clean bar's close. */
@@ -39,15 +40,47 @@ static inline APO_HD double apo__wad_move(double high, double low, double close,
     return 0.0;
 }
 
+#ifdef APO_TILE_LANES
+/* WAD's steps in lanes (running_blocks.h): apo__wad_move's arms as selects, +0 where the close
+ * did not move (the loop's skipped add). */
+static inline apo_tv apo__wad_steps(const apo__cat_io *io, size_t k, apo_tv *gaps) {
+    const apo_tv h = apo_tv_load(io->in[0] + k), l = apo_tv_load(io->in[1] + k);
+    const apo_tv c = apo_tv_load(io->in[2] + k), prev = apo_tv_load(io->in[2] + k - 1);
+    *gaps = *gaps + (h - h) + (l - l) + (c - c);
+    const apo_tv rise = c - apo_tv_pick(prev < l, prev, l);
+    const apo_tv fall = c - apo_tv_pick(prev > h, prev, h);
+    return apo_tv_pick(c > prev, rise, apo_tv_pick(c < prev, fall, apo_tv_splat(0.0)));
+}
+#endif
+
 /* Steps the state over bars [from, end), writing the outputs of those from `begin` on: the tile
- * and a stream's carried run are both this loop. */
+ * and a stream's carried run are both this loop. The vector path (running_blocks.h) takes whole
+ * blocks after a clean bar this loop has seen (a stream's run never reads the bar before
+ * `from`). */
 static inline APO_HD void apo__wad_run(apo__wad_state *s, const apo__cat_io *io, size_t from,
                                        size_t begin, size_t end) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     double *out = io->out[0];
+    int last_clean = 0; /* whether bar t - 1 was clean and seen here */
+#ifdef APO_TILE_LANES
+    size_t scalar_until = from; /* the end of a block that had a gap, stepped bar by bar */
+#endif
     for (size_t t = from; t < end; t++) {
+#ifdef APO_TILE_LANES
+        const size_t n =
+            last_clean && t >= scalar_until ? apo__running_block_len(t, begin, end) : 0;
+        if (n > 0) {
+            if (apo__running_block(&s->sum, io, t, n, t < begin ? NULL : out, apo__wad_steps)) {
+                s->close = close[t + n - 1];
+                t += n - 1;
+                continue;
+            }
+            scalar_until = t + n;
+        }
+#endif
         const double h = high[t], l = low[t], c = close[t];
-        if (!(isfinite(h) && isfinite(l) && isfinite(c))) {
+        last_clean = isfinite(h) && isfinite(l) && isfinite(c);
+        if (!last_clean) {
             if (t >= begin)
                 out[t] = NAN;
             continue;

@@ -20,7 +20,7 @@
 #define APO_KERNELS_PVT_TILE_H
 
 #include "catalog.h"
-#include "tile_vec.h"
+#include "running_blocks.h"
 
 /* The running state, in the order a stream carries it: whether a clean bar was seen (1.0),
  * the sum, and the last clean bar's close. */
@@ -30,53 +30,20 @@ typedef struct apo__pvt_state {
 } apo__pvt_state;
 
 #ifdef APO_TILE_LANES
-/* Bars per block of the vector path (apo__pvt_block). */
-#define APO_PVT_BLOCK 256
-
-/*
- * The state s stepped over the n bars from t (whole vectors), on the assumption that none
- * has a gap and that s has seen bar t - 1 (clean), so that each bar's previous close is the
- * bar before it; their outputs written to out where out is not NULL. Returns 1, or 0 when a
- * bar had a gap after all (s left as it was; the outputs written may be wrong and the caller
- * rewrites them). Each bar's step is computed in lanes, a zero previous close's as +0, and
- * added to the sum one by one: the sum never is -0 (it starts at +0, and an exact zero sum is
- * +0), so adding +0 leaves its bits as the scalar loop's skipped add does, and every other add
- * is the loop's. A sum that turns infinite or NaN stays so, so NaN is made canonical only
- * when the block ends with a non-finite sum (ad_tile.h's reasoning).
- */
-static inline int apo__pvt_block(apo__pvt_state *s, const double *close, const double *volume,
-                                 size_t t, size_t n, double *out) {
-    double sum = s->sum;
-    apo_tv gaps = apo_tv_splat(0.0);
-    for (size_t k = t; k < t + n; k += APO_TILE_LANES) {
-        const apo_tv c = apo_tv_load(close + k), v = apo_tv_load(volume + k);
-        const apo_tv before = apo_tv_load(close + k - 1);
-        gaps = gaps + (c - c) + (v - v);
-        const apo_tv step =
-            apo_tv_pick(before != 0.0, (c - before) / before * v, apo_tv_splat(0.0));
-        apo_tv line;
-        for (int j = 0; j < APO_TILE_LANES; j++) {
-            sum += step[j];
-            line[j] = sum;
-        }
-        if (out != NULL)
-            apo_tv_store(out + k, line);
-    }
-    if (!apo_tm_all((apo_tm)(gaps == 0.0)))
-        return 0;
-    if (out != NULL && !isfinite(sum))
-        for (size_t k = t; k < t + n; k++)
-            out[k] = apo__canonical_nan(out[k]);
-    s->sum = sum;
-    s->close = close[t + n - 1];
-    return 1;
+/* PVT's steps in lanes (running_blocks.h): `(close - before) / before * volume`, +0 where the
+ * close before is 0 (the loop's skipped add). */
+static inline apo_tv apo__pvt_steps(const apo__cat_io *io, size_t k, apo_tv *gaps) {
+    const apo_tv c = apo_tv_load(io->in[0] + k), v = apo_tv_load(io->in[1] + k);
+    const apo_tv before = apo_tv_load(io->in[0] + k - 1);
+    *gaps = *gaps + (c - c) + (v - v);
+    return apo_tv_pick(before != 0.0, (c - before) / before * v, apo_tv_splat(0.0));
 }
 #endif
 
 /* Steps the state over bars [from, end), writing the outputs of those from `begin` on. The
- * tile and a stream's carried run both are this loop. The vector path (apo__pvt_block) takes
- * whole blocks after a clean bar this loop has seen (a stream's run never reads the bar before
- * `from`), without crossing `begin`. */
+ * tile and a stream's carried run both are this loop. The vector path (running_blocks.h)
+ * takes whole blocks after a clean bar this loop has seen (a stream's run never reads the bar
+ * before `from`). */
 static inline APO_HD void apo__pvt_run(apo__pvt_state *s, const apo__cat_io *io, size_t from,
                                        size_t begin, size_t end) {
     const double *close = io->in[0], *volume = io->in[1];
@@ -87,17 +54,15 @@ static inline APO_HD void apo__pvt_run(apo__pvt_state *s, const apo__cat_io *io,
 #endif
     for (size_t t = from; t < end; t++) {
 #ifdef APO_TILE_LANES
-        if (last_clean && t >= scalar_until) {
-            const size_t stop = t < begin ? begin : end;
-            const size_t left = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
-            const size_t n = left < APO_PVT_BLOCK ? left : APO_PVT_BLOCK;
-            if (n > 0) {
-                if (apo__pvt_block(s, close, volume, t, n, t < begin ? NULL : out)) {
-                    t += n - 1;
-                    continue;
-                }
-                scalar_until = t + n;
+        const size_t n =
+            last_clean && t >= scalar_until ? apo__running_block_len(t, begin, end) : 0;
+        if (n > 0) {
+            if (apo__running_block(&s->sum, io, t, n, t < begin ? NULL : out, apo__pvt_steps)) {
+                s->close = close[t + n - 1];
+                t += n - 1;
+                continue;
             }
+            scalar_until = t + n;
         }
 #endif
         const double c = close[t], v = volume[t];

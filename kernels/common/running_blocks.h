@@ -1,0 +1,66 @@
+/*
+ * running_blocks.h: the vector path of a whole-row running total whose bar adds a step that
+ * reads the bar and the close before it (pvt, wad): blocks of bars with no gap, after a clean
+ * bar the run has seen, take their steps in vector lanes and add them to the total one by one,
+ * as the scalar loop adds them.
+ *
+ * Why the bits are the loop's: each step is the loop's operations on the same samples; where
+ * the loop skips its add (a bar that does not move the total), the lanes' step is +0, and a
+ * total that starts at +0 is never -0 (an exact zero sum is +0), so adding +0 leaves its bits
+ * as they are. A block that finds a gap after all is left to the loop, which rewrites its
+ * outputs. A total that turns infinite or NaN stays so, so NaN is made canonical only when a
+ * block ends with a total that is not finite (ad_tile.h's reasoning).
+ */
+#ifndef APO_KERNELS_RUNNING_BLOCKS_H
+#define APO_KERNELS_RUNNING_BLOCKS_H
+
+#include "catalog.h"
+#include "tile_vec.h"
+
+#ifdef APO_TILE_LANES
+/* Bars per block. */
+#define APO_RUNNING_BLOCK 256
+
+/* The steps of bars k .. k + APO_TILE_LANES - 1 (k past the run's first bar, so the close
+ * before each is in the row), each lane as the loop computes it and +0 where the loop adds
+ * nothing; *gaps becomes NaN in a lane whose bar is not clean (it is not otherwise read). */
+typedef apo_tv (*apo__running_steps)(const apo__cat_io *io, size_t k, apo_tv *gaps);
+
+/* The bars a block from t takes: whole vectors up to APO_RUNNING_BLOCK, not past `stop` (the
+ * first output bar while t is before it, so that a block either writes its outputs or none;
+ * else the end). */
+static inline size_t apo__running_block_len(size_t t, size_t begin, size_t end) {
+    const size_t stop = t < begin ? begin : end;
+    const size_t whole = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
+    return whole < APO_RUNNING_BLOCK ? whole : APO_RUNNING_BLOCK;
+}
+
+/* *total stepped over the n bars from t (whole vectors) on the assumption that none has a
+ * gap, its value after each bar written to out where out is not NULL. Returns 1, or 0 when a
+ * bar had a gap after all (*total left as it was; the outputs written are the caller's to
+ * rewrite). */
+static inline int apo__running_block(double *total, const apo__cat_io *io, size_t t, size_t n,
+                                     double *out, apo__running_steps steps) {
+    double sum = *total;
+    apo_tv gaps = apo_tv_splat(0.0);
+    for (size_t k = t; k < t + n; k += APO_TILE_LANES) {
+        const apo_tv step = steps(io, k, &gaps);
+        apo_tv line;
+        for (int j = 0; j < APO_TILE_LANES; j++) {
+            sum += step[j];
+            line[j] = sum;
+        }
+        if (out != NULL)
+            apo_tv_store(out + k, line);
+    }
+    if (!apo_tm_all((apo_tm)(gaps == 0.0)))
+        return 0;
+    if (out != NULL && !isfinite(sum))
+        for (size_t k = t; k < t + n; k++)
+            out[k] = apo__canonical_nan(out[k]);
+    *total = sum;
+    return 1;
+}
+#endif
+
+#endif /* APO_KERNELS_RUNNING_BLOCKS_H */
