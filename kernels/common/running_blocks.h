@@ -61,6 +61,23 @@ static inline int apo__running_block(double *total, const apo__cat_io *io, size_
     *total = sum;
     return 1;
 }
+
+/* The vector path's turn at bar t of a run (the run's loop calls it first at every bar): a
+ * clean block from t where the bar before was clean and seen by the run (last_clean) and t is
+ * past the last block that met a gap (*scalar_until). Returns the bars it took, *total moved
+ * over them and their outputs written (the caller keeps their last close), or 0: the loop
+ * steps bar t itself, and after a block that met a gap, every bar of it. */
+static inline size_t apo__running_turn(double *total, const apo__cat_io *io, size_t t, size_t begin,
+                                       size_t end, int last_clean, size_t *scalar_until,
+                                       apo__running_steps steps) {
+    const size_t n = last_clean && t >= *scalar_until ? apo__running_block_len(t, begin, end) : 0;
+    if (n == 0)
+        return 0;
+    if (apo__running_block(total, io, t, n, t < begin ? NULL : io->out[0], steps))
+        return n;
+    *scalar_until = t + n;
+    return 0;
+}
 #endif
 
 #endif /* APO_KERNELS_RUNNING_BLOCKS_H */

@@ -54,15 +54,12 @@ static inline APO_HD void apo__pvt_run(apo__pvt_state *s, const apo__cat_io *io,
 #endif
     for (size_t t = from; t < end; t++) {
 #ifdef APO_TILE_LANES
-        const size_t n =
-            last_clean && t >= scalar_until ? apo__running_block_len(t, begin, end) : 0;
-        if (n > 0) {
-            if (apo__running_block(&s->sum, io, t, n, t < begin ? NULL : out, apo__pvt_steps)) {
-                s->close = close[t + n - 1];
-                t += n - 1;
-                continue;
-            }
-            scalar_until = t + n;
+        const size_t took = apo__running_turn(&s->sum, io, t, begin, end, last_clean, &scalar_until,
+                                              apo__pvt_steps);
+        if (took > 0) {
+            s->close = close[t + took - 1];
+            t += took - 1;
+            continue;
         }
 #endif
         const double c = close[t], v = volume[t];
