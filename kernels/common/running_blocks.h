@@ -5,11 +5,16 @@
  * as the scalar loop adds them.
  *
  * Why the bits are the loop's: each step is the loop's operations on the same samples; where
- * the loop skips its add (a bar that does not move the total), the lanes' step is +0, and a
- * total that starts at +0 is never -0 (an exact zero sum is +0), so adding +0 leaves its bits
- * as they are. A block that finds a gap after all is left to the loop, which rewrites its
- * outputs. A total that turns infinite or NaN stays so, so NaN is made canonical only when a
- * block ends with a total that is not finite (ad_tile.h's reasoning).
+ * the loop skips its add (a bar that does not move the total), the lanes' step is one that
+ * leaves the total's bits: -0 (ad's), or +0 where the total is never -0 (pvt's and wad's: it
+ * starts at +0, and an exact zero sum is +0). A block that finds a gap after all is left to the
+ * loop, which rewrites its outputs. A total that turns infinite or NaN stays so, so NaN is made
+ * canonical only when a block ends with a total that is not finite. Why one gap test for the
+ * block: a test and a NaN fix per vector (and the inputs' pointers reloaded after each store)
+ * kept ad's loop above the chain's add a bar (docs/PERF.md).
+ *
+ * ad's blocks (ad_tile.h) take apo__running_block alone, with their own dispatch and the long
+ * calls' stores past the caches; pvt's and wad's take it through apo__running_turn.
  */
 #ifndef APO_KERNELS_RUNNING_BLOCKS_H
 #define APO_KERNELS_RUNNING_BLOCKS_H
@@ -21,9 +26,10 @@
 /* Bars per block. */
 #define APO_RUNNING_BLOCK 256
 
-/* The steps of bars k .. k + APO_TILE_LANES - 1 (k past the run's first bar, so the close
- * before each is in the row), each lane as the loop computes it and +0 where the loop adds
- * nothing; *gaps becomes NaN in a lane whose bar is not clean (it is not otherwise read). */
+/* The steps of bars k .. k + APO_TILE_LANES - 1 (for pvt and wad k is past the run's first
+ * bar, so the close before each is in the row), each lane as the loop computes it, and a step
+ * that keeps the total's bits where the loop adds nothing; *gaps becomes NaN in a lane whose
+ * bar is not clean (it is not otherwise read). */
 typedef apo_tv (*apo__running_steps)(const apo__cat_io *io, size_t k, apo_tv *gaps);
 
 /* The bars a block from t takes: whole vectors up to APO_RUNNING_BLOCK, not past `stop` (the
@@ -36,11 +42,12 @@ static inline size_t apo__running_block_len(size_t t, size_t begin, size_t end) 
 }
 
 /* *total stepped over the n bars from t (whole vectors) on the assumption that none has a
- * gap, its value after each bar written to out where out is not NULL. Returns 1, or 0 when a
- * bar had a gap after all (*total left as it was; the outputs written are the caller's to
- * rewrite). */
+ * gap, its value after each bar written to out where out is not NULL, past the caches with
+ * past_cache (flow.h's apo__flow_past_cache; the caller issues _mm_sfence() before it reads or
+ * writes those lines again). Returns 1, or 0 when a bar had a gap after all (*total left as it
+ * was; the outputs written are the caller's to rewrite). */
 static inline int apo__running_block(double *total, const apo__cat_io *io, size_t t, size_t n,
-                                     double *out, apo__running_steps steps) {
+                                     double *out, int past_cache, apo__running_steps steps) {
     double sum = *total;
     apo_tv gaps = apo_tv_splat(0.0);
     for (size_t k = t; k < t + n; k += APO_TILE_LANES) {
@@ -50,7 +57,9 @@ static inline int apo__running_block(double *total, const apo__cat_io *io, size_
             sum += step[j];
             line[j] = sum;
         }
-        if (out != NULL)
+        if (past_cache)
+            apo_tv_stream(out + k, line);
+        else if (out != NULL)
             apo_tv_store(out + k, line);
     }
     if (!apo_tm_all((apo_tm)(gaps == 0.0)))
@@ -65,16 +74,19 @@ static inline int apo__running_block(double *total, const apo__cat_io *io, size_
 /* The vector path's turn at bar t of a run (the run's loop calls it first at every bar): a
  * clean block from t where the bar before was clean and seen by the run (last_clean) and t is
  * past the last block that met a gap (*scalar_until). Returns the bars it took, *total moved
- * over them and their outputs written (the caller keeps their last close), or 0: the loop
- * steps bar t itself, and after a block that met a gap, every bar of it. */
-static inline size_t apo__running_turn(double *total, const apo__cat_io *io, size_t t, size_t begin,
-                                       size_t end, int last_clean, size_t *scalar_until,
+ * over them, their outputs written and *last_close their last close (input `close` of io), or
+ * 0: the loop steps bar t itself, and after a block that met a gap, every bar of it. */
+static inline size_t apo__running_turn(double *total, double *last_close, const apo__cat_io *io,
+                                       size_t close, size_t t, size_t begin, size_t end,
+                                       int last_clean, size_t *scalar_until,
                                        apo__running_steps steps) {
     const size_t n = last_clean && t >= *scalar_until ? apo__running_block_len(t, begin, end) : 0;
     if (n == 0)
         return 0;
-    if (apo__running_block(total, io, t, n, t < begin ? NULL : io->out[0], steps))
+    if (apo__running_block(total, io, t, n, t < begin ? NULL : io->out[0], 0, steps)) {
+        *last_close = io->in[close][t + n - 1];
         return n;
+    }
     *scalar_until = t + n;
     return 0;
 }

@@ -24,44 +24,17 @@
 #define APO_KERNELS_AD_TILE_H
 
 #include "flow.h"
+#include "running_blocks.h"
 #include "window.h"
 
 #ifdef APO_TILE_LANES
 /* Bars per block of the vector path (apo__ad_lanes). */
 #define APO_AD_BLOCK 256
 
-/* The sum *sum stepped over the n bars from t (whole vectors) on the assumption that none
- * has a gap, its value after each bar written to out where out is not NULL; returns 1, or 0
- * when a bar had a gap after all (the sum left; the outputs written may be wrong and the
- * caller rewrites them). Why one gap test for the block: a test and a NaN fix per vector
- * (and the inputs' pointers reloaded after each store) kept the loop above the chain's add
- * a bar (docs/PERF.md). A sum that turns infinite or NaN stays so (x + finite, inf - inf),
- * so NaN is made canonical only when the block ends with a non-finite sum. With past_cache
- * (apo__flow_past_cache) the outputs are stored past the caches. */
-static inline int apo__ad_block_clean(double *sum, const double *const *in, size_t t, size_t n,
-                                      double *out, int past_cache) {
-    const double *high = in[0], *low = in[1], *close = in[2], *vol = in[3];
-    double ad = *sum;
-    apo_tv gaps = apo_tv_splat(0.0);
-    for (size_t k = 0; k < n; k += APO_TILE_LANES) {
-        const apo_tv step = apo__ad_steps_clean(high, low, close, vol, t + k, &gaps);
-        apo_tv line;
-        for (int j = 0; j < APO_TILE_LANES; j++) {
-            ad += step[j];
-            line[j] = ad;
-        }
-        if (past_cache)
-            apo_tv_stream(out + t + k, line);
-        else if (out != NULL)
-            apo_tv_store(out + t + k, line);
-    }
-    if (!apo_tm_all((apo_tm)(gaps == 0.0)))
-        return 0;
-    if (out != NULL && !isfinite(ad))
-        for (size_t k = 0; k < n; k++)
-            out[t + k] = apo__canonical_nan(out[t + k]);
-    *sum = ad;
-    return 1;
+/* AD's steps of a clean block in lanes (running_blocks.h): flow.h's, -0 where high - low is
+ * not positive. */
+static inline apo_tv apo__ad_block_steps(const apo__cat_io *io, size_t k, apo_tv *gaps) {
+    return apo__ad_steps_clean(io->in[0], io->in[1], io->in[2], io->in[3], k, gaps);
 }
 
 /* The sum `ad` stepped over the n bars from t (whole vectors), each vector's gaps tested:
@@ -83,9 +56,9 @@ static inline double apo__ad_vectors(double ad, const apo__cat_io *io, size_t t,
 
 /* The sum `ad` stepped over bars *at .. in whole vectors while they last before stop, its
  * value after each bar written to out where out is not NULL; *at becomes the first bar
- * left. A block of up to APO_AD_BLOCK bars is run as clean (apo__ad_block_clean), and again
- * vector by vector if it had a gap. A vector's steps are computed in lanes, then added one
- * by one: each bar's add is the scalar loop's, so the bits are. The steps of the next vector
+ * left. A block of up to APO_AD_BLOCK bars is run as clean (apo__running_block, running_blocks.h),
+ * and again vector by vector if it had a gap. A vector's steps are computed in lanes, then added
+ * one by one: each bar's add is the scalar loop's, so the bits are. The steps of the next vector
  * are computed while the adds of this one run, so the time is about the chain's, an add a
  * bar. A long call's clean blocks store past the caches (apo__flow_past_cache). */
 static inline double apo__ad_lanes(double ad, const apo__cat_io *io, size_t *at, size_t stop,
@@ -95,7 +68,7 @@ static inline double apo__ad_lanes(double ad, const apo__cat_io *io, size_t *at,
     while (stop - t >= APO_TILE_LANES) {
         const size_t left = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
         const size_t n = left < APO_AD_BLOCK ? left : APO_AD_BLOCK;
-        if (!apo__ad_block_clean(&ad, io->in, t, n, out, past_cache)) {
+        if (!apo__running_block(&ad, io, t, n, out, past_cache, apo__ad_block_steps)) {
             /* The block is rewritten by plain stores: the streaming ones go first. */
             if (past_cache)
                 _mm_sfence();

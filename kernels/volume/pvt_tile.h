@@ -54,10 +54,9 @@ static inline APO_HD void apo__pvt_run(apo__pvt_state *s, const apo__cat_io *io,
 #endif
     for (size_t t = from; t < end; t++) {
 #ifdef APO_TILE_LANES
-        const size_t took = apo__running_turn(&s->sum, io, t, begin, end, last_clean, &scalar_until,
-                                              apo__pvt_steps);
+        const size_t took = apo__running_turn(&s->sum, &s->close, io, 0, t, begin, end, last_clean,
+                                              &scalar_until, apo__pvt_steps);
         if (took > 0) {
-            s->close = close[t + took - 1];
             t += took - 1;
             continue;
         }
