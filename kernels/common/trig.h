@@ -151,44 +151,43 @@ static inline APO_HD double apo__tan(double x) {
     return apo__trig_round(apo__trig_div(s, c));
 }
 
+/* atan(k/16) for k = 1..15 in two parts, X(k, hi, lo) a row, and atan(1) = pi/4 for k = 16: one
+ * list for the scalar switch below and the vector lanes' table (trig_tv.h). */
+#define APO_TRIG_ATAN_TABLE(X)                                                                     \
+    X(1, 0x1.ff55bb72cfdeap-5, -0x1.c934d86d23f1dp-60)                                             \
+    X(2, 0x1.fd5ba9aac2f6ep-4, -0x1.cd37686760c17p-59)                                             \
+    X(3, 0x1.7b97b4bce5b02p-3, 0x1.347b0b4f881cap-58)                                              \
+    X(4, 0x1.f5b75f92c80ddp-3, 0x1.8ab6e3cf7afbdp-57)                                              \
+    X(5, 0x1.362773707ebccp-2, -0x1.963a544b672d8p-57)                                             \
+    X(6, 0x1.6f61941e4def1p-2, -0x1.c63aae6f6e918p-56)                                             \
+    X(7, 0x1.a64eec3cc23fdp-2, -0x1.24dec1b50b7ffp-56)                                             \
+    X(8, 0x1.dac670561bb4fp-2, 0x1.a2b7f222f65e2p-56)                                              \
+    X(9, 0x1.0657e94db30d0p-1, -0x1.d5b495f6349e6p-56)                                             \
+    X(10, 0x1.1e00babdefeb4p-1, -0x1.928df287a668fp-58)                                            \
+    X(11, 0x1.345f01cce37bbp-1, 0x1.1021137c71102p-55)                                             \
+    X(12, 0x1.4978fa3269ee1p-1, 0x1.2419a87f2a458p-56)                                             \
+    X(13, 0x1.5d58987169b18p-1, 0x1.0028e4bc5e7cap-57)                                             \
+    X(14, 0x1.700a7c5784634p-1, -0x1.8c34d25aadef6p-56)                                            \
+    X(15, 0x1.819d0b7158a4dp-1, -0x1.bf76229d3b917p-56)
+
+#define APO_TRIG_ATAN_16_HI 0x1.921fb54442d18p-1
+#define APO_TRIG_ATAN_16_LO 0x1.1a62633145c07p-55
+
+/* A case of the switch below. */
+#define APO__TRIG_ATAN_CASE(k, hi, lo)                                                             \
+    case k:                                                                                        \
+        return apo__dd_make(hi, lo);
+
 /* atan(k/16) for k = 1..16 in two parts (a switch, which CUDA's device code takes where a
  * static table would need a __constant__ copy). */
 static inline APO_HD apo__dd apo__trig_atan_table(int k) {
     switch (k) {
-    case 1:
-        return apo__dd_make(0x1.ff55bb72cfdeap-5, -0x1.c934d86d23f1dp-60);
-    case 2:
-        return apo__dd_make(0x1.fd5ba9aac2f6ep-4, -0x1.cd37686760c17p-59);
-    case 3:
-        return apo__dd_make(0x1.7b97b4bce5b02p-3, 0x1.347b0b4f881cap-58);
-    case 4:
-        return apo__dd_make(0x1.f5b75f92c80ddp-3, 0x1.8ab6e3cf7afbdp-57);
-    case 5:
-        return apo__dd_make(0x1.362773707ebccp-2, -0x1.963a544b672d8p-57);
-    case 6:
-        return apo__dd_make(0x1.6f61941e4def1p-2, -0x1.c63aae6f6e918p-56);
-    case 7:
-        return apo__dd_make(0x1.a64eec3cc23fdp-2, -0x1.24dec1b50b7ffp-56);
-    case 8:
-        return apo__dd_make(0x1.dac670561bb4fp-2, 0x1.a2b7f222f65e2p-56);
-    case 9:
-        return apo__dd_make(0x1.0657e94db30d0p-1, -0x1.d5b495f6349e6p-56);
-    case 10:
-        return apo__dd_make(0x1.1e00babdefeb4p-1, -0x1.928df287a668fp-58);
-    case 11:
-        return apo__dd_make(0x1.345f01cce37bbp-1, 0x1.1021137c71102p-55);
-    case 12:
-        return apo__dd_make(0x1.4978fa3269ee1p-1, 0x1.2419a87f2a458p-56);
-    case 13:
-        return apo__dd_make(0x1.5d58987169b18p-1, 0x1.0028e4bc5e7cap-57);
-    case 14:
-        return apo__dd_make(0x1.700a7c5784634p-1, -0x1.8c34d25aadef6p-56);
-    case 15:
-        return apo__dd_make(0x1.819d0b7158a4dp-1, -0x1.bf76229d3b917p-56);
+        APO_TRIG_ATAN_TABLE(APO__TRIG_ATAN_CASE)
     default:
-        return apo__dd_make(0x1.921fb54442d18p-1, 0x1.1a62633145c07p-55);
+        return apo__dd_make(APO_TRIG_ATAN_16_HI, APO_TRIG_ATAN_16_LO);
     }
 }
+#undef APO__TRIG_ATAN_CASE
 
 /* atan(t) as a double-double for a double-double 0 <= t <= 1. */
 static inline APO_HD apo__dd apo__trig_atan01(apo__dd t) {

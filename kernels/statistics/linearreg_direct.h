@@ -31,6 +31,7 @@
 #include "catalog.h"
 #include "tile_vec.h"
 #include "trig.h"
+#include "trig_tv.h"
 
 /* The longest window evaluated directly: its cost grows with p (p / 8 cycles a bar); past this
  * the shifted plain sums slid between anchors (linearreg_plain.h) cost less: at period 24 both
@@ -53,11 +54,14 @@ enum {
     APO_LINREG_ANGLE = 4 /* LINEARREG_ANGLE: the slope's angle in degrees (apo__linreg_finish) */
 };
 
-/* LINEARREG_ANGLE, TA-Lib's: atan(slope) times 180 / pi, the factor rounded once (TA-Lib's
- * 180.0 / PI), atan the portable one of trig.h (libm's may differ between the CPU and the GPU);
- * every other output as it is. A gap's NaN stays NaN. */
+/* Degrees in a radian, rounded once (TA-Lib's 180.0 / PI). */
+#define APO_LINREG_DEGREES (180.0 / 3.14159265358979323846)
+
+/* LINEARREG_ANGLE, TA-Lib's: atan(slope) times APO_LINREG_DEGREES, atan the portable one of
+ * trig.h (libm's may differ between the CPU and the GPU); every other output as it is. A gap's
+ * NaN stays NaN. */
 static inline APO_HD double apo__linreg_finish(double v, int what) {
-    return what == APO_LINREG_ANGLE ? apo__atan(v) * (180.0 / 3.14159265358979323846) : v;
+    return what == APO_LINREG_ANGLE ? apo__atan(v) * APO_LINREG_DEGREES : v;
 }
 
 /* The integer weight of sample j: the slope's 2j - (p-1), the value's 6j - 2p + 4, the
@@ -137,9 +141,11 @@ static inline void apo__linreg_direct_groups(const double *x, size_t p, size_t t
         const apo_tm finite = (apo_tm)(r <= big) & (apo_tm)(r >= -big);
         apo_tv_store(out + t + (size_t)g * APO_TILE_LANES, apo_tv_pick(finite, r, nan));
     }
+    /* The angles in lanes too (trig_tv.h: apo__atan's bits, every arm in every lane), where a
+     * scalar apo__atan a bar took nine tenths of the kernel's time. */
     if (what == APO_LINREG_ANGLE)
-        for (size_t k = 0; k < (size_t)APO_LINREG_GROUPS * APO_TILE_LANES; k++)
-            out[t + k] = apo__linreg_finish(out[t + k], what);
+        for (size_t k = 0; k < (size_t)APO_LINREG_GROUPS * APO_TILE_LANES; k += APO_TILE_LANES)
+            apo_tv_store(out + t + k, apo__atan_tv(apo_tv_load(out + t + k)) * APO_LINREG_DEGREES);
 }
 #endif
 

@@ -2,13 +2,18 @@
  * Unit tests of the portable trigonometry (kernels/common/trig.h): its special values and
  * bounds exactly, its symmetries bit for bit, and its accuracy on a few ten-thousand seeded
  * points of each function's domain against glibc's long-double functions (trig_sweep.c).
- * test_trig_slow.c sweeps millions.
+ * test_trig_slow.c sweeps millions. atan in vector lanes (trig_tv.h) against apo__atan, bit for
+ * bit.
  */
+#include "splitmix64.h"
 #include "trig.h"
 #include "trig_sweep.h"
+#include "trig_tv.h"
 
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 static const char *const trig_names[] = {"sin", "cos", "tan", "atan", "asin", "acos"};
@@ -85,3 +90,57 @@ Test(trig, the_measure_sees_one_ulp_as_one_ulp, .timeout = 60) {
     cr_assert(trig_ulps_between(want, up) > 0.5 && trig_ulps_between(want, up) <= 1.5);
     cr_assert(trig_ulps_between(want, up2) > 1.5 && trig_ulps_between(want, up2) <= 2.5);
 }
+
+#ifdef APO_TILE_LANES
+/* The lanes of apo__atan_tv over xs[0 .. n) (n a multiple of the lanes): samples whose bits
+ * differ from apo__atan's. */
+static size_t atan_lanes_differ(const double *xs, size_t n) {
+    size_t differ = 0;
+    for (size_t i = 0; i + APO_TILE_LANES <= n; i += APO_TILE_LANES) {
+        double got[APO_TILE_LANES];
+        apo_tv_store(got, apo__atan_tv(apo_tv_load(xs + i)));
+        for (size_t l = 0; l < APO_TILE_LANES; l++)
+            if (!same_bits(got[l], apo__atan(xs[i + l]))) {
+                if (differ++ < 5)
+                    cr_log_error("atan lanes at %a: %a, apo__atan %a", xs[i + l], got[l],
+                                 apo__atan(xs[i + l]));
+            }
+    }
+    return differ;
+}
+
+/* atan's tile on the avx2 and avx512 paths runs apo__atan_tv (this build's lanes here, each
+ * lane alike): apo__atan's bits at the edges of every case (zeros, subnormals, 2^-27, 1, 2^60,
+ * the infinities, NaNs), at the edges of the table's cells and of their inverses above 1, and
+ * at 40,000 seeded doubles of every magnitude and sign, each sample beside different ones. */
+Test(trig, atan_in_vector_lanes_gives_the_scalar_bits, .timeout = 60) {
+    enum { N = 48000 };
+    static double xs[N];
+    size_t n = 0;
+    const double edges[] = {0.0,    0x1p-1074, 0x1p-1022, 0x1p-27,  0x1p-26, 1.0,
+                            0x1p60, 0x1p61,    DBL_MAX,   INFINITY, NAN};
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+        for (int sign = 0; sign < 2; sign++) {
+            const double x = sign ? -edges[e] : edges[e];
+            xs[n++] = x;
+            xs[n++] = nextafter(x, INFINITY);
+            xs[n++] = nextafter(x, -INFINITY);
+        }
+    for (int k = 1; k <= 32; k++) {
+        const double cell = (double)k / 32.0, inverse = 32.0 / (double)k;
+        const double at[] = {cell,    nextafter(cell, 0.0),    nextafter(cell, 2.0),
+                             inverse, nextafter(inverse, 0.0), nextafter(inverse, 64.0)};
+        for (size_t j = 0; j < 6; j++)
+            xs[n++] = (k & 1) ? -at[j] : at[j];
+    }
+    for (uint64_t i = 0; n < N; i++) {
+        /* Magnitudes 2^-40 to 2^70 log-uniform, either sign. */
+        const uint64_t bits = apo__splitmix64(2026, i);
+        const double u = (double)(bits >> 11) * 0x1p-53;
+        const double x = ldexp(1.0 + u, (int)(bits % 110) - 40);
+        xs[n++] = (bits >> 7) & 1 ? -x : x;
+    }
+    n -= n % APO_TILE_LANES;
+    cr_assert_eq(atan_lanes_differ(xs, n), 0);
+}
+#endif
