@@ -42,6 +42,57 @@
 #define APO_TRIG_PI_HI 0x1.921fb54442d18p+1
 #define APO_TRIG_PI_LO 0x1.1a62633145c07p-53
 
+/* The series below by Horner in z, each one list for a double here and for vector lanes
+ * (trig_tv.h): p = first(c0), then p = c + z * p for each next coefficient c, `first` making
+ * the first coefficient of p's type (APO__TRIG_SCALAR here). */
+#define APO__TRIG_SCALAR(c) (c)
+
+/* (sin x - x) / x^3 = sum of (-1)^n z^(n-1) / (2n+1)!, n = 1..10. */
+#define APO__TRIG_SIN_SERIES(p, z, first)                                                          \
+    do {                                                                                           \
+        (p) = first(0x1.71b8ef6dcf572p-66);                                                        \
+        (p) = -0x1.2f49b46814157p-57 + (z) * (p);                                                  \
+        (p) = 0x1.952c77030ad4ap-49 + (z) * (p);                                                   \
+        (p) = -0x1.ae7f3e733b81fp-41 + (z) * (p);                                                  \
+        (p) = 0x1.6124613a86d09p-33 + (z) * (p);                                                   \
+        (p) = -0x1.ae64567f544e4p-26 + (z) * (p);                                                  \
+        (p) = 0x1.71de3a556c734p-19 + (z) * (p);                                                   \
+        (p) = -0x1.a01a01a01a01ap-13 + (z) * (p);                                                  \
+        (p) = 0x1.1111111111111p-7 + (z) * (p);                                                    \
+        (p) = -0x1.5555555555555p-3 + (z) * (p);                                                   \
+    } while (0)
+
+/* (cos x - 1 + z/2) / z^2 = sum of (-1)^n z^(n-2) / (2n)!, n = 2..11. */
+#define APO__TRIG_COS_SERIES(p, z, first)                                                          \
+    do {                                                                                           \
+        (p) = first(-0x1.0ce396db7f853p-70);                                                       \
+        (p) = 0x1.e542ba4020225p-62 + (z) * (p);                                                   \
+        (p) = -0x1.6827863b97d97p-53 + (z) * (p);                                                  \
+        (p) = 0x1.ae7f3e733b81fp-45 + (z) * (p);                                                   \
+        (p) = -0x1.93974a8c07c9dp-37 + (z) * (p);                                                  \
+        (p) = 0x1.1eed8eff8d898p-29 + (z) * (p);                                                   \
+        (p) = -0x1.27e4fb7789f5cp-22 + (z) * (p);                                                  \
+        (p) = 0x1.a01a01a01a01ap-16 + (z) * (p);                                                   \
+        (p) = -0x1.6c16c16c16c17p-10 + (z) * (p);                                                  \
+        (p) = 0x1.5555555555555p-5 + (z) * (p);                                                    \
+    } while (0)
+
+/* (atan u - u) / u^3 = sum of (-1)^n z^(n-1) / (2n+1), n = 1..7. */
+#define APO__TRIG_ATAN_SERIES(p, z, first)                                                         \
+    do {                                                                                           \
+        (p) = first(-0x1.1111111111111p-4);                                                        \
+        (p) = 0x1.3b13b13b13b14p-4 + (z) * (p);                                                    \
+        (p) = -0x1.745d1745d1746p-4 + (z) * (p);                                                   \
+        (p) = 0x1.c71c71c71c71cp-4 + (z) * (p);                                                    \
+        (p) = -0x1.2492492492492p-3 + (z) * (p);                                                   \
+        (p) = 0x1.999999999999ap-3 + (z) * (p);                                                    \
+        (p) = -0x1.5555555555555p-2 + (z) * (p);                                                   \
+    } while (0)
+
+/* 2/pi, and 1.5 * 2^52, which added and taken away rounds to the nearest integer. */
+#define APO_TRIG_INV_PIO2 0x1.45f306dc9c883p-1
+#define APO_TRIG_ROUNDER 0x1.8p52
+
 /* r = x - k pi/2 as a double-double, and k mod 4. */
 typedef struct apo__trig_reduced {
     apo__dd r;
@@ -50,7 +101,7 @@ typedef struct apo__trig_reduced {
 
 static inline APO_HD apo__trig_reduced apo__trig_reduce(double x) {
     /* Adding and taking away 1.5 * 2^52 rounds to the nearest integer without a libm call. */
-    const double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52;
+    const double k = (x * APO_TRIG_INV_PIO2 + APO_TRIG_ROUNDER) - APO_TRIG_ROUNDER;
     /* x - k p1 is exact (the two agree in their leading bits); so are k p2 and k p3, and TwoSum
      * keeps what each subtraction rounds off. k p4 is rounded, by at most 2^-132: the double
      * nearest a multiple of pi/2 below 2^20 is 2^-60.5 from it at the closest, so r keeps
@@ -68,17 +119,8 @@ static inline APO_HD apo__trig_reduced apo__trig_reduce(double x) {
 /* sin(r) as a double-double for |r| <= pi/4 + a little. */
 static inline APO_HD apo__dd apo__trig_sin_dd(apo__dd r) {
     const double x = r.hi, z = x * x;
-    /* (sin x - x) / x^3 = sum of (-1)^n z^(n-1) / (2n+1)!, n = 1..10, by Horner. */
-    double p = 0x1.71b8ef6dcf572p-66;
-    p = -0x1.2f49b46814157p-57 + z * p;
-    p = 0x1.952c77030ad4ap-49 + z * p;
-    p = -0x1.ae7f3e733b81fp-41 + z * p;
-    p = 0x1.6124613a86d09p-33 + z * p;
-    p = -0x1.ae64567f544e4p-26 + z * p;
-    p = 0x1.71de3a556c734p-19 + z * p;
-    p = -0x1.a01a01a01a01ap-13 + z * p;
-    p = 0x1.1111111111111p-7 + z * p;
-    p = -0x1.5555555555555p-3 + z * p;
+    double p;
+    APO__TRIG_SIN_SERIES(p, z, APO__TRIG_SCALAR);
     /* sin(x + lo) = sin x + lo cos x, and cos x = 1 - z/2 is close enough for a tail. */
     return apo__quick_two_sum(x, x * z * p + r.lo * (1.0 - 0.5 * z));
 }
@@ -88,17 +130,8 @@ static inline APO_HD apo__dd apo__trig_cos_dd(apo__dd r) {
     const double x = r.hi;
     const apo__dd zz = apo__two_prod(x, x);
     const double z = zz.hi;
-    /* (cos x - 1 + z/2) / z^2 = sum of (-1)^n z^(n-2) / (2n)!, n = 2..11. */
-    double q = -0x1.0ce396db7f853p-70;
-    q = 0x1.e542ba4020225p-62 + z * q;
-    q = -0x1.6827863b97d97p-53 + z * q;
-    q = 0x1.ae7f3e733b81fp-45 + z * q;
-    q = -0x1.93974a8c07c9dp-37 + z * q;
-    q = 0x1.1eed8eff8d898p-29 + z * q;
-    q = -0x1.27e4fb7789f5cp-22 + z * q;
-    q = 0x1.a01a01a01a01ap-16 + z * q;
-    q = -0x1.6c16c16c16c17p-10 + z * q;
-    q = 0x1.5555555555555p-5 + z * q;
+    double q;
+    APO__TRIG_COS_SERIES(q, z, APO__TRIG_SCALAR);
     /* 1 - z/2 with what its rounding lost, then the rest; cos(x + lo) = cos x - lo sin x. */
     const apo__dd w = apo__two_sum(1.0, -0.5 * z);
     return apo__quick_two_sum(w.hi, w.lo + ((z * z * q - 0.5 * zz.lo) - x * r.lo));
@@ -202,14 +235,8 @@ static inline APO_HD apo__dd apo__trig_atan01(apo__dd t) {
     const apo__dd den = apo__quick_two_sum(one_tc.hi, one_tc.lo + tc.lo + t.lo * c);
     const apo__dd u = apo__trig_div(num, den);
     const double z = u.hi * u.hi;
-    /* (atan u - u) / u^3 = sum of (-1)^n z^(n-1) / (2n+1), n = 1..7. */
-    double p = -0x1.1111111111111p-4;
-    p = 0x1.3b13b13b13b14p-4 + z * p;
-    p = -0x1.745d1745d1746p-4 + z * p;
-    p = 0x1.c71c71c71c71cp-4 + z * p;
-    p = -0x1.2492492492492p-3 + z * p;
-    p = 0x1.999999999999ap-3 + z * p;
-    p = -0x1.5555555555555p-2 + z * p;
+    double p;
+    APO__TRIG_ATAN_SERIES(p, z, APO__TRIG_SCALAR);
     const double series = u.lo + u.hi * z * p;
     if (k == 0)
         return apo__quick_two_sum(u.hi, series);

@@ -1,15 +1,16 @@
 /*
- * trig_tv.h: trig.h's atan in the vector lanes of tile_vec.h, each lane with the operations of
- * apo__atan in its order on its own value, so each lane gives apo__atan's bits (and so the
- * GPU's: -ffp-contract=off covers vector code too). Host only: defined where tile_vec.h
- * defines APO_TILE_LANES.
+ * trig_tv.h: trig.h's atan, sin, cos and tan in the vector lanes of tile_vec.h, each lane with
+ * the operations of apo__atan (apo__sin, ...) in its order on its own value, so each lane gives
+ * the scalar function's bits (and so the GPU's: -ffp-contract=off covers vector code too). Host
+ * only: defined where tile_vec.h defines APO_TILE_LANES.
  *
  * Why: apo__atan branches on its argument (the reduction of |x| > 1, the table's cell, the
- * tiny and huge cases), so gcc keeps its loop scalar, and a sample costs its double-double
- * divisions one after another (about 29 ns a sample on the Zen 3 VM, where TA-Lib's atan takes
- * 4.4). Here every arm is computed in every lane and the lane's own arm selected, so the
- * divisions of APO_TILE_LANES samples run at once. The table of atan(k/16) is read lane by
- * lane from arrays of trig.h's own list (APO_TRIG_ATAN_TABLE).
+ * tiny and huge cases), and apo__sin, apo__cos and apo__tan on the quadrant, so gcc keeps their
+ * loops scalar, a sample's double-double work one after another (atan 57 ns a sample at 1e6 on
+ * the Zen 3 VM, TA-Lib's 13). Here every arm is computed in every lane (both series for sin and
+ * cos) and the lane's own selected, so APO_TILE_LANES samples go at once and no branch waits on
+ * a quadrant. The series are trig.h's lists (APO__TRIG_SIN_SERIES, ...), the table of
+ * atan(k/16) arrays of its list (APO_TRIG_ATAN_TABLE), read lane by lane.
  */
 #ifndef APO_KERNELS_TRIG_TV_H
 #define APO_KERNELS_TRIG_TV_H
@@ -23,10 +24,10 @@
  * ns a sample against 19 on one cell, Zen 3 VM). */
 #define APO__TRIG_ATAN_HI(k, hi, lo) hi,
 #define APO__TRIG_ATAN_LO(k, hi, lo) lo,
-static const double apo__trig_atan_hi[17] = {
-    0.0, APO_TRIG_ATAN_TABLE(APO__TRIG_ATAN_HI) APO_TRIG_ATAN_16_HI};
-static const double apo__trig_atan_lo[17] = {
-    0.0, APO_TRIG_ATAN_TABLE(APO__TRIG_ATAN_LO) APO_TRIG_ATAN_16_LO};
+static const double apo__trig_atan_hi[17] = {0.0, APO_TRIG_ATAN_TABLE(APO__TRIG_ATAN_HI)
+                                                      APO_TRIG_ATAN_16_HI};
+static const double apo__trig_atan_lo[17] = {0.0, APO_TRIG_ATAN_TABLE(APO__TRIG_ATAN_LO)
+                                                      APO_TRIG_ATAN_16_LO};
 #undef APO__TRIG_ATAN_HI
 #undef APO__TRIG_ATAN_LO
 
@@ -57,13 +58,8 @@ static inline apo__dd_tv apo__trig_atan01_tv(apo__dd_tv t) {
     const apo__dd_tv den = apo__quick_two_sum_tv(one_tc.hi, one_tc.lo + tc.lo + t.lo * c);
     const apo__dd_tv u = apo__trig_div_tv(num, den);
     const apo_tv z = u.hi * u.hi;
-    apo_tv p = apo_tv_splat(-0x1.1111111111111p-4);
-    p = 0x1.3b13b13b13b14p-4 + z * p;
-    p = -0x1.745d1745d1746p-4 + z * p;
-    p = 0x1.c71c71c71c71cp-4 + z * p;
-    p = -0x1.2492492492492p-3 + z * p;
-    p = 0x1.999999999999ap-3 + z * p;
-    p = -0x1.5555555555555p-2 + z * p;
+    apo_tv p;
+    APO__TRIG_ATAN_SERIES(p, z, apo_tv_splat);
     const apo_tv series = u.lo + u.hi * z * p;
     /* atan(k/16) of each lane's cell (cell 0, k = 0, is not selected; a lane the caller drops
      * may hold any k and reads cell 0). */
@@ -98,6 +94,84 @@ static inline apo_tv apo__atan_tv(apo_tv x) {
     v = apo_tv_pick(x < 0.0, -v, v);
     v = apo_tv_pick(ax < 0x1p-27, x, v);
     return apo_tv_pick(x != x, apo_tv_splat((double)NAN), v);
+}
+
+/* floor(v) for |v| < 2^51, lane by lane: the nearest integer, less one where it is above. */
+static inline apo_tv apo__floor_small_tv(apo_tv v) {
+    const apo_tv near = (v + APO_TRIG_ROUNDER) - APO_TRIG_ROUNDER;
+    return apo_tv_pick(near > v, near - 1.0, near);
+}
+
+/* apo__trig_reduce in lanes: r, and k mod 4 as a double in *quadrant ((int)k & 3 is
+ * k - 4 floor(k / 4) for an integer k, both exact below 2^20 in magnitude). */
+static inline apo__dd_tv apo__trig_reduce_tv(apo_tv x, apo_tv *quadrant) {
+    const apo_tv k = (x * APO_TRIG_INV_PIO2 + APO_TRIG_ROUNDER) - APO_TRIG_ROUNDER;
+    const apo_tv t = x - k * APO_TRIG_PIO2_1;
+    const apo__dd_tv r2 = apo__two_sum_tv(t, -(k * APO_TRIG_PIO2_2));
+    const apo__dd_tv r3 = apo__two_sum_tv(r2.hi, -(k * APO_TRIG_PIO2_3));
+    const apo__dd_tv r4 = apo__two_sum_tv(r3.hi, -(k * APO_TRIG_PIO2_4));
+    *quadrant = k - 4.0 * apo__floor_small_tv(k * 0.25);
+    return apo__quick_two_sum_tv(r4.hi, r4.lo + (r3.lo + r2.lo));
+}
+
+/* apo__trig_sin_dd and apo__trig_cos_dd in lanes. */
+static inline apo__dd_tv apo__trig_sin_dd_tv(apo__dd_tv r) {
+    const apo_tv x = r.hi, z = x * x;
+    apo_tv p;
+    APO__TRIG_SIN_SERIES(p, z, apo_tv_splat);
+    return apo__quick_two_sum_tv(x, x * z * p + r.lo * (1.0 - 0.5 * z));
+}
+
+static inline apo__dd_tv apo__trig_cos_dd_tv(apo__dd_tv r) {
+    const apo_tv x = r.hi;
+    const apo__dd_tv zz = apo__two_prod_tv(x, x);
+    const apo_tv z = zz.hi;
+    apo_tv q;
+    APO__TRIG_COS_SERIES(q, z, apo_tv_splat);
+    const apo__dd_tv w = apo__two_sum_tv(apo_tv_splat(1.0), -0.5 * z);
+    return apo__quick_two_sum_tv(w.hi, w.lo + ((z * z * q - 0.5 * zz.lo) - x * r.lo));
+}
+
+/* What apo__sin, apo__cos and apo__tan return before their reduction, lane by lane: NaN beyond
+ * APO_TRIG_MAX_ARG (and for NaN), `tiny` below 2^-27, v elsewhere. */
+static inline apo_tv apo__trig_edges_tv(apo_tv x, apo_tv tiny, apo_tv v) {
+    const apo_tv ax = apo_tv_abs(x);
+    v = apo_tv_pick(ax < 0x1p-27, tiny, v);
+    return apo_tv_pick(ax <= APO_TRIG_MAX_ARG, v, apo_tv_splat((double)NAN));
+}
+
+/* apo__sin and apo__cos of each lane: both series in every lane, the quadrant's picked. */
+static inline apo_tv apo__sin_tv(apo_tv x) {
+    apo_tv q;
+    const apo__dd_tv r = apo__trig_reduce_tv(x, &q);
+    const apo__dd_tv s = apo__trig_sin_dd_tv(r), c = apo__trig_cos_dd_tv(r);
+    const apo_tv odd = apo_tv_pick((q == 1.0) | (q == 3.0), c.hi + c.lo, s.hi + s.lo);
+    return apo__trig_edges_tv(x, x, apo_tv_pick(q >= 2.0, -odd, odd));
+}
+
+static inline apo_tv apo__cos_tv(apo_tv x) {
+    apo_tv q;
+    const apo__dd_tv r = apo__trig_reduce_tv(x, &q);
+    const apo__dd_tv s = apo__trig_sin_dd_tv(r), c = apo__trig_cos_dd_tv(r);
+    const apo_tv odd = apo_tv_pick((q == 1.0) | (q == 3.0), s.hi + s.lo, c.hi + c.lo);
+    /* ((k + 1) & 2): quadrants 1 and 2. */
+    return apo__trig_edges_tv(x, apo_tv_splat(1.0),
+                              apo_tv_pick((q == 1.0) | (q == 2.0), -odd, odd));
+}
+
+/* apo__tan of each lane: sin over cos, or -(cos over sin) in the odd quadrants. */
+static inline apo_tv apo__tan_tv(apo_tv x) {
+    apo_tv q;
+    const apo__dd_tv r = apo__trig_reduce_tv(x, &q);
+    const apo__dd_tv s = apo__trig_sin_dd_tv(r), c = apo__trig_cos_dd_tv(r);
+    const apo_tm odd = (q == 1.0) | (q == 3.0);
+    const apo__dd_tv num =
+        apo__dd_tv_make(apo_tv_pick(odd, c.hi, s.hi), apo_tv_pick(odd, c.lo, s.lo));
+    const apo__dd_tv den =
+        apo__dd_tv_make(apo_tv_pick(odd, s.hi, c.hi), apo_tv_pick(odd, s.lo, c.lo));
+    const apo__dd_tv t = apo__trig_div_tv(num, den);
+    const apo_tv v = t.hi + t.lo;
+    return apo__trig_edges_tv(x, x, apo_tv_pick(odd, -v, v));
 }
 #endif
 

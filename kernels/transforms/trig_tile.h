@@ -14,28 +14,37 @@
 #include "trig.h"
 #include "trig_tv.h"
 
+/* A tile of a transform with a form in vector lanes (trig_tv.h: every arm in every lane, the
+ * scalar function's bits): elementwise.h's loop, whole vectors in lanes on the CPU, the scalar
+ * function for the rest of the bars and on a GPU (its branches held gcc's loop to one sample at
+ * a time). */
+#ifdef APO_TILE_LANES
+#define APO__TRIG_TILE_LANES(lanes)                                                                \
+    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {                                       \
+        const apo_tv x = apo_tv_load(in0 + t), v = lanes(x);                                       \
+        apo_tv_store(out + t, apo_tv_or_nan(apo_tv_finite(x) & (v == v), v));                      \
+    }
+#else
+#define APO__TRIG_TILE_LANES(lanes)
+#endif
+#define APO__TRIG_TILE(name, scalar, lanes)                                                        \
+    static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
+                                                 size_t end) {                                     \
+        const double *in0 = io->in[0];                                                             \
+        double *out = io->out[0];                                                                  \
+        size_t t = begin;                                                                          \
+        APO__TRIG_TILE_LANES(lanes)                                                                \
+        for (; t < end; t++) {                                                                     \
+            const double x = in0[t];                                                               \
+            out[t] = apo__elementwise_out(apo__finite(x), scalar(x));                              \
+        }                                                                                          \
+    }
+
 APO_ELEMENTWISE_1(acos, apo__acos(x))
 APO_ELEMENTWISE_1(asin, apo__asin(x))
-
-/* atan's tile: elementwise.h's loop, whole vectors in lanes on the CPU (trig_tv.h: every arm in
- * every lane, so the loop is not held to one sample at a time by apo__atan's branches). */
-static inline APO_HD void apo__atan_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    const double *in0 = io->in[0];
-    double *out = io->out[0];
-    size_t t = begin;
-#ifdef APO_TILE_LANES
-    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
-        const apo_tv x = apo_tv_load(in0 + t), v = apo__atan_tv(x);
-        apo_tv_store(out + t, apo_tv_or_nan(apo_tv_finite(x) & (v == v), v));
-    }
-#endif
-    for (; t < end; t++) {
-        const double x = in0[t];
-        out[t] = apo__elementwise_out(apo__finite(x), apo__atan(x));
-    }
-}
-APO_ELEMENTWISE_1(cos, apo__cos(x))
-APO_ELEMENTWISE_1(sin, apo__sin(x))
-APO_ELEMENTWISE_1(tan, apo__tan(x))
+APO__TRIG_TILE(atan, apo__atan, apo__atan_tv)
+APO__TRIG_TILE(cos, apo__cos, apo__cos_tv)
+APO__TRIG_TILE(sin, apo__sin, apo__sin_tv)
+APO__TRIG_TILE(tan, apo__tan, apo__tan_tv)
 
 #endif /* APO_KERNELS_TRIG_TILE_H */

@@ -2,8 +2,8 @@
  * Unit tests of the portable trigonometry (kernels/common/trig.h): its special values and
  * bounds exactly, its symmetries bit for bit, and its accuracy on a few ten-thousand seeded
  * points of each function's domain against glibc's long-double functions (trig_sweep.c).
- * test_trig_slow.c sweeps millions. atan in vector lanes (trig_tv.h) against apo__atan, bit for
- * bit.
+ * test_trig_slow.c sweeps millions. atan, sin, cos and tan in vector lanes (trig_tv.h) against the
+ * scalar forms, bit for bit.
  */
 #include "splitmix64.h"
 #include "trig.h"
@@ -92,47 +92,63 @@ Test(trig, the_measure_sees_one_ulp_as_one_ulp, .timeout = 60) {
 }
 
 #ifdef APO_TILE_LANES
-/* The lanes of apo__atan_tv over xs[0 .. n) (n a multiple of the lanes): samples whose bits
- * differ from apo__atan's. */
-static size_t atan_lanes_differ(const double *xs, size_t n) {
+/* The functions with a form in vector lanes (trig_tv.h), scalar and lanes. */
+typedef struct trig_lanes {
+    const char *name;
+    double (*scalar)(double);
+    apo_tv (*lanes)(apo_tv);
+} trig_lanes;
+
+static const trig_lanes lane_forms[] = {{"atan", apo__atan, apo__atan_tv},
+                                        {"sin", apo__sin, apo__sin_tv},
+                                        {"cos", apo__cos, apo__cos_tv},
+                                        {"tan", apo__tan, apo__tan_tv}};
+
+/* The samples of xs[0 .. n) (whole vectors) whose lanes' bits differ from the scalar form's. */
+static size_t lanes_differ(const trig_lanes *f, const double *xs, size_t n) {
     size_t differ = 0;
     for (size_t i = 0; i + APO_TILE_LANES <= n; i += APO_TILE_LANES) {
         double got[APO_TILE_LANES];
-        apo_tv_store(got, apo__atan_tv(apo_tv_load(xs + i)));
+        apo_tv_store(got, f->lanes(apo_tv_load(xs + i)));
         for (size_t l = 0; l < APO_TILE_LANES; l++)
-            if (!same_bits(got[l], apo__atan(xs[i + l]))) {
+            if (!same_bits(got[l], f->scalar(xs[i + l]))) {
                 if (differ++ < 5)
-                    cr_log_error("atan lanes at %a: %a, apo__atan %a", xs[i + l], got[l],
-                                 apo__atan(xs[i + l]));
+                    cr_log_error("%s lanes at %a: %a, scalar %a", f->name, xs[i + l], got[l],
+                                 f->scalar(xs[i + l]));
             }
     }
     return differ;
 }
 
-/* atan's tile on the avx2 and avx512 paths runs apo__atan_tv (this build's lanes here, each
- * lane alike): apo__atan's bits at the edges of every case (zeros, subnormals, 2^-27, 1, 2^60,
- * the infinities, NaNs), at the edges of the table's cells and of their inverses above 1, and
- * at 40,000 seeded doubles of every magnitude and sign, each sample beside different ones. */
-Test(trig, atan_in_vector_lanes_gives_the_scalar_bits, .timeout = 60) {
+/* x, its neighbours and their negatives into xs from *n. */
+static void push_edges(double *xs, size_t *n, double x) {
+    const double at[] = {x, nextafter(x, INFINITY), nextafter(x, -INFINITY)};
+    for (size_t j = 0; j < 3; j++) {
+        xs[(*n)++] = at[j];
+        xs[(*n)++] = -at[j];
+    }
+}
+
+/* The tiles of atan, sin, cos and tan on the avx2 and avx512 paths run these lanes (this
+ * build's width here, each lane alike): the scalar forms' bits at the edges of every case
+ * (zeros, subnormals, 2^-27, 1, 2^20 where sin, cos and tan stop, 2^60, the infinities, NaNs),
+ * at the edges of atan's table cells and of their inverses above 1, at the doubles nearest
+ * multiples of pi/4 (the quadrants' edges), and at 40,000 seeded doubles of every magnitude
+ * and sign, each sample beside different ones. */
+Test(trig, lanes_give_the_scalar_bits, .timeout = 60) {
     enum { N = 48000 };
     static double xs[N];
     size_t n = 0;
     const double edges[] = {0.0,    0x1p-1074, 0x1p-1022, 0x1p-27,  0x1p-26, 1.0,
-                            0x1p60, 0x1p61,    DBL_MAX,   INFINITY, NAN};
+                            0x1p20, 0x1p60,    DBL_MAX,   INFINITY, NAN};
     for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
-        for (int sign = 0; sign < 2; sign++) {
-            const double x = sign ? -edges[e] : edges[e];
-            xs[n++] = x;
-            xs[n++] = nextafter(x, INFINITY);
-            xs[n++] = nextafter(x, -INFINITY);
-        }
+        push_edges(xs, &n, edges[e]);
     for (int k = 1; k <= 32; k++) {
-        const double cell = (double)k / 32.0, inverse = 32.0 / (double)k;
-        const double at[] = {cell,    nextafter(cell, 0.0),    nextafter(cell, 2.0),
-                             inverse, nextafter(inverse, 0.0), nextafter(inverse, 64.0)};
-        for (size_t j = 0; j < 6; j++)
-            xs[n++] = (k & 1) ? -at[j] : at[j];
+        push_edges(xs, &n, (double)k / 32.0);
+        push_edges(xs, &n, 32.0 / (double)k);
     }
+    for (int k = 1; k <= 200; k++)
+        push_edges(xs, &n, (double)k * 0x1.921fb54442d18p-1 * (k > 100 ? 4099.0 : 1.0));
     for (uint64_t i = 0; n < N; i++) {
         /* Magnitudes 2^-40 to 2^70 log-uniform, either sign. */
         const uint64_t bits = apo__splitmix64(2026, i);
@@ -141,6 +157,7 @@ Test(trig, atan_in_vector_lanes_gives_the_scalar_bits, .timeout = 60) {
         xs[n++] = (bits >> 7) & 1 ? -x : x;
     }
     n -= n % APO_TILE_LANES;
-    cr_assert_eq(atan_lanes_differ(xs, n), 0);
+    for (size_t f = 0; f < sizeof lane_forms / sizeof lane_forms[0]; f++)
+        cr_expect_eq(lanes_differ(&lane_forms[f], xs, n), 0, "%s", lane_forms[f].name);
 }
 #endif
