@@ -1,8 +1,8 @@
 /*
- * trig_tv.h: trig.h's atan, sin, cos and tan in the vector lanes of tile_vec.h, each lane with
- * the operations of apo__atan (apo__sin, ...) in its order on its own value, so each lane gives
- * the scalar function's bits (and so the GPU's: -ffp-contract=off covers vector code too). Host
- * only: defined where tile_vec.h defines APO_TILE_LANES.
+ * trig_tv.h: trig.h's atan, asin, acos, sin, cos and tan in the vector lanes of tile_vec.h, each
+ * lane with the operations of apo__atan (apo__sin, ...) in its order on its own value, so each lane
+ * gives the scalar function's bits (and so the GPU's: -ffp-contract=off covers vector code too).
+ * Host only: defined where tile_vec.h defines APO_TILE_LANES.
  *
  * Why: apo__atan branches on its argument (the reduction of |x| > 1, the table's cell, the
  * tiny and huge cases), and apo__sin, apo__cos and apo__tan on the quadrant, so gcc keeps their
@@ -79,21 +79,68 @@ static inline apo__dd_tv apo__trig_atan01_tv(apo__dd_tv t) {
                            apo_tv_pick(first, alone.lo, with_base.lo));
 }
 
-/* apo__atan of each lane: apo__trig_angle((|x|, 0), (1, 0)) by its two arms, |x| <= 1 and
- * pi/2 - atan(1/|x|), then the tiny, huge and NaN cases and the sign, each a select. */
-static inline apo_tv apo__atan_tv(apo_tv x) {
-    const apo_tv ax = apo_tv_abs(x), zero = apo_tv_splat(0.0), one = apo_tv_splat(1.0);
-    const apo_tm small = ax <= 1.0;
-    const apo__dd_tv num = apo__dd_tv_make(apo_tv_pick(small, ax, one), zero);
-    const apo__dd_tv den = apo__dd_tv_make(apo_tv_pick(small, one, ax), zero);
+/* apo__trig_angle in lanes, for lanes with 0 <= y and 0 < x (others give values the caller
+ * does not select): both arms, y <= x and pi/2 - atan(x / y), with one division. */
+static inline apo__dd_tv apo__trig_angle_tv(apo__dd_tv y, apo__dd_tv x) {
+    const apo_tm small = y.hi <= x.hi;
+    const apo__dd_tv num =
+        apo__dd_tv_make(apo_tv_pick(small, y.hi, x.hi), apo_tv_pick(small, y.lo, x.lo));
+    const apo__dd_tv den =
+        apo__dd_tv_make(apo_tv_pick(small, x.hi, y.hi), apo_tv_pick(small, x.lo, y.lo));
     const apo__dd_tv a = apo__trig_atan01_tv(apo__trig_div_tv(num, den));
     const apo__dd_tv s = apo__two_sum_tv(apo_tv_splat(APO_TRIG_PIO2_HI), -a.hi);
     const apo__dd_tv rest = apo__quick_two_sum_tv(s.hi, s.lo + (APO_TRIG_PIO2_LO - a.lo));
-    const apo_tv angle = apo_tv_pick(small, a.hi + a.lo, rest.hi + rest.lo);
-    apo_tv v = apo_tv_pick(ax > 0x1p60, apo_tv_splat(APO_TRIG_PIO2_HI), angle);
+    return apo__dd_tv_make(apo_tv_pick(small, a.hi, rest.hi), apo_tv_pick(small, a.lo, rest.lo));
+}
+
+/* apo__atan of each lane: apo__trig_angle((|x|, 0), (1, 0)), then the tiny, huge and NaN
+ * cases and the sign, each a select. */
+static inline apo_tv apo__atan_tv(apo_tv x) {
+    const apo_tv ax = apo_tv_abs(x), zero = apo_tv_splat(0.0);
+    const apo__dd_tv a =
+        apo__trig_angle_tv(apo__dd_tv_make(ax, zero), apo__dd_tv_make(apo_tv_splat(1.0), zero));
+    apo_tv v = apo_tv_pick(ax > 0x1p60, apo_tv_splat(APO_TRIG_PIO2_HI), a.hi + a.lo);
     v = apo_tv_pick(x < 0.0, -v, v);
     v = apo_tv_pick(ax < 0x1p-27, x, v);
     return apo_tv_pick(x != x, apo_tv_splat((double)NAN), v);
+}
+
+/* apo__trig_cofactor in lanes: sqrt(1 - x^2) for 0 <= x <= 1, (0, 0) where 1 - x^2 is not
+ * above 0. */
+static inline apo__dd_tv apo__trig_cofactor_tv(apo_tv x) {
+    const apo__dd_tv xx = apo__two_prod_tv(x, x);
+    const apo__dd_tv d1 = apo__two_sum_tv(apo_tv_splat(1.0), -xx.hi);
+    const apo__dd_tv d = apo__quick_two_sum_tv(d1.hi, d1.lo - xx.lo);
+    const apo_tv s = apo_tv_sqrt(d.hi);
+    const apo__dd_tv ss = apo__two_prod_tv(s, s);
+    const apo__dd_tv c = apo__quick_two_sum_tv(s, (((d.hi - ss.hi) - ss.lo) + d.lo) / (2.0 * s));
+    const apo_tm none = d.hi <= 0.0;
+    const apo_tv zero = apo_tv_splat(0.0);
+    return apo__dd_tv_make(apo_tv_pick(none, zero, c.hi), apo_tv_pick(none, zero, c.lo));
+}
+
+/* apo__asin and apo__acos of each lane: the angle of (|x|, sqrt(1 - x^2)) or its complement,
+ * NaN outside [-1, 1]. */
+static inline apo_tv apo__asin_tv(apo_tv x) {
+    const apo_tv ax = apo_tv_abs(x);
+    const apo__dd_tv a =
+        apo__trig_angle_tv(apo__dd_tv_make(ax, apo_tv_splat(0.0)), apo__trig_cofactor_tv(ax));
+    apo_tv v = a.hi + a.lo;
+    v = apo_tv_pick(x < 0.0, -v, v);
+    v = apo_tv_pick(ax < 0x1p-27, x, v);
+    return apo_tv_pick(ax <= 1.0, v, apo_tv_splat((double)NAN));
+}
+
+static inline apo_tv apo__acos_tv(apo_tv x) {
+    const apo_tv ax = apo_tv_abs(x);
+    const apo__dd_tv a =
+        apo__trig_angle_tv(apo__trig_cofactor_tv(ax), apo__dd_tv_make(ax, apo_tv_splat(0.0)));
+    /* acos(-|x|) = pi - acos |x|. */
+    const apo__dd_tv s = apo__two_sum_tv(apo_tv_splat(APO_TRIG_PI_HI), -a.hi);
+    const apo__dd_tv far = apo__quick_two_sum_tv(s.hi, s.lo + (APO_TRIG_PI_LO - a.lo));
+    apo_tv v = apo_tv_pick(x > 0.0, a.hi + a.lo, far.hi + far.lo);
+    v = apo_tv_pick(ax < 0x1p-60, apo_tv_splat(APO_TRIG_PIO2_HI), v);
+    return apo_tv_pick(ax <= 1.0, v, apo_tv_splat((double)NAN));
 }
 
 /* floor(v) for |v| < 2^51, lane by lane: the nearest integer, less one where it is above. */

@@ -40,8 +40,8 @@
         }                                                                                          \
     }
 
-APO_ELEMENTWISE_1(acos, apo__acos(x))
-APO_ELEMENTWISE_1(asin, apo__asin(x))
+APO__TRIG_TILE(acos, apo__acos, apo__acos_tv)
+APO__TRIG_TILE(asin, apo__asin, apo__asin_tv)
 APO__TRIG_TILE(atan, apo__atan, apo__atan_tv)
 APO__TRIG_TILE(cos, apo__cos, apo__cos_tv)
 APO__TRIG_TILE(sin, apo__sin, apo__sin_tv)

@@ -2,8 +2,8 @@
  * Unit tests of the portable trigonometry (kernels/common/trig.h): its special values and
  * bounds exactly, its symmetries bit for bit, and its accuracy on a few ten-thousand seeded
  * points of each function's domain against glibc's long-double functions (trig_sweep.c).
- * test_trig_slow.c sweeps millions. atan, sin, cos and tan in vector lanes (trig_tv.h) against the
- * scalar forms, bit for bit.
+ * test_trig_slow.c sweeps millions. atan, asin, acos, sin, cos and tan in vector lanes (trig_tv.h)
+ * against the scalar forms, bit for bit.
  */
 #include "splitmix64.h"
 #include "trig.h"
@@ -99,10 +99,10 @@ typedef struct trig_lanes {
     apo_tv (*lanes)(apo_tv);
 } trig_lanes;
 
-static const trig_lanes lane_forms[] = {{"atan", apo__atan, apo__atan_tv},
-                                        {"sin", apo__sin, apo__sin_tv},
-                                        {"cos", apo__cos, apo__cos_tv},
-                                        {"tan", apo__tan, apo__tan_tv}};
+static const trig_lanes lane_forms[] = {
+    {"atan", apo__atan, apo__atan_tv}, {"asin", apo__asin, apo__asin_tv},
+    {"acos", apo__acos, apo__acos_tv}, {"sin", apo__sin, apo__sin_tv},
+    {"cos", apo__cos, apo__cos_tv},    {"tan", apo__tan, apo__tan_tv}};
 
 /* The samples of xs[0 .. n) (whole vectors) whose lanes' bits differ from the scalar form's. */
 static size_t lanes_differ(const trig_lanes *f, const double *xs, size_t n) {
@@ -129,18 +129,18 @@ static void push_edges(double *xs, size_t *n, double x) {
     }
 }
 
-/* The tiles of atan, sin, cos and tan on the avx2 and avx512 paths run these lanes (this
- * build's width here, each lane alike): the scalar forms' bits at the edges of every case
- * (zeros, subnormals, 2^-27, 1, 2^20 where sin, cos and tan stop, 2^60, the infinities, NaNs),
- * at the edges of atan's table cells and of their inverses above 1, at the doubles nearest
+/* The tiles of atan, asin, acos, sin, cos and tan on the avx2 and avx512 paths run these lanes
+ * (this build's width here, each lane alike): the scalar forms' bits at the edges of every case
+ * (zeros, subnormals, 2^-60, 2^-27, 1, 2^20 where sin, cos and tan stop, 2^60, the infinities,
+ * NaNs), at the edges of atan's table cells and of their inverses above 1, at the doubles nearest
  * multiples of pi/4 (the quadrants' edges), and at 40,000 seeded doubles of every magnitude
- * and sign, each sample beside different ones. */
+ * and sign (a quarter of them within [-1.1, 1.1]), each sample beside different ones. */
 Test(trig, lanes_give_the_scalar_bits, .timeout = 60) {
     enum { N = 48000 };
     static double xs[N];
     size_t n = 0;
-    const double edges[] = {0.0,    0x1p-1074, 0x1p-1022, 0x1p-27,  0x1p-26, 1.0,
-                            0x1p20, 0x1p60,    DBL_MAX,   INFINITY, NAN};
+    const double edges[] = {0.0, 0x1p-1074, 0x1p-1022, 0x1p-60, 0x1p-27,  0x1p-26,
+                            1.0, 0x1p20,    0x1p60,    DBL_MAX, INFINITY, NAN};
     for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
         push_edges(xs, &n, edges[e]);
     for (int k = 1; k <= 32; k++) {
@@ -150,10 +150,11 @@ Test(trig, lanes_give_the_scalar_bits, .timeout = 60) {
     for (int k = 1; k <= 200; k++)
         push_edges(xs, &n, (double)k * 0x1.921fb54442d18p-1 * (k > 100 ? 4099.0 : 1.0));
     for (uint64_t i = 0; n < N; i++) {
-        /* Magnitudes 2^-40 to 2^70 log-uniform, either sign. */
+        /* Magnitudes 2^-40 to 2^70 log-uniform, and a quarter uniform over [-1.1, 1.1] (asin's
+         * and acos's domain), either sign. */
         const uint64_t bits = apo__splitmix64(2026, i);
         const double u = (double)(bits >> 11) * 0x1p-53;
-        const double x = ldexp(1.0 + u, (int)(bits % 110) - 40);
+        const double x = i % 4 == 0 ? 1.1 * u : ldexp(1.0 + u, (int)(bits % 110) - 40);
         xs[n++] = (bits >> 7) & 1 ? -x : x;
     }
     n -= n % APO_TILE_LANES;
