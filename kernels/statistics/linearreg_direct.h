@@ -141,8 +141,9 @@ static inline void apo__linreg_direct_groups(const double *x, size_t p, size_t t
         const apo_tm finite = (apo_tm)(r <= big) & (apo_tm)(r >= -big);
         apo_tv_store(out + t + (size_t)g * APO_TILE_LANES, apo_tv_pick(finite, r, nan));
     }
-    /* The angles in lanes too (trig_tv.h: apo__atan's bits, every arm in every lane), where a
-     * scalar apo__atan a bar took nine tenths of the kernel's time. */
+    /* The angles in lanes too (trig_tv.h: apo__atan's bits, every arm in every lane): a scalar
+     * apo__atan a bar was most of the kernel's time (linearreg_slope, the same windows, took a
+     * twentieth of it: docs/kernels/talib.md). */
     if (what == APO_LINREG_ANGLE)
         for (size_t k = 0; k < (size_t)APO_LINREG_GROUPS * APO_TILE_LANES; k += APO_TILE_LANES)
             apo_tv_store(out + t + k, apo__atan_tv(apo_tv_load(out + t + k)) * APO_LINREG_DEGREES);
