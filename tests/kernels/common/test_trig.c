@@ -104,17 +104,18 @@ static const trig_lanes lane_forms[] = {
     {"acos", apo__acos, apo__acos_tv}, {"sin", apo__sin, apo__sin_tv},
     {"cos", apo__cos, apo__cos_tv},    {"tan", apo__tan, apo__tan_tv}};
 
-/* The samples of xs[0 .. n) (whole vectors) whose lanes' bits differ from the scalar form's. */
-static size_t lanes_differ(const trig_lanes *f, const double *xs, size_t n) {
+/* The samples of xs[0 .. n) (whole vectors) whose lanes' bits differ from the scalar form's;
+ * the first of them in *at, its lane's value in *lane. */
+static size_t lanes_differ(const trig_lanes *f, const double *xs, size_t n, double *at,
+                           double *lane) {
     size_t differ = 0;
     for (size_t i = 0; i + APO_TILE_LANES <= n; i += APO_TILE_LANES) {
         double got[APO_TILE_LANES];
         apo_tv_store(got, f->lanes(apo_tv_load(xs + i)));
         for (size_t l = 0; l < APO_TILE_LANES; l++)
-            if (!same_bits(got[l], f->scalar(xs[i + l]))) {
-                if (differ++ < 5)
-                    cr_log_error("%s lanes at %a: %a, scalar %a", f->name, xs[i + l], got[l],
-                                 f->scalar(xs[i + l]));
+            if (!same_bits(got[l], f->scalar(xs[i + l])) && differ++ == 0) {
+                *at = xs[i + l];
+                *lane = got[l];
             }
     }
     return differ;
@@ -158,7 +159,11 @@ Test(trig, lanes_give_the_scalar_bits, .timeout = 60) {
         xs[n++] = (bits >> 7) & 1 ? -x : x;
     }
     n -= n % APO_TILE_LANES;
-    for (size_t f = 0; f < sizeof lane_forms / sizeof lane_forms[0]; f++)
-        cr_expect_eq(lanes_differ(&lane_forms[f], xs, n), 0, "%s", lane_forms[f].name);
+    for (size_t f = 0; f < sizeof lane_forms / sizeof lane_forms[0]; f++) {
+        double at = 0.0, lane = 0.0;
+        const size_t differ = lanes_differ(&lane_forms[f], xs, n, &at, &lane);
+        cr_expect_eq(differ, 0, "%s: %zu samples differ, the first %a (lanes %a, scalar %a)",
+                     lane_forms[f].name, differ, at, lane, lane_forms[f].scalar(at));
+    }
 }
 #endif
