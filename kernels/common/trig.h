@@ -14,7 +14,9 @@
  * of the result). atan reduces |x| > 1 by atan x = pi/2 - atan(1/x), then takes the nearest
  * c = k/16 and atan x = atan(c) + atan((x - c) / (1 + x c)), whose argument is at most 1/32,
  * on a table of atan(k/16) in two parts; asin and acos are atan of sqrt(1 - x^2) / x or its
- * inverse, all kept as double-doubles until the one final rounding.
+ * inverse, all kept as double-doubles until the one final rounding. trig_tv.h runs the same
+ * operations in the vector lanes of the CPU's element-wise tiles (the series and atan's table
+ * below are lists both expand).
  *
  * Bounds: sin, cos and tan take |x| <= 2^20 (k < 2^20 keeps k times each 33-bit part exact);
  * beyond, and for inf or NaN, they return NaN. asin and acos return NaN outside [-1, 1]. Every
