@@ -28,9 +28,6 @@
 #include "window.h"
 
 #ifdef APO_TILE_LANES
-/* Bars per block of the vector path (apo__ad_lanes). */
-#define APO_AD_BLOCK 256
-
 /* AD's steps of a clean block in lanes (running_blocks.h): flow.h's, -0 where high - low is
  * not positive. */
 static inline apo_tv apo__ad_block_steps(const apo__cat_io *io, size_t k, apo_tv *gaps) {
@@ -56,18 +53,18 @@ static inline double apo__ad_vectors(double ad, const apo__cat_io *io, size_t t,
 
 /* The sum `ad` stepped over bars *at .. in whole vectors while they last before stop, its
  * value after each bar written to out where out is not NULL; *at becomes the first bar
- * left. A block of up to APO_AD_BLOCK bars is run as clean (apo__running_block, running_blocks.h),
- * and again vector by vector if it had a gap. A vector's steps are computed in lanes, then added
- * one by one: each bar's add is the scalar loop's, so the bits are. The steps of the next vector
- * are computed while the adds of this one run, so the time is about the chain's, an add a
- * bar. A long call's clean blocks store past the caches (apo__flow_past_cache). */
+ * left. A block of up to APO_RUNNING_BLOCK bars is run as clean (apo__running_block,
+ * running_blocks.h), and again vector by vector if it had a gap. A vector's steps are computed in
+ * lanes, then added one by one: each bar's add is the scalar loop's, so the bits are. The steps of
+ * the next vector are computed while the adds of this one run, so the time is about the chain's, an
+ * add a bar. A long call's clean blocks store past the caches (apo__flow_past_cache). */
 static inline double apo__ad_lanes(double ad, const apo__cat_io *io, size_t *at, size_t stop,
                                    double *out) {
     size_t t = *at;
     const int past_cache = apo__flow_past_cache(out != NULL ? out + t : NULL, stop - t);
     while (stop - t >= APO_TILE_LANES) {
         const size_t left = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
-        const size_t n = left < APO_AD_BLOCK ? left : APO_AD_BLOCK;
+        const size_t n = left < APO_RUNNING_BLOCK ? left : APO_RUNNING_BLOCK;
         if (!apo__running_block(&ad, io, t, n, out, past_cache, apo__ad_block_steps)) {
             /* The block is rewritten by plain stores: the streaming ones go first. */
             if (past_cache)
