@@ -77,10 +77,38 @@ static inline APO_HD void apo__index_scan_step(size_t *best, double *v, size_t i
     }
 }
 
+/* The scan's steps over x[i .. t] from the extreme (best, v) so far, in two passes that give
+ * the steps' answer. The steps move the extreme only to a sample beyond it, so they end on the
+ * first sample equal (==) to the extreme m of the samples beyond v, or where none is, on
+ * (best, v) as it was; a NaN is never beyond, and nothing is beyond a NaN v. The first pass
+ * finds m in four independent chains of a comparison and a select, where the steps in order
+ * are one chain of them; the second finds the first sample equal to m. Which of two zeros of
+ * different signs m is does not matter: they compare equal, and the extreme taken is the
+ * sample the steps would take, so its bits too. */
+static inline APO_HD void apo__index_scan_row(size_t *best, double *v, const double *x, size_t i,
+                                              size_t t, int sign) {
+    double m[4] = {*v, *v, *v, *v};
+    size_t j = i;
+    for (; j + 3 <= t; j += 4)
+        for (int c = 0; c < 4; c++)
+            m[c] = apo__index_beyond(x[j + c], m[c], sign) ? x[j + c] : m[c];
+    for (; j <= t; j++)
+        m[0] = apo__index_beyond(x[j], m[0], sign) ? x[j] : m[0];
+    double top = m[0];
+    for (int c = 1; c < 4; c++)
+        top = apo__index_beyond(m[c], top, sign) ? m[c] : top;
+    if (!apo__index_beyond(top, *v, sign))
+        return;
+    for (j = i; x[j] != top; j++) {
+    }
+    *best = j;
+    *v = x[j];
+}
+
 /* The window [oldest, t] scanned from its oldest sample. The samples before s->from (a
- * stream's earlier bars) come from the ring, the rest from the row itself in a loop of its
- * own: a tile's scan is then TA-Lib's plain loop over x, with no test of where each sample
- * lives. The same comparisons in the same order, so the same index. */
+ * stream's earlier bars) come from the ring, the rest from the row itself: a tile's scan is
+ * then over x alone, with no test of where each sample lives. The same answer as TA-Lib's
+ * steps in order (apo__index_scan_row), so the same index. */
 static inline APO_HD void apo__index_scan(apo__index_tracker *k, const apo__index_src *s,
                                           size_t oldest, size_t t, int sign) {
     size_t best = oldest;
@@ -88,8 +116,8 @@ static inline APO_HD void apo__index_scan(apo__index_tracker *k, const apo__inde
     size_t i = oldest + 1;
     for (; i <= t && i < s->from; i++)
         apo__index_scan_step(&best, &v, i, s->ring[i % APO_INDEX_RING], sign);
-    for (; i <= t; i++)
-        apo__index_scan_step(&best, &v, i, s->x[i], sign);
+    if (i <= t)
+        apo__index_scan_row(&best, &v, s->x, i, t, sign);
     k->at = best + 1;
     k->v = v;
 }
@@ -124,10 +152,13 @@ enum { APO_INDEX_MAX = 1, APO_INDEX_MIN = 2, APO_INDEX_BOTH = 3 };
 
 /* Steps the state over bars [from, end), writing the outputs of those from `begin` on; bars
  * before the first full window (t < p - 1) are NaN and step nothing but the gap mark. The tile
- * and a stream's carried run both are this loop, so they take the same steps at every bar. */
-static inline APO_HD void apo__index_run(apo__index_state *st, const apo__cat_io *io,
-                                         const apo__index_src *src, int what, size_t from,
-                                         size_t begin, size_t end) {
+ * and a stream's carried run both are this loop, so they take the same steps at every bar.
+ * Specialised by `what` (APO_CAT_SPECIALISED): left to gcc once the scans took two passes, it
+ * kept one copy for minmaxindex that tested `what` at every bar, which then ran slower than
+ * with the one-pass scans. */
+static APO_CAT_SPECIALISED APO_HD void apo__index_run(apo__index_state *st, const apo__cat_io *io,
+                                                      const apo__index_src *src, int what,
+                                                      size_t from, size_t begin, size_t end) {
     const size_t p = (size_t)io->p[0];
     for (size_t t = from; t < end; t++) {
         if (!apo__finite(src->x[t]))
@@ -150,8 +181,8 @@ static inline APO_HD void apo__index_run(apo__index_state *st, const apo__cat_io
     }
 }
 
-static inline APO_HD void apo__index_tile(const apo__cat_io *io, int what, size_t begin,
-                                          size_t end) {
+static APO_CAT_SPECIALISED APO_HD void apo__index_tile(const apo__cat_io *io, int what,
+                                                       size_t begin, size_t end) {
     apo__index_state st;
     st.hi.at = st.lo.at = 0;
     st.hi.v = st.lo.v = 0.0;
