@@ -20,8 +20,14 @@
  * Why past the shortest lane: the first tile of a row has no warm-up and the last is short,
  * so the lanes' lengths differ by up to a halo; stopping at the shortest left the others'
  * rest to serial chains, most of a round's time when a row is a few tiles (1e4 bars). A lane
- * whose tile has ended keeps re-reading its tile's last bar (a finite change of 0, never a
- * gap nor a read past the row) and stores nothing; its values after its end are thrown away.
+ * whose tile has ended stores nothing, and its values after its end are thrown away; it reads
+ * on into the bars after its tile where the round's last tile's end bounds every lane's reads
+ * (a gap there ends the lock-step sooner, no more; in a row's order the next lane meets it
+ * first), and else, in a round whose last tile is short (a row's last), it re-reads its tile's
+ * last bar (a finite change of 0, never a gap nor a read past the round's tiles). Holding every
+ * lane's position at its tile's last took a comparison and a select a lane and load: a sixth
+ * to a fifth of rsi's and atr's time, measured without them
+ * (docs/perf-log/2026-11-30-index-scans-lane-loads.md).
  * Why not to the longest: a step of lanes costs more than a scalar step (the loads gathered
  * lane by lane), so a lone lane's rest is cheaper as its scalar run.
  *
@@ -42,6 +48,9 @@ typedef struct apo__cat_lanes {
     size_t last[APO_TILE_LANES];      /* lane k's last position: its tile's end - 1 */
     size_t count;                     /* lanes that hold a tile of their own and store */
     size_t steps;                     /* positions the second longest lane has (see above) */
+    int hold;                         /* 1: a lane's reads past its tile's last bar would pass
+                                       * the round's last tile's end, so each lane's position is
+                                       * held at its tile's last (see above) */
     size_t edge_step;                 /* the next step at which a lane is at its tile's
                                        * begin or end (apo__cat_lanes_edges) */
 } apo__cat_lanes;
@@ -106,6 +115,12 @@ static inline void apo__cat_lanes_start_at(apo__cat_lanes *ln, const apo__cat_io
         }
     }
     ln->steps = count > 1 ? second : longest;
+    size_t reach = 0, bound = 0;
+    for (size_t k = 0; k < count; k++) {
+        reach = ln->run[k].t + ln->steps > reach ? ln->run[k].t + ln->steps : reach;
+        bound = tiles[k].end > bound ? tiles[k].end : bound;
+    }
+    ln->hold = reach > bound;
     ln->edge_step = apo__cat_lanes_next_edge(ln, tiles, 0, 1);
 }
 
@@ -155,18 +170,21 @@ static inline void apo__cat_edges_clear(apo__cat_edge *edges, size_t count) {
         edges[k].has_head = edges[k].has_tail = 0;
 }
 
-/* Lane k's position at `step`: its first position plus step, held at its tile's last. */
-static inline size_t apo__cat_lanes_at(const apo__cat_lanes *ln, size_t k, size_t step) {
-    const size_t t = ln->run[k].t + step;
-    return t < ln->last[k] ? t : ln->last[k];
-}
-
-/* Each lane's sample of `row` at its position at `step` (apo__cat_lanes_at) minus `back`. */
+/* Each lane's sample of `row` at its position at `step` minus `back`: lane k's position is its
+ * first plus step, held at its tile's last where the round holds positions (ln->hold), tested
+ * once a load rather than by a select a lane. */
 static inline apo_tv apo__cat_lanes_load(const double *row, const apo__cat_lanes *ln, size_t step,
                                          size_t back) {
     apo_tv v = {0};
-    for (size_t k = 0; k < APO_TILE_LANES; k++)
-        v[k] = row[apo__cat_lanes_at(ln, k, step) - back];
+    if (ln->hold) {
+        for (size_t k = 0; k < APO_TILE_LANES; k++) {
+            const size_t t = ln->run[k].t + step;
+            v[k] = row[(t < ln->last[k] ? t : ln->last[k]) - back];
+        }
+    } else {
+        for (size_t k = 0; k < APO_TILE_LANES; k++)
+            v[k] = row[ln->run[k].t + step - back];
+    }
     return v;
 }
 

@@ -14,14 +14,14 @@
 
 #ifdef APO_TILE_LANES
 
-/* Each lane's true range at its position at `step` (apo__cat_lanes_at), from the lanes'
+/* Each lane's true range at its position at `step` (apo__cat_lanes_load), from the lanes'
  * samples gathered once into vectors (apo__true_range_of), given the lanes' high and low. */
 static inline apo_tv apo__true_range_lanes_of(const apo__cat_io *io, const apo__cat_lanes *ln,
                                               size_t step, apo_tv high, apo_tv low) {
     return apo__true_range_of(high, low, apo__cat_lanes_load(io->in[2], ln, step, 1));
 }
 
-/* Each lane's true range at its position at `step` (apo__cat_lanes_at). */
+/* Each lane's true range at its position at `step` (apo__cat_lanes_load). */
 static inline apo_tv apo__true_range_lanes(const apo__cat_io *io, const apo__cat_lanes *ln,
                                            size_t step) {
     return apo__true_range_lanes_of(io, ln, step, apo__cat_lanes_load(io->in[0], ln, step, 0),

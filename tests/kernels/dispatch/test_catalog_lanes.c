@@ -14,13 +14,17 @@
  * longer than the period; a last tile of one bar and one shorter than the warm-up; rounds
  * with fewer tiles than lanes, and the tiles handed in an order that pairs tile 0 with the
  * others; for the Wilder recurrences, finite bars above half the largest double. Periods 1
- * (atr's least), 2 and 14.
+ * (atr's least), 2 and 14. Each input row ends at a page that may not be read, so a lane that
+ * read past the row would fault.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS beside POSIX */
 #include <criterion/criterion.h>
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "catalog_dispatch.h"
 #include "catalog_reference.h"
@@ -102,6 +106,26 @@ static void plant_gaps(double *col[N_COLUMNS], int variant, size_t len, size_t h
     }
 }
 
+/* A row of n doubles that ends where a page no access is allowed to begins, so that a lane
+ * reading past the row's last bar faults: catalog_lanes.h lets a lane whose tile has ended read
+ * on only while the round's last tile's end bounds its reads (apo__cat_lanes.hold), and a row
+ * of plain heap memory would let a read past it go unseen. Freed by guarded_free. */
+static double *guarded_row(size_t n) {
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = n * sizeof(double);
+    const size_t data_pages = (bytes + page - 1) / page;
+    unsigned char *map = mmap(NULL, (data_pages + 1) * page, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert(map != MAP_FAILED);
+    cr_assert(mprotect(map + data_pages * page, page, PROT_NONE) == 0);
+    return (double *)(map + data_pages * page - bytes);
+}
+
+static void guarded_free(double *row, size_t n) {
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = n * sizeof(double);
+    const size_t data_pages = (bytes + page - 1) / page;
+    munmap((unsigned char *)row + bytes - data_pages * page, (data_pages + 1) * page);
+}
+
 /* Checks kernel id at parameters par, its first n_out outputs, on a row of n_tiles tiles, the last
  * last_len bars long (0: a whole tile), variant `variant`, on every path. */
 static void check_row_outputs(apo__cat_id id, const double *par, size_t n_out, size_t n_tiles,
@@ -116,7 +140,7 @@ static void check_row_outputs(apo__cat_id id, const double *par, size_t n_out, s
     const size_t n = (n_tiles - 1) * len + (last_len != 0 ? last_len : len);
     double *col[N_COLUMNS];
     for (size_t c = 0; c < N_COLUMNS; c++)
-        col[c] = malloc(n * sizeof(double));
+        col[c] = guarded_row(n);
     double *want[MAX_OUT], *got[MAX_OUT];
     for (size_t o = 0; o < n_out; o++) {
         want[o] = malloc(n * sizeof(double));
@@ -179,7 +203,7 @@ static void check_row_outputs(apo__cat_id id, const double *par, size_t n_out, s
         }
     }
     for (size_t c = 0; c < N_COLUMNS; c++)
-        free(col[c]);
+        guarded_free(col[c], n);
     for (size_t o = 0; o < n_out; o++) {
         free(want[o]);
         free(got[o]);
