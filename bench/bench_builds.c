@@ -73,8 +73,8 @@ static int build_open(build *b, const char *path) {
     *(void **)&b->kernel_get = dlsym(b->lib, "apo_kernel_get");
     *(void **)&b->distribute = dlsym(b->lib, "apo_distribute_workload");
     *(void **)&b->last_error = dlsym(b->lib, "apo_last_error");
-    if (b->create == NULL || b->destroy == NULL || b->kernel_get == NULL ||
-        b->distribute == NULL || b->last_error == NULL) {
+    if (b->create == NULL || b->destroy == NULL || b->kernel_get == NULL || b->distribute == NULL ||
+        b->last_error == NULL) {
         fprintf(stderr, "apo-bench-builds: %s is not a build of libapportion\n", path);
         return -1;
     }
@@ -188,8 +188,8 @@ static int run_size(build *bd, const char *kernels, size_t n, int reps_option) {
         bench_fill_walk(d.other, 1, n, 2);
         bench_fill_bars(d.close, 1, n, d.open, d.high, d.low, d.volume);
         const double by_size = 2e7 / (double)n;
-        const int reps = reps_option > 0 ? reps_option
-                         : by_size < 15  ? 15
+        const int reps = reps_option > 0  ? reps_option
+                         : by_size < 15   ? 15
                          : by_size > 2001 ? 2001
                                           : (int)by_size | 1;
         char *list = strdup(kernels);

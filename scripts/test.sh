@@ -165,8 +165,8 @@ fi
 [ "$sanitize" != none ] && opts+=(-Dvector_paths=sse2)
 # Nor the benches and the Python extension: no test of a sanitizer build runs a bench, and the
 # Python suite runs in the plain build alone (python/meson.build), so instrumented they were
-# compiled for nothing: about 190 of the ASan+UBSan build's 1,810 s of compile time and 36 of
-# TSan's 480 (a clean clone's ninja logs, 2026-11-29, three compiles at a time on two cores).
+# compiled for nothing: about 190 of the ASan+UBSan build's 1,810 s of ninja step time and 36
+# of TSan's 480 (a clean clone's ninja logs, 2026-11-29, three compiles at a time on two cores).
 [ "$sanitize" != none ] && opts+=(-Dbenches=false -Dpython=disabled)
 # Without a GPU to run them, the kernels' device code is compiled to check that it compiles
 # (warnings are errors under --werror), not to be run: one architecture does that, and as PTX
