@@ -130,7 +130,7 @@ static int run_kernel(build *bd, const char *kernel, const bars *d, size_t n, in
     int rc = t[0] != NULL && t[1] != NULL && ratio != NULL ? 0 : -1;
     for (int b = 0; rc == 0 && b < 2; b++)
         for (size_t o = 0; o < info.n_outputs; o++)
-            if ((out[b][o] = malloc(n * sizeof(double))) == NULL)
+            if ((out[b][o] = calloc(n, sizeof(double))) == NULL) /* a reduction writes less */
                 rc = -1;
     for (int r = 0; rc == 0 && r < reps; r++) {
         for (int b = 0; rc == 0 && b < 2; b++) {
