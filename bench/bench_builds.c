@@ -64,7 +64,7 @@ static int build_open(build *b, const char *path) {
     memset(b, 0, sizeof *b);
     b->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     if (b->lib == NULL) {
-        fprintf(stderr, "apo-bench-builds: %s\n", dlerror());
+        fprintf(stderr, "%s: %s\n", bench_prog, dlerror());
         return -1;
     }
     /* POSIX's way from an object pointer to a function pointer (dlsym's own example). */
@@ -75,7 +75,7 @@ static int build_open(build *b, const char *path) {
     *(void **)&b->last_error = dlsym(b->lib, "apo_last_error");
     if (b->create == NULL || b->destroy == NULL || b->kernel_get == NULL || b->distribute == NULL ||
         b->last_error == NULL) {
-        fprintf(stderr, "apo-bench-builds: %s is not a build of libapportion\n", path);
+        fprintf(stderr, "%s: %s is not a build of libapportion\n", bench_prog, path);
         return -1;
     }
     apo_config config = APO_CONFIG_INIT;
@@ -83,7 +83,7 @@ static int build_open(build *b, const char *path) {
     config.profiles = APO_SWITCH_OFF;
     config.learn = APO_SWITCH_OFF;
     if (b->create(&config, &b->rt) != APO_OK) {
-        fprintf(stderr, "apo-bench-builds: %s: %s\n", path, b->last_error());
+        fprintf(stderr, "%s: %s: %s\n", bench_prog, path, b->last_error());
         return -1;
     }
     return 0;
@@ -109,16 +109,21 @@ static const double *bars_input(const bars *d, const char *name, size_t i) {
     return i == 0 ? d->close : d->other;
 }
 
-static int compare_doubles(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+/* The comma list's item item[0..len) as a string in buf (bench_list_next gives it in place);
+ * 0, or -1 when it does not fit. */
+static int list_item(char *buf, size_t size, const char *item, size_t len) {
+    if (len >= size)
+        return -1;
+    memcpy(buf, item, len);
+    buf[len] = '\0';
+    return 0;
 }
 
 /* One kernel at one size: reps pairs of calls, the two builds' outputs compared once. */
 static int run_kernel(build *bd, const char *kernel, const bars *d, size_t n, int reps) {
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
     if (bd[0].kernel_get(bd[0].rt, kernel, &info) != APO_OK) {
-        fprintf(stderr, "apo-bench-builds: %s: %s\n", kernel, bd[0].last_error());
+        fprintf(stderr, "%s: %s: %s\n", bench_prog, kernel, bd[0].last_error());
         return -1;
     }
     const double *in[APO_MAX_IO];
@@ -144,7 +149,7 @@ static int run_kernel(build *bd, const char *kernel, const bars *d, size_t n, in
             w.n_outputs = info.n_outputs;
             const double start = bench_now();
             if (bd[b].distribute(bd[b].rt, &w, NULL) != APO_OK) {
-                fprintf(stderr, "apo-bench-builds: %s (%c): %s\n", kernel, "AB"[b],
+                fprintf(stderr, "%s: %s (%c): %s\n", bench_prog, kernel, "AB"[b],
                         bd[b].last_error());
                 rc = -1;
             }
@@ -157,14 +162,13 @@ static int run_kernel(build *bd, const char *kernel, const bars *d, size_t n, in
         int same = 1;
         for (size_t o = 0; o < info.n_outputs; o++)
             same &= memcmp(out[0][o], out[1][o], n * sizeof(double)) == 0;
-        qsort(t[0], (size_t)reps, sizeof(double), compare_doubles);
-        qsort(t[1], (size_t)reps, sizeof(double), compare_doubles);
-        qsort(ratio, (size_t)reps, sizeof(double), compare_doubles);
-        printf("%-16s %9zu %5d %11.2f %11.2f %8.3f %8.3f %8.3f  %s\n", kernel, n, reps,
-               t[0][reps / 2], t[1][reps / 2], ratio[reps / 2], ratio[reps / 4],
-               ratio[3 * reps / 4], same ? "equal" : "DIFFER");
+        const double a_us = bench_median(t[0], (size_t)reps),
+                     b_us = bench_median(t[1], (size_t)reps);
+        const double mid = bench_median(ratio, (size_t)reps); /* sorts ratio: the quartiles */
+        printf("%-16s %9zu %5d %11.2f %11.2f %8.3f %8.3f %8.3f  %s\n", kernel, n, reps, a_us, b_us,
+               mid, ratio[reps / 4], ratio[3 * reps / 4], same ? "equal" : "DIFFER");
     } else if (t[0] != NULL && t[1] != NULL && ratio != NULL) {
-        fprintf(stderr, "apo-bench-builds: %s: out of memory or a call failed\n", kernel);
+        fprintf(stderr, "%s: %s: out of memory or a call failed\n", bench_prog, kernel);
     }
     for (int b = 0; b < 2; b++)
         for (size_t o = 0; o < info.n_outputs; o++)
@@ -192,12 +196,16 @@ static int run_size(build *bd, const char *kernels, size_t n, int reps_option) {
                          : by_size < 15   ? 15
                          : by_size > 2001 ? 2001
                                           : (int)by_size | 1;
-        char *list = strdup(kernels);
-        rc = list != NULL ? 0 : -1;
-        for (char *save = NULL, *k = list != NULL ? strtok_r(list, ",", &save) : NULL;
-             rc == 0 && k != NULL; k = strtok_r(NULL, ",", &save))
-            rc = run_kernel(bd, k, &d, n, reps);
-        free(list);
+        char kernel[128];
+        size_t len;
+        for (const char *p = kernels, *item;
+             rc == 0 && (item = bench_list_next(&p, &len)) != NULL;) {
+            rc = list_item(kernel, sizeof kernel, item, len);
+            if (rc != 0)
+                fprintf(stderr, "%s: kernel name too long: %.*s\n", bench_prog, (int)len, item);
+            else
+                rc = run_kernel(bd, kernel, &d, n, reps);
+        }
     }
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         free(*rows[i]);
@@ -209,7 +217,7 @@ int main(int argc, char **argv) {
     if (bench_options_parse(&builds_table, argc, argv, &o) != 0)
         return 2;
     if (o.a == NULL || o.b == NULL) {
-        fprintf(stderr, "apo-bench-builds: --a and --b name the two builds' libraries\n");
+        fprintf(stderr, "%s: --a and --b name the two builds' libraries\n", bench_prog);
         bench_options_usage(&builds_table, stderr);
         return 2;
     }
@@ -224,20 +232,18 @@ int main(int argc, char **argv) {
     printf("# kernel              bars  reps        A_us        B_us      B/A       q1       q3  "
            "outputs\n");
     int rc = 0;
-    char *sizes = strdup(o.sizes);
-    if (sizes == NULL)
-        rc = 1;
-    for (char *save = NULL, *s = sizes != NULL ? strtok_r(sizes, ",", &save) : NULL;
-         rc == 0 && s != NULL; s = strtok_r(NULL, ",", &save)) {
+    char size[64];
+    size_t len;
+    for (const char *p = o.sizes, *item; rc == 0 && (item = bench_list_next(&p, &len)) != NULL;) {
         double bars_count = 0;
-        if (bench_parse_count(s, 2, 1e9, &bars_count) != 0) {
-            fprintf(stderr, "apo-bench-builds: bad size: %s\n", s);
+        if (list_item(size, sizeof size, item, len) != 0 ||
+            bench_parse_count(size, 2, 1e9, &bars_count) != 0) {
+            fprintf(stderr, "%s: bad size: %.*s\n", bench_prog, (int)len, item);
             rc = 2;
         } else if (run_size(bd, o.kernels, (size_t)bars_count, o.reps) != 0) {
             rc = 1;
         }
     }
-    free(sizes);
     for (int b = 0; b < 2; b++)
         bd[b].destroy(bd[b].rt);
     return rc;
