@@ -120,6 +120,7 @@ static inline void apo__t3_round(const apo__cat_io *io, const apo__tile_span *ti
                                  apo__cat_edge *edges) {
     apo__cat_lanes ln;
     apo__cat_lanes_start_at(&ln, io, tiles, count, 0);
+    apo__cat_lanes_inside(&ln, tiles);
     const double *x = io->in[0];
     const size_t p = (size_t)io->p[0];
     const double k_one = 2.0 / ((double)p + 1.0);
@@ -140,7 +141,7 @@ static inline void apo__t3_round(const apo__cat_io *io, const apo__tile_span *ti
         apo_tv y = nan;
         if (full)
             y = c_one[0] * e[5] + c_one[1] * e[4] + c_one[2] * e[3] + c_one[3] * e[2];
-        apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
+        apo__cat_lanes_store_inside(io->out[0], &ln, tiles, step, y);
     }
     apo__cat_lanes_stop(&ln, step, counts, 2);
     for (size_t j = 0; j < count; j++) {

@@ -53,6 +53,9 @@ typedef struct apo__cat_lanes {
                                        * held at its tile's last (see above) */
     size_t edge_step;                 /* the next step at which a lane is at its tile's
                                        * begin or end (apo__cat_lanes_edges) */
+    size_t inside_from, inside_to;    /* every storing lane is inside its tile at the steps
+                                       * inside_from .. inside_to - 1 (none when from >= to);
+                                       * set by apo__cat_lanes_inside */
 } apo__cat_lanes;
 
 /* A lane's runs at its tile's edges, for a lone tile cut into pieces (catalog_split.h):
@@ -121,6 +124,7 @@ static inline void apo__cat_lanes_start_at(apo__cat_lanes *ln, const apo__cat_io
         bound = tiles[k].end > bound ? tiles[k].end : bound;
     }
     ln->hold = reach > bound;
+
     ln->edge_step = apo__cat_lanes_next_edge(ln, tiles, 0, 1);
 }
 
@@ -212,6 +216,35 @@ static inline void apo__cat_lanes_store(double *out, const apo__cat_lanes *ln,
         if (t >= tiles[k].begin && t < tiles[k].end)
             out[t] = y[k];
     }
+}
+
+/* Sets the steps at which every storing lane is inside its tile, for
+ * apo__cat_lanes_store_inside: after apo__cat_lanes_start(_at). */
+static inline void apo__cat_lanes_inside(apo__cat_lanes *ln, const apo__tile_span *tiles) {
+    ln->inside_from = 0;
+    ln->inside_to = (size_t)-1;
+    for (size_t k = 0; k < ln->count; k++) {
+        const size_t t = ln->run[k].t, begin = tiles[k].begin, end = tiles[k].end;
+        const size_t from = begin > t ? begin - t : 0, to = end > t ? end - t : 0;
+        ln->inside_from = from > ln->inside_from ? from : ln->inside_from;
+        ln->inside_to = to < ln->inside_to ? to : ln->inside_to;
+    }
+}
+
+/* apo__cat_lanes_store, with one test of the step against the round's middle, where every
+ * lane stores, in place of a test a lane: the same writes. Taken by the kernels whose loops it
+ * made faster, dema, tema, trix, t3 and tsi (apo__cat_lanes_inside first); in the Wilder
+ * kernels' loops the same change moved gcc's register allocation and cost up to 13% (plus_di
+ * at 1e6 bars), so they keep the plain form (docs/perf-log/2026-11-30-index-scans-lane-loads.md).
+ */
+static inline void apo__cat_lanes_store_inside(double *out, const apo__cat_lanes *ln,
+                                               const apo__tile_span *tiles, size_t step, apo_tv y) {
+    if (step >= ln->inside_from && step < ln->inside_to) {
+        for (size_t k = 0; k < ln->count; k++)
+            out[ln->run[k].t + step] = y[k];
+        return;
+    }
+    apo__cat_lanes_store(out, ln, tiles, step, y);
 }
 
 /* Moves each storing lane's run to the position after `done` lock-step steps, its counts

@@ -68,6 +68,7 @@ static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *
                                    size_t count) {
     apo__cat_lanes ln;
     apo__cat_lanes_start_at(&ln, io, tiles, count, 0);
+    apo__cat_lanes_inside(&ln, tiles);
     const double *x = io->in[0];
     const size_t p = (size_t)io->p[0];
     const double k_one = 2.0 / ((double)p + 1.0);
@@ -85,7 +86,7 @@ static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *
         apo_tv y = nan;
         if (ready && had_e3)
             y = apo_tv_pick(before != zero, (e[2] / before - 1.0) * 100.0, zero);
-        apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
+        apo__cat_lanes_store_inside(io->out[0], &ln, tiles, step, y);
     }
     apo__cat_lanes_stop(&ln, step, seen, 3);
     for (size_t j = 0; j < count; j++) {
