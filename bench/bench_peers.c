@@ -1,7 +1,8 @@
 /*
  * apo-bench-peers: apportion's bollinger and macd against Tulip Indicators and TA-Lib, the C
- * libraries users already run, in one run (docs/PERF.md, "Against TA-Lib and Tulip"); then
- * every catalog kernel that TA-Lib has (peers_catalog.c, from the rows of peer_kernels.c).
+ * libraries users already run, in one run (docs/PERF.md, "bollinger and macd against TA-Lib
+ * and Tulip Indicators"); then every catalog kernel that TA-Lib has (peers_catalog.c, from the
+ * rows of peer_kernels.c; docs/PERF.md, "Catalog kernels against TA-Lib and Tulip").
  *
  * The peers come from their PyPI packages (peers.c: `pip download` into a cache folder
  * outside the repository; TA-Lib 0.8's wheel library loaded as it is, Tulip built from
