@@ -124,7 +124,6 @@ static inline void apo__cat_lanes_start_at(apo__cat_lanes *ln, const apo__cat_io
         bound = tiles[k].end > bound ? tiles[k].end : bound;
     }
     ln->hold = reach > bound;
-
     ln->edge_step = apo__cat_lanes_next_edge(ln, tiles, 0, 1);
 }
 
