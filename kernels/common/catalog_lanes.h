@@ -54,8 +54,7 @@ typedef struct apo__cat_lanes {
     size_t edge_step;                 /* the next step at which a lane is at its tile's
                                        * begin or end (apo__cat_lanes_edges) */
     size_t inside_from, inside_to;    /* every storing lane is inside its tile at the steps
-                                       * inside_from .. inside_to - 1 (none when from >= to);
-                                       * set by apo__cat_lanes_inside */
+                                       * inside_from .. inside_to - 1 (none when from >= to) */
 } apo__cat_lanes;
 
 /* A lane's runs at its tile's edges, for a lone tile cut into pieces (catalog_split.h):
@@ -95,6 +94,8 @@ static inline size_t apo__cat_lanes_next_edge(const apo__cat_lanes *ln, const ap
 static inline void apo__cat_lanes_start_at(apo__cat_lanes *ln, const apo__cat_io *io,
                                            const apo__tile_span *tiles, size_t count, int changes) {
     ln->count = count;
+    ln->inside_from = 0;
+    ln->inside_to = (size_t)-1;
     size_t longest = 0, second = 0;
     for (size_t k = 0; k < APO_TILE_LANES; k++) {
         if (k < count) {
@@ -112,6 +113,9 @@ static inline void apo__cat_lanes_start_at(apo__cat_lanes *ln, const apo__cat_io
                 second = have;
             }
             ln->last[k] = end > t ? end - 1 : t;
+            const size_t inside_from = begin > t ? begin - t : 0, inside_to = have;
+            ln->inside_from = inside_from > ln->inside_from ? inside_from : ln->inside_from;
+            ln->inside_to = inside_to < ln->inside_to ? inside_to : ln->inside_to;
         } else {
             ln->run[k] = ln->run[0];
             ln->last[k] = ln->last[0];
@@ -217,22 +221,9 @@ static inline void apo__cat_lanes_store(double *out, const apo__cat_lanes *ln,
     }
 }
 
-/* Sets the steps at which every storing lane is inside its tile, for
- * apo__cat_lanes_store_inside: after apo__cat_lanes_start(_at). */
-static inline void apo__cat_lanes_inside(apo__cat_lanes *ln, const apo__tile_span *tiles) {
-    ln->inside_from = 0;
-    ln->inside_to = (size_t)-1;
-    for (size_t k = 0; k < ln->count; k++) {
-        const size_t t = ln->run[k].t, begin = tiles[k].begin, end = tiles[k].end;
-        const size_t from = begin > t ? begin - t : 0, to = end > t ? end - t : 0;
-        ln->inside_from = from > ln->inside_from ? from : ln->inside_from;
-        ln->inside_to = to < ln->inside_to ? to : ln->inside_to;
-    }
-}
-
 /* apo__cat_lanes_store, with one test of the step against the round's middle, where every
  * lane stores, in place of a test a lane: the same writes. Taken by the kernels whose loops it
- * made faster, dema, tema, trix, t3 and tsi (apo__cat_lanes_inside first); in the Wilder
+ * made faster, dema, tema, trix, t3 and tsi; in the Wilder
  * kernels' loops the same change moved gcc's register allocation and cost up to 13% (plus_di
  * at 1e6 bars), so they keep the plain form (docs/perf-log/2026-11-30-index-scans-lane-loads.md).
  */

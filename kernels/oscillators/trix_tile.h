@@ -68,7 +68,6 @@ static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *
                                    size_t count) {
     apo__cat_lanes ln;
     apo__cat_lanes_start_at(&ln, io, tiles, count, 0);
-    apo__cat_lanes_inside(&ln, tiles);
     const double *x = io->in[0];
     const size_t p = (size_t)io->p[0];
     const double k_one = 2.0 / ((double)p + 1.0);

@@ -82,7 +82,6 @@ static inline void apo__tsi_round(const apo__cat_io *io, const apo__tile_span *t
                                   apo__cat_edge *edges) {
     apo__cat_lanes ln;
     apo__cat_lanes_start_at(&ln, io, tiles, count, 0);
-    apo__cat_lanes_inside(&ln, tiles);
     const double *x = io->in[0];
     const size_t p1 = (size_t)io->p[0], p2 = (size_t)io->p[1];
     const apo_tv zero = {0}, nan = zero + (double)NAN, pd1 = zero + (double)p1,
