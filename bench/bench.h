@@ -72,6 +72,10 @@ const char *bench_list_next(const char **p, size_t *len);
 /* Whether the list item item[0..len) is `name`, to the letter. */
 int bench_item_is(const char *item, size_t len, const char *name);
 
+/* The list item item[0..len) as a string in buf (bench_list_next gives it in place, up to its
+ * comma): 0, or -1 with buf untouched when it does not fit in size bytes. */
+int bench_item_copy(char *buf, size_t size, const char *item, size_t len);
+
 /* The first item of the comma list `list` (NULL: none) that is none of the n names
  * name_of(0) .. name_of(n - 1), its length in *len; NULL when every item is one of them.
  * A bench checks a list of names with it before it runs anything: a typo would otherwise

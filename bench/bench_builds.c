@@ -109,16 +109,6 @@ static const double *bars_input(const bars *d, const char *name, size_t i) {
     return i == 0 ? d->close : d->other;
 }
 
-/* The comma list's item item[0..len) as a string in buf (bench_list_next gives it in place);
- * 0, or -1 when it does not fit. */
-static int list_item(char *buf, size_t size, const char *item, size_t len) {
-    if (len >= size)
-        return -1;
-    memcpy(buf, item, len);
-    buf[len] = '\0';
-    return 0;
-}
-
 /* One kernel at one size: reps pairs of calls, the two builds' outputs compared once. */
 static int run_kernel(build *bd, const char *kernel, const bars *d, size_t n, int reps) {
     apo_kernel_info info = APO_KERNEL_INFO_INIT;
@@ -200,7 +190,7 @@ static int run_size(build *bd, const char *kernels, size_t n, int reps_option) {
         size_t len;
         for (const char *p = kernels, *item;
              rc == 0 && (item = bench_list_next(&p, &len)) != NULL;) {
-            rc = list_item(kernel, sizeof kernel, item, len);
+            rc = bench_item_copy(kernel, sizeof kernel, item, len);
             if (rc != 0)
                 fprintf(stderr, "%s: kernel name too long: %.*s\n", bench_prog, (int)len, item);
             else
@@ -236,7 +226,7 @@ int main(int argc, char **argv) {
     size_t len;
     for (const char *p = o.sizes, *item; rc == 0 && (item = bench_list_next(&p, &len)) != NULL;) {
         double bars_count = 0;
-        if (list_item(size, sizeof size, item, len) != 0 ||
+        if (bench_item_copy(size, sizeof size, item, len) != 0 ||
             bench_parse_count(size, 2, 1e9, &bars_count) != 0) {
             fprintf(stderr, "%s: bad size: %.*s\n", bench_prog, (int)len, item);
             rc = 2;

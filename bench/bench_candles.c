@@ -165,10 +165,8 @@ static int read_sizes(const char *text, void *options_) {
     for (const char *p = text, *item; (item = bench_list_next(&p, &len)) != NULL;) {
         char count[32];
         double x;
-        if (o->n_sizes == 8 || len >= sizeof count)
-            return BENCH_OPT_BAD;
-        memcpy(count, item, len), count[len] = '\0';
-        if (bench_parse_count(count, 100, 1e8, &x) != 0)
+        if (o->n_sizes == 8 || bench_item_copy(count, sizeof count, item, len) != 0 ||
+            bench_parse_count(count, 100, 1e8, &x) != 0)
             return BENCH_OPT_BAD;
         o->sizes[o->n_sizes++] = (size_t)x;
     }

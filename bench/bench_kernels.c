@@ -113,11 +113,9 @@ static int parse_gpu_sizes(const char *text, void *options_) {
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         char item[32];
         double d;
-        if (len == 0 || len >= sizeof item || o->n_gpu_sizes == BENCH_GPU_MAX_SIZES)
-            break;
-        memcpy(item, p, len);
-        item[len] = '\0';
-        if (bench_parse_count(item, 1, 1e10, &d) != 0)
+        if (len == 0 || o->n_gpu_sizes == BENCH_GPU_MAX_SIZES ||
+            bench_item_copy(item, sizeof item, p, len) != 0 ||
+            bench_parse_count(item, 1, 1e10, &d) != 0)
             break;
         o->gpu_sizes[o->n_gpu_sizes++] = d;
         if (comma == NULL)

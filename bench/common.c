@@ -112,6 +112,14 @@ int bench_item_is(const char *item, size_t len, const char *name) {
     return strlen(name) == len && strncmp(item, name, len) == 0;
 }
 
+int bench_item_copy(char *buf, size_t size, const char *item, size_t len) {
+    if (len >= size)
+        return -1;
+    memcpy(buf, item, len);
+    buf[len] = '\0';
+    return 0;
+}
+
 const char *bench_list_unknown(const char *list, const char *(*name_of)(size_t i), size_t n,
                                size_t *len) {
     for (const char *p = list, *item; (item = bench_list_next(&p, len)) != NULL;) {
