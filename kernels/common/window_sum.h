@@ -296,6 +296,29 @@ static inline APO_HD int apo__block_finite(const double *x, size_t t, size_t e) 
     return ok;
 }
 
+/* 1 when the samples [t, e) of the first n_in inputs are all finite. */
+static inline APO_HD int apo__inputs_finite(const double *const *in, size_t n_in, size_t t,
+                                            size_t e) {
+    int ok = 1;
+    for (size_t i = 0; i < n_in; i++)
+        ok = ok & apo__block_finite(in[i], t, e);
+    return ok;
+}
+
+/* e, when the span t .. e - 1 holds at least `least` samples and no non-finite sample of the
+ * n_in inputs; otherwise t, and where the span holds a gap, *plain_until becomes e, so that its
+ * positions take the per-bar step without testing it again (the rule of sliding_sums.h's
+ * blocks and sliding_plain.h's chunks). */
+static inline APO_HD size_t apo__clean_span_end(const double *const *in, size_t n_in, size_t t,
+                                                size_t e, size_t least, size_t *plain_until) {
+    if (e - t < least)
+        return t;
+    if (apo__inputs_finite(in, n_in, t, e))
+        return e;
+    *plain_until = e;
+    return t;
+}
+
 /* The fewest samples worth a block: the three loops cost more than the body's own steps on
  * a few samples (a stream's update of one bar took about twice as long as a block). */
 #define APO_DD_BLOCK_MIN 8
@@ -310,16 +333,8 @@ static inline APO_HD size_t apo__clean_block_end(const double *const *in, size_t
                                                  size_t t, size_t end, size_t *plain_until) {
     if (!valid || t < *plain_until)
         return t;
-    const size_t e = apo__dd_block_end(t, end);
-    if (e - t < APO_DD_BLOCK_MIN)
-        return t;
-    int ok = 1;
-    for (size_t i = 0; i < n_in; i++)
-        ok = ok & apo__block_finite(in[i], t, e);
-    if (ok)
-        return e;
-    *plain_until = e;
-    return t;
+    return apo__clean_span_end(in, n_in, t, apo__dd_block_end(t, end), APO_DD_BLOCK_MIN,
+                               plain_until);
 }
 
 #endif /* APO_KERNELS_WINDOW_SUM_H */

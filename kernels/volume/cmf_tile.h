@@ -6,19 +6,21 @@
  * low), so cmf, ad and adosc share one definition. Inputs high, low, close, volume; lookback
  * p - 1.
  *
- * Tile: halo p - 1. Both sums are double-doubles, summed exactly at the tile's first clean
- * window and after each gap, then slid (window_sum.h, as vwap's), so they do not drift along
- * the series as TA-Lib's running sums do; each is settled before the quotient. Each output is
- * a function of the tile grid alone. Gaps: a window holding a non-finite sample of any input
- * gives NaN (window.h). Stream: RUN, the window's state in apo__cat_run. The loop is
- * sliding_sums.h's run, shared with vwap, adr, rvol and vwma.
+ * Tile: halo p - 1. Up to APO_PLAIN_MAX both sums are slid in plain double between anchors
+ * where they are evaluated afresh (sliding_plain.h), so they do not drift along the series as
+ * TA-Lib's running sums do; a window whose volumes are all 0 reads a volume sum of exactly 0
+ * (the run counts them), so its 0 holds. Longer windows slide double-doubles
+ * (sliding_sums.h, as vwap's), each settled before the quotient. Each output is a function of
+ * the tile grid alone. Gaps: a window holding a non-finite sample of any input gives NaN
+ * (window.h). Stream: RUN, the window's state in apo__cat_run. (Until 2026-11-30 every period
+ * took the double-doubles.)
  */
 #ifndef APO_KERNELS_CMF_TILE_H
 #define APO_KERNELS_CMF_TILE_H
 
 #include "flow.h"
 #include "run_entries.h"
-#include "sliding_sums.h"
+#include "sliding_plain.h"
 
 /* Bar t's money flow volume: the A/D step from 0 (a sum of doubles: sliding_sums.h). */
 static APO_HD_STEP APO_HD apo__dd apo__cmf_flow(const apo__cat_io *io, size_t t) {
@@ -38,14 +40,42 @@ static APO_HD_STEP APO_HD double apo__cmf_of(const apo__cat_io *io, size_t t, ap
     return v > 0.0 ? q : 0.0;
 }
 
+/* Bar t's money flow volume and volume as plain terms (sliding_plain.h). The flow keeps
+ * apo__ad_add's branch around its division, which leaves the chunks' loop of differences
+ * scalar: branchless forms (selects of the numerator and divisor, or a product by the
+ * condition) gave the same bits and were no faster (docs/kernels/talib.md). */
+static APO_HD_STEP APO_HD double apo__cmf_plain_flow(const apo__cat_io *io, size_t t) {
+    return apo__ad_add(0.0, io, t);
+}
+
+static APO_HD_STEP APO_HD double apo__cmf_plain_volume(const apo__cat_io *io, size_t t) {
+    return io->in[3][t];
+}
+
+/* CMF from the window's plain sums: 0 where the volume's sum is not above 0. */
+static APO_HD_STEP APO_HD double apo__cmf_plain_of(const apo__cat_io *io, size_t t, double flow,
+                                                   double volume) {
+    (void)io;
+    (void)t;
+    /* Taken whatever the volume is, then selected (apo__cmf_of). */
+    const double q = apo__canonical_nan(flow / volume);
+    return volume > 0.0 ? q : 0.0;
+}
+
 /* cmf as a body of sliding_sums.h: the 4 inputs' gaps, the flows and the volumes. */
 static inline APO_HD apo__sliding_body apo__cmf_body(void) {
     return apo__sliding_body_of(4, 0, apo__cmf_flow, 0, apo__volume_term, apo__cmf_of);
 }
 
+/* The same as a body of sliding_plain.h, the volumes' sum the divisor. */
+static inline APO_HD apo__plain_body apo__cmf_plain_body(void) {
+    return apo__plain_body_of(4, 0, apo__cmf_plain_flow, apo__cmf_plain_volume, 1,
+                              apo__cmf_plain_of);
+}
+
 /* cmf's tile and stream (catalog_table.h, RUN): apo__cmf_tile, apo__cmf_stream_start and
  * apo__cmf_stream_run. */
 APO_CAT_RUN_ENTRIES(cmf, apo__sliding_stream_start(io, apo__cmf_body(), begin, r),
-                    apo__sliding_stream_run(io, end, r, apo__cmf_body()))
+                    apo__sliding_either_run(io, end, r, apo__cmf_plain_body(), apo__cmf_body()))
 
 #endif /* APO_KERNELS_CMF_TILE_H */

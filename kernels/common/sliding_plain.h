@@ -1,0 +1,372 @@
+/*
+ * sliding_plain.h: the window sums of per-bar terms (adr's ranges, cmf's flows and volumes,
+ * rvol's baseline volumes, vwma's products and volumes) slid in plain double between anchors,
+ * as window_plain.h slides sma's samples, for windows up to APO_PLAIN_MAX; longer windows keep
+ * sliding_sums.h's double-doubles (apo__sliding_either_run picks). APO_HD, shared by the CPU
+ * and CUDA.
+ *
+ * Why: the double-doubles put a TwoSum in and one out on every bar's chain, and held these
+ * four kernels at a third to nine tenths of TA-Lib's speed, whose running sums are plain
+ * additions (docs/kernels/talib.md, the row of double-double sums).
+ *
+ * What: each sum is evaluated directly at every anchor (a bar that is a multiple of
+ * apo__plain_anchor(p)) and at the first clean window after a tile's start or a gap, its p
+ * terms gathered in partials.h's eight partials, then slid for at most anchor - 1 steps:
+ * S' = S + (term_in - term_out). Its error stays below (A + p / 8 + 4) eps times p times the
+ * largest term's modulus over the windows slid since the anchor (window_plain.h's bound for S,
+ * A the anchors' spacing); a quotient of two sums adds that of each. TA-Lib's running sums
+ * carry their roundings from the series' first window on.
+ *
+ * Zero divisors: a plain slide of a window that has become all zeros (a stretch without
+ * trades after fractional volumes) may leave a residue of the terms slid out, where the
+ * exact sum is 0 and the kernel's rule for no trade (cmf's 0, rvol's and vwma's NaN) must
+ * hold. So the run also counts the window's nonzero terms of the sum a body names (`counted`;
+ * an exact integer, slid with it) and sets that sum to exactly 0 where the count is 0.
+ *
+ * The anchors sit at fixed indices and the other restarts at a tile's start and after a gap,
+ * so every output is a function of the tile grid alone, and a stream that runs the same steps
+ * from the state gets the same bits. Between anchors, runs of clean bars go in chunks that
+ * end at multiples of APO_PLAIN_CHUNK (apo__sliding_plain_chunk): the steps' differences
+ * first, then the serial slides, then the outputs, so that only the slides are serial and
+ * the other two loops vectorise; on the CPU, APO_PLAIN_LANES whole blocks between anchors
+ * go side by side (apo__sliding_plain_lanes), their chains interleaved. Each step is the
+ * per-bar loop's operations in its order (apo__plain_state_add), so the same bits whichever
+ * loop runs a bar.
+ *
+ * State (apo__cat_run, window.h): n[0] the last gap, n[1] whether the sums are the last
+ * window's, v[0] and v[1] the sums, v[2] the count (a double holding an integer).
+ */
+#ifndef APO_KERNELS_SLIDING_PLAIN_H
+#define APO_KERNELS_SLIDING_PLAIN_H
+
+#include "partials.h"
+#include "sliding_sums.h"
+#include "window_plain.h"
+
+/* Bar t's term of a plain window sum. */
+typedef double (*apo__plain_term)(const apo__cat_io *io, size_t t);
+
+/* The output at t from the window's sums (b: 0 for a body of one sum). */
+typedef double (*apo__plain_output)(const apo__cat_io *io, size_t t, double a, double b);
+
+/* What one body sums and writes, and its gap rule (sliding_sums.h's fields, plain terms). */
+typedef struct apo__plain_body {
+    size_t n_in;              /* the inputs whose non-finite samples are gaps */
+    size_t extra;             /* bars the gap window reaches before the terms' (rvol: 1) */
+    apo__plain_term term_a;   /* the first sum's terms */
+    apo__plain_term term_b;   /* the second sum's terms; NULL: one sum */
+    int counted;              /* the divisor sum whose all-zero windows read 0: 0 a, 1 b, -1 none */
+    apo__plain_output output; /* the output of a clean window */
+} apo__plain_body;
+
+/* A body from its parts, in the order of apo__plain_body's fields. */
+static inline APO_HD apo__plain_body apo__plain_body_of(size_t n_in, size_t extra,
+                                                        apo__plain_term term_a,
+                                                        apo__plain_term term_b, int counted,
+                                                        apo__plain_output output) {
+    apo__plain_body body;
+    body.n_in = n_in;
+    body.extra = extra;
+    body.term_a = term_a;
+    body.term_b = term_b;
+    body.counted = counted;
+    body.output = output;
+    return body;
+}
+
+/* The chunks between anchors end at multiples of this (the anchors' spacings are multiples
+ * of it), so their scratch is a fixed stack block on the CPU and the GPU alike. */
+#define APO_PLAIN_CHUNK 64
+/* The fewest bars worth a chunk (sliding_sums.h's reason: APO_DD_BLOCK_MIN). */
+#define APO_PLAIN_CHUNK_MIN 8
+
+/* The sums and count of one window. */
+typedef struct apo__plain_state {
+    double a, b, c;
+} apo__plain_state;
+
+/* 1.0 where a term counts as nonzero (an exact step of the count), else 0.0. */
+static APO_HD_STEP APO_HD double apo__plain_nonzero(double term) { return term != 0.0 ? 1.0 : 0.0; }
+
+/* The counted sum's term at t (the body counts one; 0.0 where it counts none). */
+static APO_HD_STEP APO_HD double apo__plain_counted_term(const apo__cat_io *io,
+                                                         const apo__plain_body *body, size_t t) {
+    if (body->counted < 0)
+        return 0.0;
+    return body->counted == 0 ? body->term_a(io, t) : body->term_b(io, t);
+}
+
+/* The sum of the terms of the p bars ending at t in the eight partials of partials.h (sample i
+ * of the window to partial (i - r) % 8, the first r = p % 8 one to a partial, as
+ * apo__plain_parts_scalar): the same bits on every path. */
+static APO_CAT_SPECIALISED APO_HD double
+apo__plain_terms_direct(const apo__cat_io *io, apo__plain_term term, size_t p, size_t t) {
+    const size_t first = t + 1 - p, r = p % APO_PARTS;
+    double s[APO_PARTS];
+    for (size_t l = 0; l < APO_PARTS; l++)
+        s[l] = 0.0;
+    for (size_t l = 0; l < r; l++)
+        s[l] += term(io, first + l);
+    for (size_t i = r; i < p; i += APO_PARTS)
+        for (size_t l = 0; l < APO_PARTS; l++)
+            s[l] += term(io, first + i + l);
+    return apo__parts_combine(s);
+}
+
+/* The window ending at t evaluated directly: its sums and its count of nonzero terms (exact,
+ * so in any order). */
+static APO_CAT_SPECIALISED APO_HD apo__plain_state
+apo__plain_state_direct(const apo__cat_io *io, const apo__plain_body *body, size_t p, size_t t) {
+    apo__plain_state z;
+    z.a = apo__plain_terms_direct(io, body->term_a, p, t);
+    z.b = body->term_b != NULL ? apo__plain_terms_direct(io, body->term_b, p, t) : 0.0;
+    z.c = 0.0;
+    if (body->counted >= 0)
+        for (size_t i = t + 1 - p; i <= t; i++)
+            z.c += apo__plain_nonzero(apo__plain_counted_term(io, body, i));
+    return z;
+}
+
+/* The counted sum after a step whose count is c: exactly 0 where no term of its window is
+ * nonzero, so that a window that has become all zeros reads 0 (and the next steps slide from
+ * it). A select on the serial chain, so that the outputs' loop, which vectorises, tests
+ * nothing more. */
+static APO_HD_STEP APO_HD double apo__plain_counted_sum(double sum, double c) {
+    return c != 0.0 ? sum : 0.0;
+}
+
+/* The state slid by one step's differences (term in - term out, and the count's): every
+ * slide of every loop is this, so the same bits. */
+static APO_CAT_SPECIALISED APO_HD apo__plain_state apo__plain_state_add(const apo__plain_body *body,
+                                                                        apo__plain_state z,
+                                                                        double da, double db,
+                                                                        double dc) {
+    z.a = z.a + da;
+    if (body->term_b != NULL)
+        z.b = z.b + db;
+    if (body->counted >= 0)
+        z.c = z.c + dc;
+    if (body->counted == 0)
+        z.a = apo__plain_counted_sum(z.a, z.c);
+    if (body->counted == 1)
+        z.b = apo__plain_counted_sum(z.b, z.c);
+    return z;
+}
+
+/* Step t's differences: each sum's term in minus its term out, and the count's. */
+static APO_CAT_SPECIALISED APO_HD double apo__plain_diff(const apo__cat_io *io,
+                                                         apo__plain_term term, size_t p, size_t t) {
+    return term(io, t) - term(io, t - p);
+}
+
+static APO_CAT_SPECIALISED APO_HD double
+apo__plain_count_diff(const apo__cat_io *io, const apo__plain_body *body, size_t p, size_t t) {
+    return apo__plain_nonzero(apo__plain_counted_term(io, body, t)) -
+           apo__plain_nonzero(apo__plain_counted_term(io, body, t - p));
+}
+
+/* The state slid from the window ending at t - 1 to the one ending at t. */
+static APO_CAT_SPECIALISED APO_HD apo__plain_state apo__plain_state_step(
+    const apo__cat_io *io, const apo__plain_body *body, apo__plain_state z, size_t p, size_t t) {
+    const double da = apo__plain_diff(io, body->term_a, p, t);
+    const double db = body->term_b != NULL ? apo__plain_diff(io, body->term_b, p, t) : 0.0;
+    const double dc = body->counted >= 0 ? apo__plain_count_diff(io, body, p, t) : 0.0;
+    return apo__plain_state_add(body, z, da, db, dc);
+}
+
+/*
+ * The chunks' scratch: for each of up to APO_PLAIN_LANES blocks and each of its chunk's bars,
+ * the step's differences, then the sums after it, then (in a) the outputs.
+ */
+typedef struct apo__plain_scratch {
+    double a[APO_PLAIN_CHUNK], b[APO_PLAIN_CHUNK], c[APO_PLAIN_CHUNK];
+} apo__plain_scratch;
+
+/* The differences of the n steps from t on into x (the loop vectorises: no chain). */
+static APO_CAT_SPECIALISED APO_HD void apo__plain_chunk_diffs(const apo__cat_io *io,
+                                                              const apo__plain_body *body, size_t p,
+                                                              size_t t, size_t n,
+                                                              apo__plain_scratch *x) {
+    for (size_t k = 0; k < n; k++)
+        x->a[k] = apo__plain_diff(io, body->term_a, p, t + k);
+    if (body->term_b != NULL)
+        for (size_t k = 0; k < n; k++)
+            x->b[k] = apo__plain_diff(io, body->term_b, p, t + k);
+    if (body->counted >= 0)
+        for (size_t k = 0; k < n; k++)
+            x->c[k] = apo__plain_count_diff(io, body, p, t + k);
+}
+
+/* Step k of a chunk: the state slid by x's differences, the sums kept in x in their place. */
+static APO_CAT_SPECIALISED APO_HD apo__plain_state apo__plain_chunk_slide(
+    const apo__plain_body *body, apo__plain_state z, size_t k, apo__plain_scratch *x) {
+    z = apo__plain_state_add(body, z, x->a[k], x->b[k], x->c[k]);
+    x->a[k] = z.a;
+    x->b[k] = z.b;
+    return z;
+}
+
+/* The outputs of the n bars from t on from the sums in x. The body reads its parameters
+ * from a copy of io on the stack, which no store to out can alias: read from io itself, they
+ * are reloaded after every store (io->p and out are doubles both) and the loop stays scalar;
+ * written to the stack first and copied, gcc makes the copy a `rep movs`, which cost more
+ * than the loop on these 64 bars. */
+static APO_CAT_SPECIALISED APO_HD void apo__plain_chunk_outputs(const apo__cat_io *io,
+                                                                const apo__plain_body *body,
+                                                                size_t t, size_t n,
+                                                                const apo__plain_scratch *x) {
+    const apo__cat_io own = *io;
+    const int two = body->term_b != NULL;
+    double *out = io->out[0] + t;
+    for (size_t k = 0; k < n; k++)
+        out[k] = body->output(&own, t + k, x->a[k], two ? x->b[k] : 0.0);
+}
+
+/*
+ * Slides the state over the clean windows t .. e - 1 (no anchor among them; the window before
+ * t was clean and held z), writes their outputs and returns the state at e - 1: the steps'
+ * differences first, then the slides, then the outputs, so that only the slides are serial.
+ */
+static APO_CAT_SPECIALISED APO_HD apo__plain_state
+apo__sliding_plain_chunk(const apo__cat_io *io, const apo__plain_body *body, size_t p, size_t t,
+                         size_t e, apo__plain_state z) {
+    const size_t n = e - t;
+    apo__plain_scratch x;
+    apo__plain_chunk_diffs(io, body, p, t, n, &x);
+    for (size_t k = 0; k < n; k++)
+        z = apo__plain_chunk_slide(body, z, k, &x);
+    apo__plain_chunk_outputs(io, body, t, n, &x);
+    return z;
+}
+
+/*
+ * APO_PLAIN_LANES whole blocks between anchors from the anchor a on (anchors `anchor` apart),
+ * every window in them clean, side by side (window_plain.h's apo__plain_blocks: one chain
+ * alone waits on the add's latency at every bar, where TA-Lib's loop carries one add): each
+ * block's state evaluated at its anchor, then the blocks' chunks of APO_PLAIN_CHUNK bars
+ * taken together: the differences of all, the chains' slides interleaved, then the outputs.
+ * Returns the last block's state at its end. CPU only: the scratch is 6 KiB, which a GPU
+ * thread would hold in local memory; there the chunks take one block at a time, with the same
+ * bits.
+ */
+#ifndef __CUDA_ARCH__
+static APO_CAT_SPECIALISED apo__plain_state apo__sliding_plain_lanes(const apo__cat_io *io,
+                                                                     const apo__plain_body *body,
+                                                                     size_t p, size_t a,
+                                                                     size_t anchor) {
+    enum { L = APO_PLAIN_LANES, C = APO_PLAIN_CHUNK };
+    apo__plain_state z[L];
+    for (size_t j = 0; j < L; j++) {
+        const size_t t = a + j * anchor;
+        z[j] = apo__plain_state_direct(io, body, p, t);
+        io->out[0][t] = body->output(io, t, z[j].a, z[j].b);
+    }
+    apo__plain_scratch x[L];
+    for (size_t k0 = 1; k0 < anchor; k0 = k0 - k0 % C + C) {
+        /* Each block's chunk from k0 to the next multiple of C. */
+        const size_t n = C - k0 % C;
+        for (size_t j = 0; j < L; j++)
+            apo__plain_chunk_diffs(io, body, p, a + j * anchor + k0, n, &x[j]);
+        for (size_t k = 0; k < n; k++)
+            for (size_t j = 0; j < L; j++)
+                z[j] = apo__plain_chunk_slide(body, z[j], k, &x[j]);
+        for (size_t j = 0; j < L; j++)
+            apo__plain_chunk_outputs(io, body, a + j * anchor + k0, n, &x[j]);
+    }
+    return z[L - 1];
+}
+#endif
+
+/* The end of the chunk starting at t when its windows are all clean and none of its bars is an
+ * anchor: the window before t was (valid 1), t is not an anchor and the bars up to the next
+ * multiple of APO_PLAIN_CHUNK (or end) are at least APO_PLAIN_CHUNK_MIN and hold no
+ * non-finite sample of the n_in inputs. Otherwise t, which then takes the per-bar step, and
+ * where the chunk holds a gap, *plain_until becomes its end (apo__clean_block_end's rule). */
+static inline APO_HD size_t apo__plain_chunk_end(const double *const *in, size_t n_in, int valid,
+                                                 size_t anchor, size_t t, size_t end,
+                                                 size_t *plain_until) {
+    if (!valid || t < *plain_until || t % anchor == 0)
+        return t;
+    const size_t next = t + (APO_PLAIN_CHUNK - t % APO_PLAIN_CHUNK);
+    return apo__clean_span_end(in, n_in, t, next < end ? next : end, APO_PLAIN_CHUNK_MIN,
+                               plain_until);
+}
+
+/*
+ * The loop from r->t to end, after apo__sliding_start over the body's n_in inputs and windows
+ * of p + extra bars (p = io->p[0] <= APO_PLAIN_MAX): a window of those bars holding a gap gives
+ * NaN, a clean one the output of the sums of the terms of its last p bars, evaluated directly
+ * at anchors and at the first clean window after a gap or the tile's start, slid between.
+ */
+static APO_CAT_SPECIALISED APO_HD void apo__sliding_plain_run(const apo__cat_io *io, size_t end,
+                                                              apo__cat_run *r,
+                                                              const apo__plain_body *body) {
+    double *out = io->out[0];
+    const size_t p = (size_t)io->p[0];
+    const size_t anchor = apo__plain_anchor(p);
+    size_t bad = r->n[0];
+    int valid = r->n[1] != 0;
+    apo__plain_state z;
+    z.a = r->v[0];
+    z.b = r->v[1];
+    z.c = r->v[2];
+    size_t plain_until = 0;
+    for (size_t t = r->t; t < end; t++) {
+#ifndef __CUDA_ARCH__
+        const size_t span = APO_PLAIN_LANES * anchor, w = p + body->extra;
+        if (t >= plain_until && t % anchor == 0 && t + 1 >= w && end - t >= span) {
+            /* Whole blocks side by side, when every window in them is clean. */
+            if (apo__inputs_finite(io->in, body->n_in, t + 1 - w, t + span)) {
+                /* The next span's samples asked for while this one is computed (sma's reason:
+                 * apo__plain_prefetch; here the gap scan above met them first, at a million
+                 * bars waiting on memory for most of the kernel's time). */
+                if (end - t >= 2 * span)
+                    for (size_t i = 0; i < body->n_in; i++)
+                        apo__plain_prefetch(io->in[i], out, t + span, span);
+                z = apo__sliding_plain_lanes(io, body, p, t, anchor);
+                valid = 1;
+                t += span - 1;
+                continue;
+            }
+            plain_until = t + span;
+        }
+#endif
+        const size_t e =
+            apo__plain_chunk_end(io->in, body->n_in, valid, anchor, t, end, &plain_until);
+        if (e > t) {
+            z = apo__sliding_plain_chunk(io, body, p, t, e, z);
+            t = e - 1;
+            continue;
+        }
+        if (!apo__window_step(apo__all_finite_at(io->in, body->n_in, t), out, t, p + body->extra,
+                              &bad, &valid))
+            continue;
+        if (!valid || t % anchor == 0) {
+            z = apo__plain_state_direct(io, body, p, t);
+            valid = 1;
+        } else {
+            z = apo__plain_state_step(io, body, z, p, t);
+        }
+        out[t] = body->output(io, t, z.a, z.b);
+    }
+    apo__window_keep(r, end, bad, valid);
+    r->v[0] = z.a;
+    r->v[1] = z.b;
+    r->v[2] = z.c;
+}
+
+/* The run of a kernel with a plain body up to APO_PLAIN_MAX and a double-double one past it,
+ * both taken by value so that the kernel's entry points (run_entries.h) name them by their
+ * calls; inlined, the bodies' functions stay constants of the runs. The two share their start
+ * (apo__sliding_stream_start: the same gap window). */
+static APO_CAT_SPECIALISED APO_HD void apo__sliding_either_run(const apo__cat_io *io, size_t end,
+                                                               apo__cat_run *r,
+                                                               apo__plain_body plain,
+                                                               apo__sliding_body dd) {
+    if ((size_t)io->p[0] <= APO_PLAIN_MAX)
+        apo__sliding_plain_run(io, end, r, &plain);
+    else
+        apo__sliding_run(io, end, r, &dd);
+}
+
+#endif /* APO_KERNELS_SLIDING_PLAIN_H */
