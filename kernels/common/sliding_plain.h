@@ -176,7 +176,7 @@ static APO_CAT_SPECIALISED APO_HD apo__plain_state apo__plain_state_step(
 
 /*
  * The chunks' scratch: for each of up to APO_PLAIN_LANES blocks and each of its chunk's bars,
- * the step's differences, then the sums after it, then (in a) the outputs.
+ * the step's differences, then the sums after it.
  */
 typedef struct apo__plain_scratch {
     double a[APO_PLAIN_CHUNK], b[APO_PLAIN_CHUNK], c[APO_PLAIN_CHUNK];
@@ -197,10 +197,13 @@ static APO_CAT_SPECIALISED APO_HD void apo__plain_chunk_diffs(const apo__cat_io 
             x->c[k] = apo__plain_count_diff(io, body, p, t + k);
 }
 
-/* Step k of a chunk: the state slid by x's differences, the sums kept in x in their place. */
+/* Step k of a chunk: the state slid by x's differences, the sums kept in x in their place
+ * (a body's unused columns are not read: apo__plain_chunk_diffs left them unwritten). */
 static APO_CAT_SPECIALISED APO_HD apo__plain_state apo__plain_chunk_slide(
     const apo__plain_body *body, apo__plain_state z, size_t k, apo__plain_scratch *x) {
-    z = apo__plain_state_add(body, z, x->a[k], x->b[k], x->c[k]);
+    const double db = body->term_b != NULL ? x->b[k] : 0.0;
+    const double dc = body->counted >= 0 ? x->c[k] : 0.0;
+    z = apo__plain_state_add(body, z, x->a[k], db, dc);
     x->a[k] = z.a;
     x->b[k] = z.b;
     return z;

@@ -31,9 +31,10 @@ static double *run_whole_alloc(apo__cat_id id, const series *s, const double *p)
 }
 
 /* Volumes 0 over [quiet_from, quiet_to) after fractional volumes: marketfi is 0 on the quiet
- * bars, cmf 0 on the windows inside the stretch (the slid volume sum back to exactly 0), rvol
- * NaN where its baseline is all quiet, vwma NaN on the windows inside the stretch (no weight);
- * and values again after. */
+ * bars, cmf 0 on the windows inside the stretch (the volume sum exactly 0 there, however it
+ * was slid: the plain slides' count, kernels/common/sliding_plain.h), rvol NaN where its
+ * baseline is all quiet, vwma NaN on the windows inside the stretch (no weight); and values
+ * again after. */
 Test(volume_ta08, windows_without_trades) {
     const size_t n = 600, p = 20, quiet_from = 200, quiet_to = 400;
     const struct {
