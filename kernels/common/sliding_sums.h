@@ -1,8 +1,9 @@
 /*
  * sliding_sums.h: the one run of the catalog's window bodies whose whole state is one or two
- * double-double sums of per-bar terms over the window of p bars (adr, cmf, rvol, vwap, vwma),
- * so that the gap rule, the exact restart, the slide and the state kept between pieces are
- * written once (APO_HD, shared by the CPU and CUDA).
+ * double-double sums of per-bar terms over the window of p bars (vwap; adr, cmf, rvol and vwma
+ * past APO_PLAIN_MAX, below which sliding_plain.h slides them plain), so that the gap rule, the
+ * exact restart, the slide and the state kept between pieces are written once (APO_HD, shared
+ * by the CPU and CUDA).
  *
  * A body gives the run its terms and its output as functions, and the run is always inlined
  * into the body's own run (APO_CAT_SPECIALISED), where they are constants: each body then

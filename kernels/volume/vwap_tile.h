@@ -10,7 +10,7 @@
  * double-double over the volume's leading part. Runs of clean windows go in blocks
  * (apo__clean_block_end), the same operations as the loop's, bar by bar, so the same bits.
  * The loop, its gaps and its state are sliding_sums.h's run, shared with cmf, adr, rvol and
- * vwma.
+ * vwma past period 4096 (below it they slide plain: sliding_plain.h).
  * Gaps: a window holding a non-finite sample of any input gives NaN (window.h).
  */
 #ifndef APO_KERNELS_VWAP_TILE_H
