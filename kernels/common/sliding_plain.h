@@ -49,6 +49,16 @@ typedef double (*apo__plain_term)(const apo__cat_io *io, size_t t);
 /* The output at t from the window's sums (b: 0 for a body of one sum). */
 typedef double (*apo__plain_output)(const apo__cat_io *io, size_t t, double a, double b);
 
+#ifdef APO_TILE_LANES
+/* The first sum's terms of the APO_TILE_LANES bars from t in vector lanes, for a term whose
+ * scalar form gcc leaves scalar (cmf's flow: a division under a branch). Each lane must give
+ * the scalar term's value, or a zero of the other sign where the scalar term is a zero: the
+ * sums never read a term's sign of zero (a difference of two zeros is +0 whatever their
+ * signs, x - 0 is x, 0 - x is -x, and a sum is never -0: it starts at +0, and a zero result of
+ * an addition of nonzero values is +0). */
+typedef apo_tv (*apo__plain_term_tv)(const apo__cat_io *io, size_t t);
+#endif
+
 /* What one body sums and writes, and its gap rule (sliding_sums.h's fields, plain terms). */
 typedef struct apo__plain_body {
     size_t n_in;              /* the inputs whose non-finite samples are gaps */
@@ -57,6 +67,9 @@ typedef struct apo__plain_body {
     apo__plain_term term_b;   /* the second sum's terms; NULL: one sum */
     int counted;              /* the divisor sum whose all-zero windows read 0: 0 a, 1 b, -1 none */
     apo__plain_output output; /* the output of a clean window */
+#ifdef APO_TILE_LANES
+    apo__plain_term_tv term_a_tv; /* term_a in lanes for the chunks' differences; NULL: none */
+#endif
 } apo__plain_body;
 
 /* A body from its parts, in the order of apo__plain_body's fields. */
@@ -71,6 +84,9 @@ static inline APO_HD apo__plain_body apo__plain_body_of(size_t n_in, size_t extr
     body.term_b = term_b;
     body.counted = counted;
     body.output = output;
+#ifdef APO_TILE_LANES
+    body.term_a_tv = NULL;
+#endif
     return body;
 }
 
@@ -187,7 +203,13 @@ static APO_CAT_SPECIALISED APO_HD void apo__plain_chunk_diffs(const apo__cat_io 
                                                               const apo__plain_body *body, size_t p,
                                                               size_t t, size_t n,
                                                               apo__plain_scratch *x) {
-    for (size_t k = 0; k < n; k++)
+    size_t k = 0;
+#ifdef APO_TILE_LANES
+    if (body->term_a_tv != NULL)
+        for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES)
+            apo_tv_store(x->a + k, body->term_a_tv(io, t + k) - body->term_a_tv(io, t + k - p));
+#endif
+    for (; k < n; k++)
         x->a[k] = apo__plain_diff(io, body->term_a, p, t + k);
     if (body->term_b != NULL)
         for (size_t k = 0; k < n; k++)

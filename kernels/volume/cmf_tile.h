@@ -41,12 +41,21 @@ static APO_HD_STEP APO_HD double apo__cmf_of(const apo__cat_io *io, size_t t, ap
 }
 
 /* Bar t's money flow volume and volume as plain terms (sliding_plain.h). The flow keeps
- * apo__ad_add's branch around its division, which leaves the chunks' loop of differences
- * scalar: branchless forms (selects of the numerator and divisor, or a product by the
- * condition) gave the same bits and were no faster (docs/kernels/talib.md). */
+ * apo__ad_add's branch around its division, which leaves a loop of it scalar (branchless
+ * scalar forms gave the same bits and were no faster: docs/kernels/talib.md), so on the CPU
+ * the chunks take the flows in vector lanes (apo__cmf_flow_tv). */
 static APO_HD_STEP APO_HD double apo__cmf_plain_flow(const apo__cat_io *io, size_t t) {
     return apo__ad_add(0.0, io, t);
 }
+
+#ifdef APO_TILE_LANES
+/* apo__cmf_plain_flow of the APO_TILE_LANES bars from t: flow.h's A/D steps, the same
+ * operations, and -0 where the scalar form gives +0 (a bar with high at or below low), which
+ * sliding_plain.h's sums do not tell apart (apo__plain_term_tv). */
+static inline apo_tv apo__cmf_flow_tv(const apo__cat_io *io, size_t t) {
+    return apo__ad_steps(io, t);
+}
+#endif
 
 static APO_HD_STEP APO_HD double apo__cmf_plain_volume(const apo__cat_io *io, size_t t) {
     return io->in[3][t];
@@ -69,8 +78,12 @@ static inline APO_HD apo__sliding_body apo__cmf_body(void) {
 
 /* The same as a body of sliding_plain.h, the volumes' sum the divisor. */
 static inline APO_HD apo__plain_body apo__cmf_plain_body(void) {
-    return apo__plain_body_of(4, 0, apo__cmf_plain_flow, apo__cmf_plain_volume, 1,
-                              apo__cmf_plain_of);
+    apo__plain_body body =
+        apo__plain_body_of(4, 0, apo__cmf_plain_flow, apo__cmf_plain_volume, 1, apo__cmf_plain_of);
+#ifdef APO_TILE_LANES
+    body.term_a_tv = apo__cmf_flow_tv;
+#endif
+    return body;
 }
 
 /* cmf's tile and stream (catalog_table.h, RUN): apo__cmf_tile, apo__cmf_stream_start and

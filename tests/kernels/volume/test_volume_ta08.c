@@ -141,3 +141,62 @@ Test(volume_ta08, vwma_by_hand) {
     cr_assert(out[0] == 1.0 && isnan(out[1]) && out[2] == 3.0, "period 1: the close, or NaN");
     series_free(&s);
 }
+
+/* adr, cmf, rvol and vwma fed piece by piece (apo__cpu_catalog_resume, pieces of 1 to 37 bars:
+ * the per-bar step and the chunks, never the blocks side by side) give the bits of the whole
+ * row run at once (the blocks side by side, and on the CPU cmf's flows in vector lanes), over
+ * flat and inverted bars (cmf's flow 0, which the lanes give as -0), volumes of 0 and -0, a
+ * stretch without trades, a gap and an infinity; periods on both sides of the anchors'
+ * spacings (kernels/common/sliding_plain.h). */
+Test(volume_ta08, plain_slides_pieces_have_the_whole_rows_bits) {
+    const size_t n = 3000;
+    const struct {
+        apo__cat_id id;
+        cols_kind cols;
+    } kernels[] = {{APO_CAT_ADR, HL}, {APO_CAT_CMF, HLCV}, {APO_CAT_RVOL, V}, {APO_CAT_VWMA, CV}};
+    const double periods[] = {2, 14, 20, 64, 65, 300};
+    double *whole = alloc_doubles(n), *pieces = alloc_doubles(n);
+    for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
+        series s;
+        series_make(&s, 40 + ki, n, kernels[ki].cols, 100.0, 0.5, 0);
+        for (size_t t = 0; t < n; t++) {
+            if (t % 7 == 3)
+                s.col[1][t] = s.col[0][t];
+            if (t % 11 == 5) {
+                const double high = s.col[0][t];
+                s.col[0][t] = s.col[1][t];
+                s.col[1][t] = high;
+            }
+            if (t % 5 == 1 || (t >= 400 && t < 480))
+                s.col[3][t] = 0.0;
+            if (t % 13 == 2)
+                s.col[3][t] = -0.0;
+        }
+        s.col[2][777] = NAN;
+        s.col[3][1500] = INFINITY;
+        s.col[0][2100] = NAN;
+        for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
+            const double p[3] = {periods[pi], 0, 0};
+            run_whole(kernels[ki].id, &s, p, whole);
+            apo__cat_io io;
+            double *outs[1] = {pieces};
+            io_make(&io, kernels[ki].id, &s, p, outs, 1);
+            void *state = calloc(1, apo__catalog_resume_size(kernels[ki].id));
+            cr_assert_not_null(state);
+            size_t piece = 1;
+            for (size_t t = 0; t < n; piece = piece % 37 + 1) {
+                const size_t stop = t + piece < n ? t + piece : n;
+                apo__cpu_catalog_resume(kernels[ki].id, &io, state, t == 0, 0, stop);
+                t = stop;
+            }
+            free(state);
+            for (size_t t = 0; t < n; t++)
+                cr_assert(memcmp(&whole[t], &pieces[t], sizeof whole[t]) == 0,
+                          "kernel %zu, period %g: t %zu pieces %.17g, whole %.17g", ki, p[0], t,
+                          pieces[t], whole[t]);
+        }
+        series_free(&s);
+    }
+    free(whole);
+    free(pieces);
+}
