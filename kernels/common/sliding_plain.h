@@ -343,11 +343,10 @@ static APO_CAT_SPECIALISED APO_HD void apo__sliding_plain_run(const apo__cat_io 
             /* Whole blocks side by side, when every window in them is clean. */
             if (apo__inputs_finite(io->in, body->n_in, t + 1 - w, t + span)) {
                 /* The next span's samples asked for while this one is computed (sma's reason:
-                 * apo__plain_prefetch; here the gap scan above met them first, at a million
-                 * bars waiting on memory for most of the kernel's time). */
+                 * window_plain.h; here the gap scan above met them first, at a million bars
+                 * waiting on memory for most of the kernel's time). */
                 if (end - t >= 2 * span)
-                    for (size_t i = 0; i < body->n_in; i++)
-                        apo__plain_prefetch(io->in[i], out, t + span, span);
+                    apo__plain_prefetch_inputs(io->in, body->n_in, out, t + span, span);
                 z = apo__sliding_plain_lanes(io, body, p, t, anchor);
                 valid = 1;
                 t += span - 1;

@@ -196,18 +196,26 @@ static inline APO_HD apo__plain_sums apo__plain_blocks(const double *x, size_t p
     return z[APO_PLAIN_LANES - 1];
 }
 
-/* Asks the caches for the n samples and outputs from `from` on, which the next blocks read
- * and write, while these are computed: the loop's few operations a bar otherwise wait on
- * memory past the caches (20% of sma's time at a million bars). Not on a GPU. */
-static inline APO_HD void apo__plain_prefetch(const double *x, double *out, size_t from, size_t n) {
+/* Asks the caches for the n samples of each of the n_in inputs and the n outputs from `from`
+ * on, which the next blocks read and write, while these are computed: the loop's few
+ * operations a bar otherwise wait on memory past the caches (20% of sma's time at a million
+ * bars). Each line once. Not on a GPU. */
+static inline APO_HD void apo__plain_prefetch_inputs(const double *const *in, size_t n_in,
+                                                     double *out, size_t from, size_t n) {
 #if defined(__GNUC__) && !defined(__CUDA_ARCH__)
     for (size_t i = 0; i < n; i += 64 / sizeof(double)) {
-        __builtin_prefetch(x + from + i, 0);
+        for (size_t k = 0; k < n_in; k++)
+            __builtin_prefetch(in[k] + from + i, 0);
         __builtin_prefetch(out + from + i, 1);
     }
 #else
-    (void)x, (void)out, (void)from, (void)n;
+    (void)in, (void)n_in, (void)out, (void)from, (void)n;
 #endif
+}
+
+/* The same for one input x (sma, wma, the linear regressions). */
+static inline APO_HD void apo__plain_prefetch(const double *x, double *out, size_t from, size_t n) {
+    apo__plain_prefetch_inputs(&x, 1, out, from, n);
 }
 
 /* The bars t .. e - 1 slid from z, every window clean: returns the sums at e - 1. */
