@@ -142,8 +142,9 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdl_period(apo__candle_measure m) {
  * bars combines its tests with & and | in these comparisons: every test is computed, with no
  * branch to mispredict, and gcc may run the loop in vector lanes. A pattern whose first test is
  * rare (a doji, a long candle) keeps C's && and ||: the branch is then predictable and skips the
- * rest. Either way the value is the same; which is faster was measured pattern by pattern
- * (docs/perf-log/2026-11-26-candles-speed.md). On a GPU the plain operators.
+ * rest. Either way the value is the same; which is faster was measured pattern by pattern, on
+ * fresh series and at 1e6 bars, where no branch predictor learns the series
+ * (docs/perf-log/2026-11-30-candle-branches.md). On a GPU the plain operators.
  */
 #if defined(__GNUC__) && !defined(__CUDACC__)
 #define APO_CDL_LT(x, y) __builtin_isless(x, y)
@@ -171,10 +172,14 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdl_black(const apo__candle_bars *b, 
 static APO_CAT_SPECIALISED APO_HD int apo__cdl_color(const apo__candle_bars *b, size_t j) {
     return apo__cdl_white(b, j) ? 1 : -1;
 }
-/* x where `pick` is 1, else y: a select on the bits, integer work that gcc if-converts and
- * vectorises where a select of doubles feeding arithmetic keeps a branch (apo_hd.h). */
+/* x where `pick` is 1, else y: a select on the bits by a mask, integer work with no condition
+ * left for gcc to turn into a branch. A ternary, even on the bits, became one when two picks
+ * on the same colour fed a pattern's comparisons (the shadows of cdlshootingstar): gcc merged
+ * them into the two arms of a branch on the colour, a misprediction on every other candle of a
+ * long series. */
 static APO_CAT_SPECIALISED APO_HD double apo__cdl_pick(int pick, double x, double y) {
-    return apo__double_of(pick ? apo__bits_of(x) : apo__bits_of(y));
+    const uint64_t take_x = (uint64_t)0 - (uint64_t)(pick != 0);
+    return apo__double_of((apo__bits_of(x) & take_x) | (apo__bits_of(y) & ~take_x));
 }
 static APO_CAT_SPECIALISED APO_HD double apo__cdl_body_top(const apo__candle_bars *b, size_t j) {
     return apo__cdl_pick(APO_CDL_GT(b->close[j], b->open[j]), b->close[j], b->open[j]);

@@ -146,7 +146,8 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdladvanceblock_at(const apo__candle_
  * gapping up, and a black candle closing `penetration` into the first's body. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdl_evening_with(const apo__candle_bars *b, size_t t,
                                                             int star, double penetration) {
-    return star & apo__cdl_body_gap_up(b, t - 1, t - 2) &
+    return APO_CDL_GT(apo__cdl_body(b, t - 2), APO__CDL_AVG(BODY_LONG, t - 2)) &
+                   apo__cdl_white(b, t - 2) & star & apo__cdl_body_gap_up(b, t - 1, t - 2) &
                    APO_CDL_GT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_SHORT, t)) &
                    apo__cdl_black(b, t) &
                    APO_CDL_LT(b->close[t], b->close[t - 2] - apo__cdl_body(b, t - 2) * penetration)
@@ -156,17 +157,11 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdl_evening_with(const apo__candle_ba
 
 static APO_CAT_SPECIALISED APO_HD int apo__cdleveningdojistar_at(const apo__candle_bars *b,
                                                                  size_t t, double penetration) {
-    if (!(APO_CDL_GT(apo__cdl_body(b, t - 2), APO__CDL_AVG(BODY_LONG, t - 2)) &
-          apo__cdl_white(b, t - 2)))
-        return 0;
     return apo__cdl_evening_with(b, t, apo__cdl_is_doji(b, t - 1), penetration);
 }
 
 static APO_CAT_SPECIALISED APO_HD int apo__cdleveningstar_at(const apo__candle_bars *b, size_t t,
                                                              double penetration) {
-    if (!(APO_CDL_GT(apo__cdl_body(b, t - 2), APO__CDL_AVG(BODY_LONG, t - 2)) &
-          apo__cdl_white(b, t - 2)))
-        return 0;
     return apo__cdl_evening_with(
         b, t, APO_CDL_LE(apo__cdl_body(b, t - 1), APO__CDL_AVG(BODY_SHORT, t - 1)), penetration);
 }
@@ -174,7 +169,8 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdleveningstar_at(const apo__candle_b
 /* Morning star and morning doji star: the evening's mirror, after a long black candle. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdl_morning_with(const apo__candle_bars *b, size_t t,
                                                             int star, double penetration) {
-    return star & apo__cdl_body_gap_down(b, t - 1, t - 2) &
+    return APO_CDL_GT(apo__cdl_body(b, t - 2), APO__CDL_AVG(BODY_LONG, t - 2)) &
+                   apo__cdl_black(b, t - 2) & star & apo__cdl_body_gap_down(b, t - 1, t - 2) &
                    APO_CDL_GT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_SHORT, t)) &
                    apo__cdl_white(b, t) &
                    APO_CDL_GT(b->close[t], b->close[t - 2] + apo__cdl_body(b, t - 2) * penetration)
@@ -184,17 +180,11 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdl_morning_with(const apo__candle_ba
 
 static APO_CAT_SPECIALISED APO_HD int apo__cdlmorningdojistar_at(const apo__candle_bars *b,
                                                                  size_t t, double penetration) {
-    if (!(APO_CDL_GT(apo__cdl_body(b, t - 2), APO__CDL_AVG(BODY_LONG, t - 2)) &
-          apo__cdl_black(b, t - 2)))
-        return 0;
     return apo__cdl_morning_with(b, t, apo__cdl_is_doji(b, t - 1), penetration);
 }
 
 static APO_CAT_SPECIALISED APO_HD int apo__cdlmorningstar_at(const apo__candle_bars *b, size_t t,
                                                              double penetration) {
-    if (!(APO_CDL_GT(apo__cdl_body(b, t - 2), APO__CDL_AVG(BODY_LONG, t - 2)) &
-          apo__cdl_black(b, t - 2)))
-        return 0;
     return apo__cdl_morning_with(
         b, t, APO_CDL_LE(apo__cdl_body(b, t - 1), APO__CDL_AVG(BODY_SHORT, t - 1)), penetration);
 }
@@ -254,8 +244,8 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlstalledpattern_at(const apo__candl
 /* Stick sandwich: a white candle between two black ones closing at the same price. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlsticksandwich_at(const apo__candle_bars *b,
                                                                size_t t) {
-    return apo__cdl_black(b, t - 2) && apo__cdl_white(b, t - 1) && apo__cdl_black(b, t) &&
-                   b->low[t - 1] > b->close[t - 2] &&
+    return apo__cdl_black(b, t - 2) & apo__cdl_white(b, t - 1) & apo__cdl_black(b, t) &
+                   APO_CDL_GT(b->low[t - 1], b->close[t - 2]) &
                    apo__cdl_equal(b, b->close[t], b->close[t - 2], t - 2)
                ? 100
                : 0;
@@ -330,12 +320,14 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlupsidegap2crows_at(const apo__cand
  * first's. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlxsidegap3methods_at(const apo__candle_bars *b,
                                                                   size_t t) {
-    if (apo__cdl_color(b, t - 2) == apo__cdl_color(b, t - 1) &&
-        apo__cdl_color(b, t - 1) == -apo__cdl_color(b, t) &&
-        b->open[t] < apo__cdl_body_top(b, t - 1) && b->open[t] > apo__cdl_body_bottom(b, t - 1) &&
-        b->close[t] < apo__cdl_body_top(b, t - 2) && b->close[t] > apo__cdl_body_bottom(b, t - 2) &&
-        ((apo__cdl_white(b, t - 2) && apo__cdl_body_gap_up(b, t - 1, t - 2)) ||
-         (apo__cdl_black(b, t - 2) && apo__cdl_body_gap_down(b, t - 1, t - 2))))
+    if ((apo__cdl_white(b, t - 2) == apo__cdl_white(b, t - 1)) &
+        (apo__cdl_white(b, t - 1) != apo__cdl_white(b, t)) &
+        APO_CDL_LT(b->open[t], apo__cdl_body_top(b, t - 1)) &
+        APO_CDL_GT(b->open[t], apo__cdl_body_bottom(b, t - 1)) &
+        APO_CDL_LT(b->close[t], apo__cdl_body_top(b, t - 2)) &
+        APO_CDL_GT(b->close[t], apo__cdl_body_bottom(b, t - 2)) &
+        ((apo__cdl_white(b, t - 2) & apo__cdl_body_gap_up(b, t - 1, t - 2)) |
+         (apo__cdl_black(b, t - 2) & apo__cdl_body_gap_down(b, t - 1, t - 2))))
         return apo__cdl_color(b, t - 2) * 100;
     return 0;
 }

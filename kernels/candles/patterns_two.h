@@ -71,20 +71,21 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlengulfing_at(const apo__candle_bar
 
 /* Hammer: a short body at the top of a long lower shadow, at or near the low before. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlhammer_at(const apo__candle_bars *b, size_t t) {
-    return apo__cdl_body(b, t) < APO__CDL_AVG(BODY_SHORT, t) &&
-                   apo__cdl_lower_shadow(b, t) > APO__CDL_AVG(SHADOW_LONG, t) &&
-                   apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t) &&
-                   apo__cdl_body_bottom(b, t) <= b->low[t - 1] + APO__CDL_AVG(NEAR, t - 1)
+    return APO_CDL_LT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_SHORT, t)) &
+                   APO_CDL_GT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_LONG, t)) &
+                   APO_CDL_LT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t)) &
+                   APO_CDL_LE(apo__cdl_body_bottom(b, t), b->low[t - 1] + APO__CDL_AVG(NEAR, t - 1))
                ? 100
                : 0;
 }
 
 /* Hanging man: a hammer's shape at or near the high before. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlhangingman_at(const apo__candle_bars *b, size_t t) {
-    return apo__cdl_body(b, t) < APO__CDL_AVG(BODY_SHORT, t) &&
-                   apo__cdl_lower_shadow(b, t) > APO__CDL_AVG(SHADOW_LONG, t) &&
-                   apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t) &&
-                   apo__cdl_body_bottom(b, t) >= b->high[t - 1] - APO__CDL_AVG(NEAR, t - 1)
+    return APO_CDL_LT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_SHORT, t)) &
+                   APO_CDL_GT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_LONG, t)) &
+                   APO_CDL_LT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t)) &
+                   APO_CDL_GE(apo__cdl_body_bottom(b, t),
+                              b->high[t - 1] - APO__CDL_AVG(NEAR, t - 1))
                ? -100
                : 0;
 }
@@ -137,9 +138,9 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlinneck_at(const apo__candle_bars *
 /* Inverted hammer: a short body at the bottom of a long upper shadow, gapping down. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlinvertedhammer_at(const apo__candle_bars *b,
                                                                 size_t t) {
-    return apo__cdl_body(b, t) < APO__CDL_AVG(BODY_SHORT, t) &&
-                   apo__cdl_upper_shadow(b, t) > APO__CDL_AVG(SHADOW_LONG, t) &&
-                   apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t) &&
+    return APO_CDL_LT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_SHORT, t)) &
+                   APO_CDL_GT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_LONG, t)) &
+                   APO_CDL_LT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t)) &
                    apo__cdl_body_gap_down(b, t, t - 1)
                ? 100
                : 0;
@@ -168,7 +169,7 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlkickingbylength_at(const apo__cand
 
 /* Matching low: two black candles closing at the same price. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlmatchinglow_at(const apo__candle_bars *b, size_t t) {
-    return apo__cdl_black(b, t - 1) && apo__cdl_black(b, t) &&
+    return apo__cdl_black(b, t - 1) & apo__cdl_black(b, t) &
                    apo__cdl_equal(b, b->close[t], b->close[t - 1], t - 1)
                ? 100
                : 0;
@@ -206,9 +207,9 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlseparatinglines_at(const apo__cand
 
 /* Shooting star: an inverted hammer's shape gapping up. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlshootingstar_at(const apo__candle_bars *b, size_t t) {
-    return apo__cdl_body(b, t) < APO__CDL_AVG(BODY_SHORT, t) &&
-                   apo__cdl_upper_shadow(b, t) > APO__CDL_AVG(SHADOW_LONG, t) &&
-                   apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t) &&
+    return APO_CDL_LT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_SHORT, t)) &
+                   APO_CDL_GT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_LONG, t)) &
+                   APO_CDL_LT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t)) &
                    apo__cdl_body_gap_up(b, t, t - 1)
                ? -100
                : 0;
