@@ -16,7 +16,8 @@
  * steps and the slowest's once more for the chain (catalog_dispatch.c, SMI), the first window
  * ending at w0 + p - 1: a tile starting at 0 has the definition's operations, later tiles agree
  * with it to 2^-64 of the scale. The window's extremes are tracked by index (willr's
- * apo__track_extreme, exact, so any evaluation gives their bits).
+ * apo__track_extreme), or on the CPU, for blocks of clean windows of up to APO_EXTREME_SPAN_MAX
+ * bars, taken by window_extreme.h's doubling: exact either way, so the same bits.
  *
  * Gaps (the EMA family's rule): a bar whose window holds a non-finite high or low, or whose close
  * is not finite, gives NaN in both outputs and moves no stage. Stream: NONE (a piece re-runs its
@@ -80,35 +81,97 @@ static inline APO_HD int apo__smi_step(apo__smi_stages *s, double num, double de
     return 1;
 }
 
-static inline APO_HD void apo__smi_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* Where a tile's loop stands: the stages, one past the last gap of high or low (the tile's
+ * first bar w0 before any: the windows start there), and the indices of the window's extremes
+ * where `tracked` (they are the last window's). */
+typedef struct {
+    apo__smi_stages s;
+    size_t bad, at_high, at_low;
+    int tracked;
+} apo__smi_loop;
+
+/* Bar t's num and den through the stages s, its outputs written where t >= begin. */
+static inline APO_HD void apo__smi_bar(double *line_out, double *signal_out, size_t begin, size_t t,
+                                       double num, double den, const apo__smi_rates *rates,
+                                       apo__smi_stages *s) {
+    double line = NAN, signal = NAN;
+    if (!apo__smi_step(s, num, den, rates, &line, &signal))
+        line = NAN;
+    if (t >= begin) {
+        line_out[t] = apo__canonical_nan(line);
+        signal_out[t] = apo__canonical_nan(signal);
+    }
+}
+
+/* The bars [t, e) one by one, the extremes tracked by index. */
+static inline APO_HD void apo__smi_track(const apo__cat_io *io, size_t begin, size_t t, size_t e,
+                                         const apo__smi_rates *rates, apo__smi_loop *l) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     const size_t p = (size_t)io->p[0];
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
-    const apo__smi_rates rates = apo__smi_rates_of(io);
-    apo__smi_stages s;
-    memset(&s, 0, sizeof s);
-    size_t bad = 0, at_high = 0, at_low = 0;
-    int tracked = 0;
-    for (size_t t = w0; t < end; t++) {
+    for (; t < e; t++) {
         if (!apo__all_finite_at(io->in, 2, t))
-            bad = t + 1;
-        double line = NAN, signal = NAN;
-        const int clean = t + 1 >= w0 + p && apo__window_clean(t, p, bad);
+            l->bad = t + 1;
+        const int clean = apo__window_clean(t, p, l->bad);
         if (clean) {
-            apo__track_extreme(high, t, p, !tracked, 1.0, &at_high);
-            apo__track_extreme(low, t, p, !tracked, -1.0, &at_low);
+            apo__track_extreme(high, t, p, !l->tracked, 1.0, &l->at_high);
+            apo__track_extreme(low, t, p, !l->tracked, -1.0, &l->at_low);
         }
-        tracked = clean;
+        l->tracked = clean;
         if (clean && apo__finite(close[t])) {
-            const double hh = high[at_high], ll = low[at_low];
-            if (!apo__smi_step(&s, close[t] - (hh + ll) * 0.5, hh - ll, &rates, &line, &signal))
-                line = NAN;
-        }
-        if (t >= begin) {
-            io->out[0][t] = apo__canonical_nan(line);
-            io->out[1][t] = apo__canonical_nan(signal);
+            const double hh = high[l->at_high], ll = low[l->at_low];
+            apo__smi_bar(io->out[0], io->out[1], begin, t, close[t] - (hh + ll) * 0.5, hh - ll,
+                         rates, &l->s);
+        } else if (t >= begin) {
+            io->out[0][t] = NAN;
+            io->out[1][t] = NAN;
         }
     }
+}
+
+/* A block [t, e) of clean windows and finite closes (apo__extreme_piece, CPU only): the
+ * extremes by doubling (window_extreme.h: the same values as the tracking's), num and den in
+ * vector lanes (the same operations), then the stages bar by bar. The tracking's compares and
+ * branches on the data, mispredicted on a long series, took most of the tile's time. It leaves
+ * no indices: the next bar tracked scans its window. */
+static inline APO_HD void apo__smi_block(const apo__cat_io *io, size_t begin, size_t t, size_t e,
+                                         const apo__smi_rates *rates, apo__smi_loop *l) {
+#ifdef APO_TILE_LANES
+    const size_t p = (size_t)io->p[0], n = e - t;
+    const double *close = io->in[2] + t;
+    double num[APO_EXTREME_BLOCK], den[APO_EXTREME_BLOCK];
+    apo__extreme_scratch scratch;
+    apo__window_extremes(io->in[0], t, n, p, 1, num, NULL, &scratch);
+    apo__window_extremes(io->in[1], t, n, p, 0, den, NULL, &scratch);
+    for (size_t k = 0; k < n; k++) {
+        const double hh = num[k], ll = den[k];
+        num[k] = close[k] - (hh + ll) * 0.5;
+        den[k] = hh - ll;
+    }
+    /* The stages in a local copy and the output rows in locals: through l and io, which the
+     * output stores may alias, gcc loaded and stored every stage at every bar, its chains
+     * waiting on the store's forwarding. */
+    apo__smi_stages st = l->s;
+    double *line_out = io->out[0], *signal_out = io->out[1];
+    for (size_t k = 0; k < n; k++)
+        apo__smi_bar(line_out, signal_out, begin, t + k, num[k], den[k], rates, &st);
+    l->s = st;
+#else
+    (void)io, (void)begin, (void)t, (void)e, (void)rates;
+#endif
+    l->tracked = 0;
+}
+
+static inline APO_HD void apo__smi_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    const apo__smi_rates rates = apo__smi_rates_of(io);
+    apo__smi_loop l;
+    memset(&l, 0, sizeof l);
+    l.bad = w0;
+    for (size_t t = w0, stop; t < end; t = stop)
+        if (apo__extreme_piece(io->in, 3, (size_t)io->p[0], t, end, l.bad, &stop))
+            apo__smi_block(io, begin, t, stop, &rates, &l);
+        else
+            apo__smi_track(io, begin, t, stop, &rates, &l);
 }
 
 #endif /* APO_KERNELS_SMI_TILE_H */
