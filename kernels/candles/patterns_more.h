@@ -176,56 +176,66 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlrisefall3methods_at(const apo__can
  * modified hikkake, whose pattern reads a Near average).
  */
 
-/* Hikkake's pattern at j (j >= 2): 100, -100 or 0. */
+/* Hikkake's pattern at j (j >= 2): 100, -100 or 0. An inside bar, then a breakout down (100)
+ * or up (-100): the two are exclusive (the high below or above the one before), so each is a
+ * product of comparisons and the value their difference, with no branch (an inside bar's first
+ * test passes on about half the bars, and on a long series the branches of the && form were
+ * mispredicted: docs/perf-log/2026-11-30-candle-branches.md). */
 static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkake_pattern(const apo__candle_bars *b,
                                                                size_t j) {
     const double *h = b->high, *l = b->low;
-    if (h[j - 1] < h[j - 2] && l[j - 1] > l[j - 2] &&
-        ((h[j] < h[j - 1] && l[j] < l[j - 1]) || (h[j] > h[j - 1] && l[j] > l[j - 1])))
-        return h[j] < h[j - 1] ? 100 : -100;
-    return 0;
+    const int inside = APO_CDL_LT(h[j - 1], h[j - 2]) & APO_CDL_GT(l[j - 1], l[j - 2]);
+    const int down = inside & APO_CDL_LT(h[j], h[j - 1]) & APO_CDL_LT(l[j], l[j - 1]);
+    const int up = inside & APO_CDL_GT(h[j], h[j - 1]) & APO_CDL_GT(l[j], l[j - 1]);
+    return 100 * down - 100 * up;
 }
 
 /* The modified hikkake's pattern at j (j >= 3): a second inside bar, and the breakout away from
- * the end of the range the first inside bar closed near. */
+ * the end of the range the first inside bar closed near; exclusive as hikkake's. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkakemod_pattern(const apo__candle_bars *b,
                                                                   size_t j) {
     const double *h = b->high, *l = b->low, *c = b->close;
-    if (!(h[j - 2] < h[j - 3] && l[j - 2] > l[j - 3] && h[j - 1] < h[j - 2] && l[j - 1] > l[j - 2]))
-        return 0;
-    if (h[j] < h[j - 1] && l[j] < l[j - 1] && c[j - 2] <= l[j - 2] + APO__CDL_AVG(NEAR, j - 2))
-        return 100;
-    if (h[j] > h[j - 1] && l[j] > l[j - 1] && c[j - 2] >= h[j - 2] - APO__CDL_AVG(NEAR, j - 2))
-        return -100;
-    return 0;
+    const int inside = APO_CDL_LT(h[j - 2], h[j - 3]) & APO_CDL_GT(l[j - 2], l[j - 3]) &
+                       APO_CDL_LT(h[j - 1], h[j - 2]) & APO_CDL_GT(l[j - 1], l[j - 2]);
+    const double near = APO__CDL_AVG(NEAR, j - 2);
+    const int down = inside & APO_CDL_LT(h[j], h[j - 1]) & APO_CDL_LT(l[j], l[j - 1]) &
+                     APO_CDL_LE(c[j - 2], l[j - 2] + near);
+    const int up = inside & APO_CDL_GT(h[j], h[j - 1]) & APO_CDL_GT(l[j], l[j - 1]) &
+                   APO_CDL_GE(c[j - 2], h[j - 2] - near);
+    return 100 * down - 100 * up;
 }
 
-/* The confirmation at k of the pattern `signal` found at j. */
+/* 1 where the close at k confirms the pattern `signal` found at j: past the inside bar's high
+ * (bullish) or low (bearish). */
 static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkake_confirms(const apo__candle_bars *b,
                                                                 int signal, size_t j, size_t k) {
-    return (signal > 0 && b->close[k] > b->high[j - 1]) ||
-           (signal < 0 && b->close[k] < b->low[j - 1]);
+    return ((signal > 0) & APO_CDL_GT(b->close[k], b->high[j - 1])) |
+           ((signal < 0) & APO_CDL_LT(b->close[k], b->low[j - 1]));
 }
 
-/* The value at t of a hikkake whose patterns are found by `pattern_at` (modified: 1 for the
- * modified hikkake's), from the bars t - 3 .. t: the pattern at t, else the confirmation of the
- * latest pattern of the three bars before, if none of the bars between confirmed it. */
+/* The value at t of a hikkake (modified: 1 for the modified hikkake's), from the bars t - 3 ..
+ * t: the pattern at t, else the confirmation (200 or -200, twice the pattern) of the latest
+ * pattern of the three bars before, if none of the bars between confirmed it. Every pattern
+ * and confirmation is computed and the value selected, without a branch on the data. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkake_value(const apo__candle_bars *b, size_t t,
                                                              int modified) {
-    const int now = modified ? apo__cdl_hikkakemod_pattern(b, t) : apo__cdl_hikkake_pattern(b, t);
-    if (now != 0)
-        return now;
-    for (size_t j = t - 1; j + 3 >= t; j--) {
-        const int signal =
-            modified ? apo__cdl_hikkakemod_pattern(b, j) : apo__cdl_hikkake_pattern(b, j);
-        if (signal == 0)
-            continue;
-        for (size_t k = j + 1; k < t; k++)
-            if (apo__cdl_hikkake_confirms(b, signal, j, k))
-                return 0;
-        return apo__cdl_hikkake_confirms(b, signal, j, t) ? signal + (signal > 0 ? 100 : -100) : 0;
-    }
-    return 0;
+#define APO__HIKKAKE_AT(j)                                                                         \
+    (modified ? apo__cdl_hikkakemod_pattern(b, j) : apo__cdl_hikkake_pattern(b, j))
+    const int p0 = APO__HIKKAKE_AT(t), p1 = APO__HIKKAKE_AT(t - 1), p2 = APO__HIKKAKE_AT(t - 2),
+              p3 = APO__HIKKAKE_AT(t - 3);
+#undef APO__HIKKAKE_AT
+    /* Written out bar by bar, not as loops: gcc vectorises no loop nest in the tile's loop. */
+    const int c1 = apo__cdl_hikkake_confirms(b, p1, t - 1, t);
+    const int c2 = apo__cdl_hikkake_confirms(b, p2, t - 2, t) &
+                   !apo__cdl_hikkake_confirms(b, p2, t - 2, t - 1);
+    const int c3 = apo__cdl_hikkake_confirms(b, p3, t - 3, t) &
+                   !apo__cdl_hikkake_confirms(b, p3, t - 3, t - 2) &
+                   !apo__cdl_hikkake_confirms(b, p3, t - 3, t - 1);
+    /* A pattern of 0 adds 0, so each choice of the latest pattern is a sum: integer work that
+     * gcc keeps in vector lanes, where selects left control flow in the loop. */
+    const int later = 2 * p2 * c2 + (p2 == 0) * 2 * p3 * c3;
+    const int before = 2 * p1 * c1 + (p1 == 0) * later;
+    return p0 + (p0 == 0) * before;
 }
 
 static APO_CAT_SPECIALISED APO_HD int apo__cdlhikkake_at(const apo__candle_bars *b, size_t t) {
