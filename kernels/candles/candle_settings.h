@@ -138,12 +138,11 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdl_period(apo__candle_measure m) {
  * The comparisons of the patterns: <, >, <= and >= on doubles as quiet comparisons (C99's isless
  * ...), which give the same results and raise no exception on a NaN, so gcc may compute them
  * where the source does not ask for them yet: a signalling comparison may trap, and gcc keeps it
- * behind the branch of the test before it. A pattern whose first test passes on about half the
- * bars combines its tests with & and | in these comparisons: every test is computed, with no
- * branch to mispredict, and gcc may run the loop in vector lanes. A pattern whose first test is
- * rare (a doji, a long candle) keeps C's && and ||: the branch is then predictable and skips the
- * rest. Either way the value is the same; which is faster was measured pattern by pattern, on
- * fresh series and at 1e6 bars, where no branch predictor learns the series
+ * behind the branch of the test before it. Every pattern combines its tests with & and | in
+ * these comparisons: every test is computed, with no branch to mispredict, and gcc runs the loop
+ * in vector lanes. C's && and || gave the same values and looked faster where the first test is
+ * rare (a doji, a long candle), but only on a series replayed call after call, whose branches
+ * the CPU learns; on fresh series and at 1e6 bars every pattern measured was faster with &
  * (docs/perf-log/2026-11-30-candle-branches.md). On a GPU the plain operators.
  */
 #if defined(__GNUC__) && !defined(__CUDACC__)

@@ -38,29 +38,27 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdl_near_body(const apo__candle_bars 
  * and closing beyond it, then one of the other colour opening beyond the third's close and
  * closing beyond the first's open. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdl3linestrike_at(const apo__candle_bars *b, size_t t) {
-    const int color = apo__cdl_color(b, t - 1);
-    if (!(apo__cdl_color(b, t - 3) == color && apo__cdl_color(b, t - 2) == color &&
-          apo__cdl_color(b, t) == -color && apo__cdl_near_body(b, b->open[t - 2], t - 3) &&
-          apo__cdl_near_body(b, b->open[t - 1], t - 2)))
-        return 0;
-    const int up = color == 1 && b->close[t - 1] > b->close[t - 2] &&
-                   b->close[t - 2] > b->close[t - 3] && b->open[t] > b->close[t - 1] &&
-                   b->close[t] < b->open[t - 3];
-    const int down = color == -1 && b->close[t - 1] < b->close[t - 2] &&
-                     b->close[t - 2] < b->close[t - 3] && b->open[t] < b->close[t - 1] &&
-                     b->close[t] > b->open[t - 3];
-    return up || down ? color * 100 : 0;
+    const double *o = b->open, *c = b->close;
+    const int white = apo__cdl_white(b, t - 1);
+    const int three = (apo__cdl_white(b, t - 3) == white) & (apo__cdl_white(b, t - 2) == white) &
+                      (apo__cdl_white(b, t) != white) & apo__cdl_near_body(b, o[t - 2], t - 3) &
+                      apo__cdl_near_body(b, o[t - 1], t - 2);
+    const int up = white & APO_CDL_GT(c[t - 1], c[t - 2]) & APO_CDL_GT(c[t - 2], c[t - 3]) &
+                   APO_CDL_GT(o[t], c[t - 1]) & APO_CDL_LT(c[t], o[t - 3]);
+    const int down = (white == 0) & APO_CDL_LT(c[t - 1], c[t - 2]) &
+                     APO_CDL_LT(c[t - 2], c[t - 3]) & APO_CDL_LT(o[t], c[t - 1]) &
+                     APO_CDL_GT(c[t], o[t - 3]);
+    return three & (up | down) ? apo__cdl_color(b, t - 1) * 100 : 0;
 }
 
 /* Breakaway: a long candle, a body gap in its direction, two more candles going on that way,
  * and one of the other colour closing inside the gap. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlbreakaway_at(const apo__candle_bars *b, size_t t) {
     const double *h = b->high, *l = b->low, *c = b->close, *o = b->open;
-    if (!(APO_CDL_GT(apo__cdl_body(b, t - 4), APO__CDL_AVG(BODY_LONG, t - 4)) &
-          (apo__cdl_color(b, t - 4) == apo__cdl_color(b, t - 3)) &
-          (apo__cdl_color(b, t - 3) == apo__cdl_color(b, t - 1)) &
-          (apo__cdl_color(b, t - 1) == -apo__cdl_color(b, t))))
-        return 0;
+    const int shape = APO_CDL_GT(apo__cdl_body(b, t - 4), APO__CDL_AVG(BODY_LONG, t - 4)) &
+                      (apo__cdl_white(b, t - 4) == apo__cdl_white(b, t - 3)) &
+                      (apo__cdl_white(b, t - 3) == apo__cdl_white(b, t - 1)) &
+                      (apo__cdl_white(b, t - 1) != apo__cdl_white(b, t));
     const int down = apo__cdl_black(b, t - 4) & apo__cdl_body_gap_down(b, t - 3, t - 4) &
                      APO_CDL_LT(h[t - 2], h[t - 3]) & APO_CDL_LT(l[t - 2], l[t - 3]) &
                      APO_CDL_LT(h[t - 1], h[t - 2]) & APO_CDL_LT(l[t - 1], l[t - 2]) &
@@ -69,23 +67,28 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlbreakaway_at(const apo__candle_bar
                    APO_CDL_GT(h[t - 2], h[t - 3]) & APO_CDL_GT(l[t - 2], l[t - 3]) &
                    APO_CDL_GT(h[t - 1], h[t - 2]) & APO_CDL_GT(l[t - 1], l[t - 2]) &
                    APO_CDL_LT(c[t], o[t - 3]) & APO_CDL_GT(c[t], c[t - 4]);
-    return down | up ? apo__cdl_color(b, t) * 100 : 0;
+    return shape & (down | up) ? apo__cdl_color(b, t) * 100 : 0;
 }
 
 /* Concealing baby swallow: two black marubozu, a black candle gapping down whose upper shadow
  * reaches into the second's body, and a black candle engulfing it, shadows included. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlconcealbabyswall_at(const apo__candle_bars *b,
                                                                   size_t t) {
-    return apo__cdl_black(b, t - 3) && apo__cdl_black(b, t - 2) && apo__cdl_black(b, t - 1) &&
-                   apo__cdl_black(b, t) &&
-                   apo__cdl_lower_shadow(b, t - 3) < APO__CDL_AVG(SHADOW_VERY_SHORT, t - 3) &&
-                   apo__cdl_upper_shadow(b, t - 3) < APO__CDL_AVG(SHADOW_VERY_SHORT, t - 3) &&
-                   apo__cdl_lower_shadow(b, t - 2) < APO__CDL_AVG(SHADOW_VERY_SHORT, t - 2) &&
-                   apo__cdl_upper_shadow(b, t - 2) < APO__CDL_AVG(SHADOW_VERY_SHORT, t - 2) &&
-                   apo__cdl_body_gap_down(b, t - 1, t - 2) &&
-                   apo__cdl_upper_shadow(b, t - 1) > APO__CDL_AVG(SHADOW_VERY_SHORT, t - 1) &&
-                   b->high[t - 1] > b->close[t - 2] && b->high[t] > b->high[t - 1] &&
-                   b->low[t] < b->low[t - 1]
+    return apo__cdl_black(b, t - 3) & apo__cdl_black(b, t - 2) & apo__cdl_black(b, t - 1) &
+                   apo__cdl_black(b, t) &
+                   APO_CDL_LT(apo__cdl_lower_shadow(b, t - 3),
+                              APO__CDL_AVG(SHADOW_VERY_SHORT, t - 3)) &
+                   APO_CDL_LT(apo__cdl_upper_shadow(b, t - 3),
+                              APO__CDL_AVG(SHADOW_VERY_SHORT, t - 3)) &
+                   APO_CDL_LT(apo__cdl_lower_shadow(b, t - 2),
+                              APO__CDL_AVG(SHADOW_VERY_SHORT, t - 2)) &
+                   APO_CDL_LT(apo__cdl_upper_shadow(b, t - 2),
+                              APO__CDL_AVG(SHADOW_VERY_SHORT, t - 2)) &
+                   apo__cdl_body_gap_down(b, t - 1, t - 2) &
+                   APO_CDL_GT(apo__cdl_upper_shadow(b, t - 1),
+                              APO__CDL_AVG(SHADOW_VERY_SHORT, t - 1)) &
+                   APO_CDL_GT(b->high[t - 1], b->close[t - 2]) &
+                   APO_CDL_GT(b->high[t], b->high[t - 1]) & APO_CDL_LT(b->low[t], b->low[t - 1])
                ? 100
                : 0;
 }

@@ -12,11 +12,11 @@
 /* Belt-hold: a long candle opening at its extreme (a very short shadow on the open's side). The
  * candle's test alone is also separating lines' second candle (patterns_two.h). */
 static APO_CAT_SPECIALISED APO_HD int apo__cdl_belt_hold(const apo__candle_bars *b, size_t t) {
-    return apo__cdl_body(b, t) > APO__CDL_AVG(BODY_LONG, t) &&
-           ((apo__cdl_white(b, t) &&
-             apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t)) ||
-            (apo__cdl_black(b, t) &&
-             apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t)));
+    return APO_CDL_GT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_LONG, t)) &
+           ((apo__cdl_white(b, t) &
+             APO_CDL_LT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t))) |
+            (apo__cdl_black(b, t) &
+             APO_CDL_LT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t))));
 }
 
 static APO_CAT_SPECIALISED APO_HD int apo__cdlbelthold_at(const apo__candle_bars *b, size_t t) {
@@ -28,11 +28,11 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlbelthold_at(const apo__candle_bars
 /* Closing marubozu: a long candle closing at its extreme. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlclosingmarubozu_at(const apo__candle_bars *b,
                                                                  size_t t) {
-    if (apo__cdl_body(b, t) > APO__CDL_AVG(BODY_LONG, t) &&
-        ((apo__cdl_white(b, t) &&
-          apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t)) ||
-         (apo__cdl_black(b, t) &&
-          apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t))))
+    if (APO_CDL_GT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_LONG, t)) &
+        ((apo__cdl_white(b, t) &
+          APO_CDL_LT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t))) |
+         (apo__cdl_black(b, t) &
+          APO_CDL_LT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t)))))
         return apo__cdl_color(b, t) * 100;
     return 0;
 }
@@ -49,9 +49,9 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdldoji_at(const apo__candle_bars *b,
 /* Dragonfly doji: a doji with no upper shadow to speak of and a lower one. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdldragonflydoji_at(const apo__candle_bars *b,
                                                                size_t t) {
-    return apo__cdl_is_doji(b, t) &&
-                   apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t) &&
-                   apo__cdl_lower_shadow(b, t) > APO__CDL_AVG(SHADOW_VERY_SHORT, t)
+    return apo__cdl_is_doji(b, t) &
+                   APO_CDL_LT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t)) &
+                   APO_CDL_GT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t))
                ? 100
                : 0;
 }
@@ -59,9 +59,9 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdldragonflydoji_at(const apo__candle
 /* Gravestone doji: a doji with no lower shadow to speak of and an upper one. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlgravestonedoji_at(const apo__candle_bars *b,
                                                                 size_t t) {
-    return apo__cdl_is_doji(b, t) &&
-                   apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t) &&
-                   apo__cdl_upper_shadow(b, t) > APO__CDL_AVG(SHADOW_VERY_SHORT, t)
+    return apo__cdl_is_doji(b, t) &
+                   APO_CDL_LT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t)) &
+                   APO_CDL_GT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t))
                ? 100
                : 0;
 }
@@ -78,8 +78,9 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlhighwave_at(const apo__candle_bars
 /* Long-legged doji: a doji with one long shadow or two. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdllongleggeddoji_at(const apo__candle_bars *b,
                                                                 size_t t) {
-    return apo__cdl_is_doji(b, t) && (apo__cdl_lower_shadow(b, t) > APO__CDL_AVG(SHADOW_LONG, t) ||
-                                      apo__cdl_upper_shadow(b, t) > APO__CDL_AVG(SHADOW_LONG, t))
+    return apo__cdl_is_doji(b, t) &
+                   (APO_CDL_GT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_LONG, t)) |
+                    APO_CDL_GT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_LONG, t)))
                ? 100
                : 0;
 }
@@ -104,12 +105,12 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlmarubozu_at(const apo__candle_bars
 
 /* Rickshaw man: a long-legged doji whose body sits near the middle of its range. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlrickshawman_at(const apo__candle_bars *b, size_t t) {
-    if (!(apo__cdl_is_doji(b, t) && apo__cdl_lower_shadow(b, t) > APO__CDL_AVG(SHADOW_LONG, t) &&
-          apo__cdl_upper_shadow(b, t) > APO__CDL_AVG(SHADOW_LONG, t)))
-        return 0;
     const double middle = b->low[t] + apo__cdl_high_low(b, t) / 2.0;
-    return apo__cdl_body_bottom(b, t) <= middle + APO__CDL_AVG(NEAR, t) &&
-                   apo__cdl_body_top(b, t) >= middle - APO__CDL_AVG(NEAR, t)
+    return apo__cdl_is_doji(b, t) &
+                   APO_CDL_GT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_LONG, t)) &
+                   APO_CDL_GT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_LONG, t)) &
+                   APO_CDL_LE(apo__cdl_body_bottom(b, t), middle + APO__CDL_AVG(NEAR, t)) &
+                   APO_CDL_GE(apo__cdl_body_top(b, t), middle - APO__CDL_AVG(NEAR, t))
                ? 100
                : 0;
 }
@@ -135,9 +136,9 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlspinningtop_at(const apo__candle_b
 
 /* Takuri: a dragonfly doji whose lower shadow is very long. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdltakuri_at(const apo__candle_bars *b, size_t t) {
-    return apo__cdl_is_doji(b, t) &&
-                   apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t) &&
-                   apo__cdl_lower_shadow(b, t) > APO__CDL_AVG(SHADOW_VERY_LONG, t)
+    return apo__cdl_is_doji(b, t) &
+                   APO_CDL_LT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t)) &
+                   APO_CDL_GT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_LONG, t))
                ? 100
                : 0;
 }

@@ -52,17 +52,20 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdl3outside_at(const apo__candle_bars
  * before, the last a small marubozu inside the second's range. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdl3starsinsouth_at(const apo__candle_bars *b,
                                                                size_t t) {
-    return apo__cdl_black(b, t - 2) && apo__cdl_black(b, t - 1) && apo__cdl_black(b, t) &&
-                   apo__cdl_body(b, t - 2) > APO__CDL_AVG(BODY_LONG, t - 2) &&
-                   apo__cdl_lower_shadow(b, t - 2) > APO__CDL_AVG(SHADOW_LONG, t - 2) &&
-                   apo__cdl_body(b, t - 1) < apo__cdl_body(b, t - 2) &&
-                   b->open[t - 1] > b->close[t - 2] && b->open[t - 1] <= b->high[t - 2] &&
-                   b->low[t - 1] < b->close[t - 2] && b->low[t - 1] >= b->low[t - 2] &&
-                   apo__cdl_lower_shadow(b, t - 1) > APO__CDL_AVG(SHADOW_VERY_SHORT, t - 1) &&
-                   apo__cdl_body(b, t) < APO__CDL_AVG(BODY_SHORT, t) &&
-                   apo__cdl_lower_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t) &&
-                   apo__cdl_upper_shadow(b, t) < APO__CDL_AVG(SHADOW_VERY_SHORT, t) &&
-                   b->low[t] > b->low[t - 1] && b->high[t] < b->high[t - 1]
+    return apo__cdl_black(b, t - 2) & apo__cdl_black(b, t - 1) & apo__cdl_black(b, t) &
+                   APO_CDL_GT(apo__cdl_body(b, t - 2), APO__CDL_AVG(BODY_LONG, t - 2)) &
+                   APO_CDL_GT(apo__cdl_lower_shadow(b, t - 2), APO__CDL_AVG(SHADOW_LONG, t - 2)) &
+                   APO_CDL_LT(apo__cdl_body(b, t - 1), apo__cdl_body(b, t - 2)) &
+                   APO_CDL_GT(b->open[t - 1], b->close[t - 2]) &
+                   APO_CDL_LE(b->open[t - 1], b->high[t - 2]) &
+                   APO_CDL_LT(b->low[t - 1], b->close[t - 2]) &
+                   APO_CDL_GE(b->low[t - 1], b->low[t - 2]) &
+                   APO_CDL_GT(apo__cdl_lower_shadow(b, t - 1),
+                              APO__CDL_AVG(SHADOW_VERY_SHORT, t - 1)) &
+                   APO_CDL_LT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_SHORT, t)) &
+                   APO_CDL_LT(apo__cdl_lower_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t)) &
+                   APO_CDL_LT(apo__cdl_upper_shadow(b, t), APO__CDL_AVG(SHADOW_VERY_SHORT, t)) &
+                   APO_CDL_GT(b->low[t], b->low[t - 1]) & APO_CDL_LT(b->high[t], b->high[t - 1])
                ? 100
                : 0;
 }

@@ -25,22 +25,23 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdl_equal(const apo__candle_bars *b, 
 /* Counterattack: two long candles of opposite colours closing at the same price. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlcounterattack_at(const apo__candle_bars *b,
                                                                size_t t) {
-    if (apo__cdl_color(b, t - 1) == -apo__cdl_color(b, t) &&
-        apo__cdl_body(b, t - 1) > APO__CDL_AVG(BODY_LONG, t - 1) &&
-        apo__cdl_body(b, t) > APO__CDL_AVG(BODY_LONG, t) &&
-        apo__cdl_equal(b, b->close[t], b->close[t - 1], t - 1))
-        return apo__cdl_color(b, t) * 100;
-    return 0;
+    return (apo__cdl_white(b, t - 1) != apo__cdl_white(b, t)) &
+                   APO_CDL_GT(apo__cdl_body(b, t - 1), APO__CDL_AVG(BODY_LONG, t - 1)) &
+                   APO_CDL_GT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_LONG, t)) &
+                   apo__cdl_equal(b, b->close[t], b->close[t - 1], t - 1)
+               ? apo__cdl_color(b, t) * 100
+               : 0;
 }
 
 /* Dark cloud cover: a long white candle, then a black one opening above its high and closing
  * inside its body, below its close by `penetration` of it. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdldarkcloudcover_at(const apo__candle_bars *b, size_t t,
                                                                 double penetration) {
-    return apo__cdl_white(b, t - 1) && apo__cdl_body(b, t - 1) > APO__CDL_AVG(BODY_LONG, t - 1) &&
-                   apo__cdl_black(b, t) && b->open[t] > b->high[t - 1] &&
-                   b->close[t] > b->open[t - 1] &&
-                   b->close[t] < b->close[t - 1] - apo__cdl_body(b, t - 1) * penetration
+    return apo__cdl_white(b, t - 1) &
+                   APO_CDL_GT(apo__cdl_body(b, t - 1), APO__CDL_AVG(BODY_LONG, t - 1)) &
+                   apo__cdl_black(b, t) & APO_CDL_GT(b->open[t], b->high[t - 1]) &
+                   APO_CDL_GT(b->close[t], b->open[t - 1]) &
+                   APO_CDL_LT(b->close[t], b->close[t - 1] - apo__cdl_body(b, t - 1) * penetration)
                ? -100
                : 0;
 }
@@ -177,8 +178,9 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlmatchinglow_at(const apo__candle_b
 
 /* On-neck: a long black candle, then a white one opening below its low and closing at it. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlonneck_at(const apo__candle_bars *b, size_t t) {
-    return apo__cdl_black(b, t - 1) && apo__cdl_body(b, t - 1) > APO__CDL_AVG(BODY_LONG, t - 1) &&
-                   apo__cdl_white(b, t) && b->open[t] < b->low[t - 1] &&
+    return apo__cdl_black(b, t - 1) &
+                   APO_CDL_GT(apo__cdl_body(b, t - 1), APO__CDL_AVG(BODY_LONG, t - 1)) &
+                   apo__cdl_white(b, t) & APO_CDL_LT(b->open[t], b->low[t - 1]) &
                    apo__cdl_equal(b, b->close[t], b->low[t - 1], t - 1)
                ? -100
                : 0;
@@ -187,10 +189,12 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlonneck_at(const apo__candle_bars *
 /* Piercing: a long black candle, then a long white one opening below its low and closing above
  * the middle of its body, below its open. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlpiercing_at(const apo__candle_bars *b, size_t t) {
-    return apo__cdl_black(b, t - 1) && apo__cdl_body(b, t - 1) > APO__CDL_AVG(BODY_LONG, t - 1) &&
-                   apo__cdl_white(b, t) && apo__cdl_body(b, t) > APO__CDL_AVG(BODY_LONG, t) &&
-                   b->open[t] < b->low[t - 1] && b->close[t] < b->open[t - 1] &&
-                   b->close[t] > b->close[t - 1] + apo__cdl_body(b, t - 1) * 0.5
+    return apo__cdl_black(b, t - 1) &
+                   APO_CDL_GT(apo__cdl_body(b, t - 1), APO__CDL_AVG(BODY_LONG, t - 1)) &
+                   apo__cdl_white(b, t) &
+                   APO_CDL_GT(apo__cdl_body(b, t), APO__CDL_AVG(BODY_LONG, t)) &
+                   APO_CDL_LT(b->open[t], b->low[t - 1]) & APO_CDL_LT(b->close[t], b->open[t - 1]) &
+                   APO_CDL_GT(b->close[t], b->close[t - 1] + apo__cdl_body(b, t - 1) * 0.5)
                ? 100
                : 0;
 }
@@ -199,10 +203,10 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlpiercing_at(const apo__candle_bars
  * hold. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlseparatinglines_at(const apo__candle_bars *b,
                                                                  size_t t) {
-    if (apo__cdl_color(b, t - 1) == -apo__cdl_color(b, t) &&
-        apo__cdl_equal(b, b->open[t], b->open[t - 1], t - 1) && apo__cdl_belt_hold(b, t))
-        return apo__cdl_color(b, t) * 100;
-    return 0;
+    return (apo__cdl_white(b, t - 1) != apo__cdl_white(b, t)) &
+                   apo__cdl_equal(b, b->open[t], b->open[t - 1], t - 1) & apo__cdl_belt_hold(b, t)
+               ? apo__cdl_color(b, t) * 100
+               : 0;
 }
 
 /* Shooting star: an inverted hammer's shape gapping up. */
@@ -218,10 +222,11 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdlshootingstar_at(const apo__candle_
 /* Thrusting: a long black candle, then a white one opening below its low and closing above its
  * close, below the middle of its body. */
 static APO_CAT_SPECIALISED APO_HD int apo__cdlthrusting_at(const apo__candle_bars *b, size_t t) {
-    return apo__cdl_black(b, t - 1) && apo__cdl_body(b, t - 1) > APO__CDL_AVG(BODY_LONG, t - 1) &&
-                   apo__cdl_white(b, t) && b->open[t] < b->low[t - 1] &&
-                   b->close[t] > b->close[t - 1] + APO__CDL_AVG(EQUAL, t - 1) &&
-                   b->close[t] <= b->close[t - 1] + apo__cdl_body(b, t - 1) * 0.5
+    return apo__cdl_black(b, t - 1) &
+                   APO_CDL_GT(apo__cdl_body(b, t - 1), APO__CDL_AVG(BODY_LONG, t - 1)) &
+                   apo__cdl_white(b, t) & APO_CDL_LT(b->open[t], b->low[t - 1]) &
+                   APO_CDL_GT(b->close[t], b->close[t - 1] + APO__CDL_AVG(EQUAL, t - 1)) &
+                   APO_CDL_LE(b->close[t], b->close[t - 1] + apo__cdl_body(b, t - 1) * 0.5)
                ? -100
                : 0;
 }
