@@ -171,14 +171,12 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdl_black(const apo__candle_bars *b, 
 static APO_CAT_SPECIALISED APO_HD int apo__cdl_color(const apo__candle_bars *b, size_t j) {
     return apo__cdl_white(b, j) ? 1 : -1;
 }
-/* x where `pick` is 1, else y: a select on the bits by a mask, integer work with no condition
- * left for gcc to turn into a branch. A ternary, even on the bits, became one when two picks
- * on the same colour fed a pattern's comparisons (the shadows of cdlshootingstar): gcc merged
- * them into the two arms of a branch on the colour, a misprediction on every other candle of a
- * long series. */
+/* x where `pick` is 1, else y: a select on the bits by a mask (apo__pick_bits). A ternary, even
+ * on the bits, became a branch when two picks on the same colour fed a pattern's comparisons
+ * (the shadows of cdlshootingstar): gcc merged them into the two arms of a branch on the colour,
+ * a misprediction on every other candle of a long series. */
 static APO_CAT_SPECIALISED APO_HD double apo__cdl_pick(int pick, double x, double y) {
-    const uint64_t take_x = (uint64_t)0 - (uint64_t)(pick != 0);
-    return apo__double_of((apo__bits_of(x) & take_x) | (apo__bits_of(y) & ~take_x));
+    return apo__double_of(apo__pick_bits(pick, apo__bits_of(x), apo__bits_of(y)));
 }
 static APO_CAT_SPECIALISED APO_HD double apo__cdl_body_top(const apo__candle_bars *b, size_t j) {
     return apo__cdl_pick(APO_CDL_GT(b->close[j], b->open[j]), b->close[j], b->open[j]);

@@ -127,4 +127,12 @@ static inline APO_HD double apo__double_of(uint64_t u) {
     return v;
 }
 
+/* The bits of a where c, else b, by a mask: no condition is left for gcc to turn back into a
+ * branch, which a ternary on the bits can become where two selects on the same condition feed
+ * the same comparisons (candle_settings.h, apo__cdl_pick). */
+static inline APO_HD uint64_t apo__pick_bits(int c, uint64_t a, uint64_t b) {
+    const uint64_t m = (uint64_t)0 - (uint64_t)(c != 0);
+    return (a & m) | (b & ~m);
+}
+
 #endif /* APO_HD_H */

@@ -245,12 +245,6 @@ static inline APO_HD double apo__log10(double x) {
  * keep those.
  */
 
-/* The bits of a where c, else b. */
-static inline APO_HD uint64_t apo__pick_bits(int c, uint64_t a, uint64_t b) {
-    const uint64_t m = (uint64_t)0 - (uint64_t)(c != 0);
-    return (a & m) | (b & ~m);
-}
-
 #define APO_BITS_NAN 0x7ff8000000000000ULL /* the NAN constant's */
 #define APO_BITS_INF 0x7ff0000000000000ULL
 #define APO_BITS_NEG_INF 0xfff0000000000000ULL
