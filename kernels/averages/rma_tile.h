@@ -54,6 +54,36 @@ static inline APO_HD void apo__rma_tile(const apo__cat_io *io, size_t begin, siz
 }
 
 #ifdef APO_TILE_LANES
+/* The round's steady steps from `step` to sd.to (catalog_lanes.h), every lane's average seeded:
+ * apo__rma_round's operations for them, in the copy for sd.held (a constant). A sample that is
+ * not finite (a gap) stops it. Returns the first step not taken. */
+static APO_CAT_SPECIALISED size_t apo__rma_steady_copy(const apo__cat_io *io,
+                                                       const apo__cat_lanes *ln, size_t step,
+                                                       const apo__cat_steady *sd, apo_tv pd,
+                                                       apo_tv keep, apo_tv *a_io, const int held) {
+    const double *x[APO_TILE_LANES];
+    double *out[APO_TILE_LANES];
+    apo__cat_lanes_rows(ln, sd, io->in[0], 0, x);
+    apo__cat_lanes_outs(ln, io->out[0], out);
+    const apo_tv nan = apo_tv_splat(NAN);
+    apo_tv a = *a_io;
+    for (; step < sd->to; step++) {
+        const apo_tv v = apo__cat_lanes_at(x, sd, step, held);
+        if (!apo__cat_lanes_all_finite(v))
+            break;
+        a = (a * keep + v) / pd; /* APO__WILDER_STEP seeded */
+        apo__cat_lanes_put(out, sd->stores, step, apo_tv_pick(a != a, nan, a));
+    }
+    *a_io = a;
+    return step;
+}
+
+static inline size_t apo__rma_steady(const apo__cat_io *io, const apo__cat_lanes *ln, size_t step,
+                                     const apo__cat_steady *sd, apo_tv pd, apo_tv keep, apo_tv *a) {
+    return sd->held ? apo__rma_steady_copy(io, ln, step, sd, pd, keep, a, 1)
+                    : apo__rma_steady_copy(io, ln, step, sd, pd, keep, a, 0);
+}
+
 /* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h
  * says how the bits stay each tile's): each lane performs apo__rma_run's operations in its
  * order. Until a lane meets a gap every lane has seen as many samples, so the seed's test is
@@ -74,6 +104,16 @@ static inline void apo__rma_round(const apo__cat_io *io, const apo__tile_span *t
     for (; step < ln.steps; step++) {
         if (edges != NULL && step == ln.edge_step)
             apo__cat_lanes_edges(&ln, tiles, step, &seen, 1, (const apo_tv[]){sum, a}, 2, edges);
+        const apo__cat_steady sd =
+            seen >= p ? apo__cat_lanes_steady(&ln, tiles, step, edges) : apo__cat_steady_none(step);
+        if (sd.to > step) {
+            step = apo__rma_steady(io, &ln, step, &sd, pd, keep, &a);
+            if (step == ln.steps)
+                break;
+            if (edges != NULL && step == ln.edge_step)
+                apo__cat_lanes_edges(&ln, tiles, step, &seen, 1, (const apo_tv[]){sum, a}, 2,
+                                     edges);
+        }
         const apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
         if (!apo__cat_lanes_all_finite(v))
             break;

@@ -237,6 +237,100 @@ static inline void apo__cat_lanes_store_inside(double *out, const apo__cat_lanes
     apo__cat_lanes_store(out, ln, tiles, step, y);
 }
 
+/* Steady steps. Between a round's events (a lane reaching its tile's begin or end, an edge to
+ * record, a lane's reads reaching its tile's last bar where the round holds positions), which
+ * lanes store is fixed and no read needs holding, so a kernel's loop there, once every lane is
+ * past its seed, can gather each lane's samples through a pointer a lane and store through one,
+ * without the tests apo__cat_lanes_load and apo__cat_lanes_store make a step: the same operations
+ * on the same samples, so the same bits. The rounds that take such a loop run their general loop
+ * up to the steady steps, the steady loop through them (it stops early at a sample the general
+ * loop must see: a gap), and the general loop on from where it stopped. Measured: efi's round
+ * at 1e5 bars took 0.62 to 0.66 of its time before (docs/perf-log/2026-11-30-steady-lanes.md). */
+typedef struct apo__cat_steady {
+    size_t to;                    /* the first step after `step` at which an event falls (step:
+                                   * none steady) */
+    unsigned stores;              /* bit k set: lane k stores at every step of the range */
+    size_t moves[APO_TILE_LANES]; /* all ones: lane k reads at its position; 0: it is held at
+                                   * its tile's last bar (a held round's ended lane) */
+    int held;                     /* 1 when a lane is held: the steady loop's copy that masks the
+                                   * step a lane (apo__cat_lanes_at) */
+} apo__cat_steady;
+
+/* No steady step from `step` (a kernel's lanes not all past their seeds). */
+static inline apo__cat_steady apo__cat_steady_none(size_t step) {
+    apo__cat_steady sd = {step, 0, {0}, 0};
+    return sd;
+}
+
+/* The steady steps from `step` on (see above): [step, to) and the lanes that store in them. */
+static inline apo__cat_steady apo__cat_lanes_steady(const apo__cat_lanes *ln,
+                                                    const apo__tile_span *tiles, size_t step,
+                                                    const apo__cat_edge *edges) {
+    apo__cat_steady sd = {ln->steps, 0, {0}, 0};
+    if (edges != NULL && ln->edge_step < sd.to)
+        sd.to = ln->edge_step;
+    for (size_t k = 0; k < APO_TILE_LANES; k++) {
+        const size_t first = ln->run[k].t, t = first + step;
+        sd.moves[k] = ln->hold && t > ln->last[k] ? 0 : (size_t)-1;
+        sd.held |= sd.moves[k] == 0;
+        if (k >= ln->count) /* lane 0's copy: its events are lane 0's */
+            continue;
+        size_t event = (size_t)-1;
+        if (t < tiles[k].begin) {
+            event = tiles[k].begin - first;
+        } else if (t < tiles[k].end) {
+            sd.stores |= 1u << k;
+            event = tiles[k].end - first;
+        }
+        if (sd.moves[k] != 0 && ln->hold && ln->last[k] - first + 1 < event)
+            event = ln->last[k] - first + 1; /* held from the step after its last */
+        sd.to = event < sd.to ? event : sd.to;
+    }
+    sd.to = sd.to > step ? sd.to : step;
+    return sd;
+}
+
+/* Each lane's pointer into `row` for its steady loop (apo__cat_lanes_at): at its first position
+ * minus `back`, or, for a lane held at its tile's last bar, at that bar minus `back`. */
+static inline void apo__cat_lanes_rows(const apo__cat_lanes *ln, const apo__cat_steady *sd,
+                                       const double *row, size_t back,
+                                       const double *at[APO_TILE_LANES]) {
+    for (size_t k = 0; k < APO_TILE_LANES; k++)
+        at[k] = row + (sd->moves[k] ? ln->run[k].t : ln->last[k]) - back;
+}
+
+/* The lanes' samples at step s through their pointers (apo__cat_lanes_rows): a held lane's
+ * index is 0 at every step. held: sd->held, a constant of the loop's copy, so that a round
+ * without a held lane pays no mask a load. */
+static inline apo_tv apo__cat_lanes_at(const double *const at[APO_TILE_LANES],
+                                       const apo__cat_steady *sd, size_t s, const int held) {
+    apo_tv v;
+    for (size_t k = 0; k < APO_TILE_LANES; k++)
+        v[k] = at[k][held ? s & sd->moves[k] : s];
+    return v;
+}
+
+/* Each lane's output pointer for its steady loop: lane k's output at step s is at[k][s]. */
+static inline void apo__cat_lanes_outs(const apo__cat_lanes *ln, double *out,
+                                       double *at[APO_TILE_LANES]) {
+    for (size_t k = 0; k < APO_TILE_LANES; k++)
+        at[k] = out + ln->run[k].t;
+}
+
+/* The output y at step s of the lanes that store (apo__cat_lanes_outs, apo__cat_steady): all of
+ * them without a test a lane in a full round's middle. */
+static inline void apo__cat_lanes_put(double *const at[APO_TILE_LANES], unsigned stores, size_t s,
+                                      apo_tv y) {
+    if (stores == (1u << APO_TILE_LANES) - 1) {
+        for (size_t k = 0; k < APO_TILE_LANES; k++)
+            at[k][s] = y[k];
+        return;
+    }
+    for (size_t k = 0; k < APO_TILE_LANES; k++)
+        if (stores >> k & 1u)
+            at[k][s] = y[k];
+}
+
 /* Moves each storing lane's run to the position after `done` lock-step steps, its counts
  * to n (the same in every lane: no lane met a gap), ready for its values and the scalar run;
  * a lane whose tile ended before `done` is past its end, and its scalar run does nothing. */

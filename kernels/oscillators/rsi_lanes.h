@@ -11,6 +11,48 @@
 
 #ifdef APO_TILE_LANES
 
+/* The round's steady steps from `step` to sd.to (catalog_lanes.h), every lane's averages
+ * seeded: apo__wilder_osc_round's operations for them, in the copy for sd.held (a constant). A
+ * sample that is not finite (a gap) stops it. Returns the first step not taken. */
+static APO_CAT_SPECIALISED size_t apo__wilder_osc_steady_copy(const apo__cat_io *io,
+                                                              const apo__cat_lanes *ln, size_t step,
+                                                              const apo__cat_steady *sd, int cmo,
+                                                              apo_tv pd, apo_tv keep, apo_tv *g_io,
+                                                              apo_tv *l_io, apo_tv *before_io,
+                                                              const int held) {
+    const double *x[APO_TILE_LANES];
+    double *out[APO_TILE_LANES];
+    apo__cat_lanes_rows(ln, sd, io->in[0], 0, x);
+    apo__cat_lanes_outs(ln, io->out[0], out);
+    const apo_tv zero = {0}, hundred = zero + 100.0;
+    apo_tv g = *g_io, l = *l_io, before = *before_io;
+    for (; step < sd->to; step++) {
+        const apo_tv now = apo__cat_lanes_at(x, sd, step, held);
+        if (!apo__cat_lanes_all_finite(now))
+            break;
+        const apo_tv d = now - before;
+        before = now;
+        const apo_tm falls = d < zero;
+        g = (g * keep + apo_tv_pick(falls, zero, d)) / pd; /* APO__WILDER_OSC_STEP seeded */
+        l = (l * keep + apo_tv_pick(falls, -d, zero)) / pd;
+        const apo_tv s = g + l;
+        const apo_tv ratio = cmo ? hundred * ((g - l) / s) : hundred * (g / s);
+        apo__cat_lanes_put(out, sd->stores, step, apo_tv_pick(s == zero, zero, ratio));
+    }
+    *g_io = g;
+    *l_io = l;
+    *before_io = before;
+    return step;
+}
+
+static inline size_t apo__wilder_osc_steady(const apo__cat_io *io, const apo__cat_lanes *ln,
+                                            size_t step, const apo__cat_steady *sd, int cmo,
+                                            apo_tv pd, apo_tv keep, apo_tv *g, apo_tv *l,
+                                            apo_tv *before) {
+    return sd->held ? apo__wilder_osc_steady_copy(io, ln, step, sd, cmo, pd, keep, g, l, before, 1)
+                    : apo__wilder_osc_steady_copy(io, ln, step, sd, cmo, pd, keep, g, l, before, 0);
+}
+
 /* A round of up to APO_TILE_LANES tiles; cmo 0: RSI, 1: CMO. edges: NULL, or one per tile
  * for its run at its begin and end (catalog_lanes.h). */
 static APO_CAT_SPECIALISED void apo__wilder_osc_round(const apo__cat_io *io,
@@ -33,6 +75,15 @@ static APO_CAT_SPECIALISED void apo__wilder_osc_round(const apo__cat_io *io,
     for (; step < ln.steps; step++) {
         if (edges != NULL && step == ln.edge_step)
             apo__cat_lanes_edges(&ln, tiles, step, &seen, 1, (const apo_tv[]){g, l}, 2, edges);
+        const apo__cat_steady sd =
+            seen >= p ? apo__cat_lanes_steady(&ln, tiles, step, edges) : apo__cat_steady_none(step);
+        if (sd.to > step) {
+            step = apo__wilder_osc_steady(io, &ln, step, &sd, cmo, pd, keep, &g, &l, &before);
+            if (step == ln.steps)
+                break;
+            if (edges != NULL && step == ln.edge_step)
+                apo__cat_lanes_edges(&ln, tiles, step, &seen, 1, (const apo_tv[]){g, l}, 2, edges);
+        }
         const apo_tv now = apo__cat_lanes_load(x, &ln, step, 0);
         if (!apo__cat_lanes_all_finite(now))
             break;

@@ -22,6 +22,45 @@ static inline apo_tv apo__natr_lanes(apo_tv y, apo_tv close) {
     return apo_tv_pick((y - y) == (y - y), ratio, y);
 }
 
+/* The round's steady steps from `step` to sd.to (catalog_lanes.h), every lane's average seeded:
+ * apo__atr_round's operations for them, in the copy for sd.held (a constant). A true range
+ * that is not finite (a gap) stops it. Returns the first step not taken. */
+static APO_CAT_SPECIALISED size_t apo__atr_steady_copy(const apo__cat_io *io,
+                                                       const apo__cat_lanes *ln, size_t step,
+                                                       const apo__cat_steady *sd, int normalize,
+                                                       apo_tv pd, apo_tv keep, apo_tv *a_io,
+                                                       const int held) {
+    const double *high[APO_TILE_LANES], *low[APO_TILE_LANES], *before[APO_TILE_LANES],
+        *close[APO_TILE_LANES];
+    double *out[APO_TILE_LANES];
+    apo__cat_lanes_rows(ln, sd, io->in[0], 0, high);
+    apo__cat_lanes_rows(ln, sd, io->in[1], 0, low);
+    apo__cat_lanes_rows(ln, sd, io->in[2], 1, before);
+    apo__cat_lanes_rows(ln, sd, io->in[2], 0, close);
+    apo__cat_lanes_outs(ln, io->out[0], out);
+    apo_tv a = *a_io;
+    for (; step < sd->to; step++) {
+        const apo_tv tr = apo__true_range_of(apo__cat_lanes_at(high, sd, step, held),
+                                             apo__cat_lanes_at(low, sd, step, held),
+                                             apo__cat_lanes_at(before, sd, step, held));
+        if (!apo__cat_lanes_all_finite(tr))
+            break;
+        a = (a * keep + tr) / pd; /* APO__WILDER_STEP seeded */
+        apo__cat_lanes_put(out, sd->stores, step,
+                           normalize ? apo__natr_lanes(a, apo__cat_lanes_at(close, sd, step, held))
+                                     : a);
+    }
+    *a_io = a;
+    return step;
+}
+
+static inline size_t apo__atr_steady(const apo__cat_io *io, const apo__cat_lanes *ln, size_t step,
+                                     const apo__cat_steady *sd, int normalize, apo_tv pd,
+                                     apo_tv keep, apo_tv *a) {
+    return sd->held ? apo__atr_steady_copy(io, ln, step, sd, normalize, pd, keep, a, 1)
+                    : apo__atr_steady_copy(io, ln, step, sd, normalize, pd, keep, a, 0);
+}
+
 /* A round of up to APO_TILE_LANES tiles; normalize 1: NATR. edges: NULL, or one per tile for
  * its run at its begin and end (catalog_lanes.h). */
 static APO_CAT_SPECIALISED void apo__atr_round(const apo__cat_io *io, const apo__tile_span *tiles,
@@ -36,6 +75,16 @@ static APO_CAT_SPECIALISED void apo__atr_round(const apo__cat_io *io, const apo_
     for (; step < ln.steps; step++) {
         if (edges != NULL && step == ln.edge_step)
             apo__cat_lanes_edges(&ln, tiles, step, &seen, 1, (const apo_tv[]){sum, a}, 2, edges);
+        const apo__cat_steady sd =
+            seen >= p ? apo__cat_lanes_steady(&ln, tiles, step, edges) : apo__cat_steady_none(step);
+        if (sd.to > step) {
+            step = apo__atr_steady(io, &ln, step, &sd, normalize, pd, keep, &a);
+            if (step == ln.steps)
+                break;
+            if (edges != NULL && step == ln.edge_step)
+                apo__cat_lanes_edges(&ln, tiles, step, &seen, 1, (const apo_tv[]){sum, a}, 2,
+                                     edges);
+        }
         const apo_tv tr = apo__true_range_lanes(io, &ln, step);
         if (!apo__cat_lanes_all_finite(tr))
             break;

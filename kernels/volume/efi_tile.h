@@ -65,6 +65,43 @@ static inline APO_HD void apo__efi_run(const apo__cat_io *io, size_t begin, size
 }
 
 #ifdef APO_TILE_LANES
+/* The round's steady steps from `step` to sd.to (catalog_lanes.h), every lane seeded at p > 1:
+ * apo__efi_round's operations for them, in the copy for sd.held (a constant). A force that is
+ * not finite stops it (one whose close, close before or volume is not finite is not finite
+ * either; an overflow stops it too, and the round's loop then takes the step as before).
+ * Returns the first step not taken. */
+static APO_CAT_SPECIALISED size_t apo__efi_steady_copy(const apo__cat_io *io,
+                                                       const apo__cat_lanes *ln, size_t step,
+                                                       const apo__cat_steady *sd, apo_tv k,
+                                                       apo_tv *e_io, apo_tv *before_io,
+                                                       const int held) {
+    const double *close[APO_TILE_LANES], *volume[APO_TILE_LANES];
+    double *out[APO_TILE_LANES];
+    apo__cat_lanes_rows(ln, sd, io->in[0], 0, close);
+    apo__cat_lanes_rows(ln, sd, io->in[1], 0, volume);
+    apo__cat_lanes_outs(ln, io->out[0], out);
+    apo_tv e = *e_io, before = *before_io;
+    for (; step < sd->to; step++) {
+        const apo_tv c = apo__cat_lanes_at(close, sd, step, held);
+        const apo_tv force = (c - before) * apo__cat_lanes_at(volume, sd, step, held);
+        if (!apo__cat_lanes_all_finite(force))
+            break;
+        e = (force - e) * k + e; /* APO__EMA_STAGE seeded */
+        apo__cat_lanes_put(out, sd->stores, step, apo_tv_or_nan(e == e, e));
+        before = c;
+    }
+    *e_io = e;
+    *before_io = before;
+    return step;
+}
+
+static inline size_t apo__efi_steady(const apo__cat_io *io, const apo__cat_lanes *ln, size_t step,
+                                     const apo__cat_steady *sd, apo_tv k, apo_tv *e,
+                                     apo_tv *before) {
+    return sd->held ? apo__efi_steady_copy(io, ln, step, sd, k, e, before, 1)
+                    : apo__efi_steady_copy(io, ln, step, sd, k, e, before, 0);
+}
+
 /* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h says
  * how the bits stay each tile's): each lane performs apo__efi_run's operations in its order.
  * Every lane starts at its warm-up origin, whose bar gives no force; the close before each later
@@ -82,6 +119,14 @@ static inline void apo__efi_round(const apo__cat_io *io, const apo__tile_span *t
     apo_tv e = zero, before = zero;
     size_t counts[2] = {0, 0}, step = 0; /* seen, past the first: n[0 .. 1] */
     for (; step < ln.steps; step++) {
+        const apo__cat_steady sd = p > 1 && counts[0] == p && counts[1]
+                                       ? apo__cat_lanes_steady(&ln, tiles, step, NULL)
+                                       : apo__cat_steady_none(step);
+        if (sd.to > step) {
+            step = apo__efi_steady(io, &ln, step, &sd, k, &e, &before);
+            if (step == ln.steps)
+                break;
+        }
         const apo_tv c = apo__cat_lanes_load(io->in[0], &ln, step, 0);
         const apo_tv v = apo__cat_lanes_load(io->in[1], &ln, step, 0);
         apo_tv y = nan;
