@@ -86,6 +86,41 @@ static inline APO_HD void apo__ema_chain_run(const apo__cat_io *io, size_t begin
 }
 
 #ifdef APO_TILE_LANES
+/* The round's steady steps from `step` to sd.to (catalog_lanes.h), every stage seeded:
+ * apo__ema_chain_round's operations for them, in the copy for sd.held (a constant). A value
+ * that is not finite (a gap) stops it. Returns the first step not taken. */
+static APO_CAT_SPECIALISED size_t apo__ema_chain_steady_copy(const apo__cat_io *io,
+                                                             const apo__cat_lanes *ln, size_t step,
+                                                             const apo__cat_steady *sd, int stages,
+                                                             apo_tv k, apo_tv e_io[3],
+                                                             const int held) {
+    const double *x[APO_TILE_LANES];
+    double *out[APO_TILE_LANES];
+    apo__cat_lanes_rows(ln, sd, io->in[0], 0, x);
+    apo__cat_lanes_outs(ln, io->out[0], out);
+    apo_tv e[3] = {e_io[0], e_io[1], e_io[2]};
+    for (; step < sd->to; step++) {
+        apo_tv v = apo__cat_lanes_at(x, sd, step, held);
+        if (!apo__cat_lanes_all_finite(v))
+            break;
+        for (int s = 0; s < stages; s++) { /* APO__EMA_STAGES seeded */
+            e[s] = (v - e[s]) * k + e[s];
+            v = e[s];
+        }
+        apo__cat_lanes_put(out, sd->stores, step, APO__EMA_CHAIN_OUTPUT(e, stages));
+    }
+    for (int s = 0; s < 3; s++)
+        e_io[s] = e[s];
+    return step;
+}
+
+static inline size_t apo__ema_chain_steady(const apo__cat_io *io, const apo__cat_lanes *ln,
+                                           size_t step, const apo__cat_steady *sd, int stages,
+                                           apo_tv k, apo_tv e[3]) {
+    return sd->held ? apo__ema_chain_steady_copy(io, ln, step, sd, stages, k, e, 1)
+                    : apo__ema_chain_steady_copy(io, ln, step, sd, stages, k, e, 0);
+}
+
 /* A round of up to APO_TILE_LANES tiles of DEMA (stages 2) or TEMA (3) side by side, one per
  * vector lane (catalog_lanes.h says how the bits stay each tile's): each lane performs
  * apo__ema_chain_run's operations in its order. Until a lane meets a gap every lane's stages
@@ -108,6 +143,18 @@ static APO_CAT_SPECIALISED void apo__ema_chain_round(const apo__cat_io *io,
             apo__cat_lanes_edges(&ln, tiles, step, seen, 3,
                                  (const apo_tv[]){sum[0], sum[1], sum[2], e[0], e[1], e[2]}, 6,
                                  edges);
+        const apo__cat_steady sd = seen[stages - 1] >= p
+                                       ? apo__cat_lanes_steady(&ln, tiles, step, edges)
+                                       : apo__cat_steady_none(step);
+        if (sd.to > step) {
+            step = apo__ema_chain_steady(io, &ln, step, &sd, stages, k, e);
+            if (step == ln.steps)
+                break;
+            if (edges != NULL && step == ln.edge_step)
+                apo__cat_lanes_edges(&ln, tiles, step, seen, 3,
+                                     (const apo_tv[]){sum[0], sum[1], sum[2], e[0], e[1], e[2]}, 6,
+                                     edges);
+        }
         apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
         if (!apo__cat_lanes_all_finite(v))
             break;

@@ -110,6 +110,44 @@ static inline APO_HD void apo__t3_run(const apo__cat_io *io, size_t begin, size_
 }
 
 #ifdef APO_TILE_LANES
+/* The round's steady steps from `step` to sd.to (catalog_lanes.h), every stage seeded:
+ * apo__t3_round's operations for them, in the copy for sd.held (a constant). A sample that is
+ * not finite (a gap) stops it. Returns the first step not taken. */
+static APO_CAT_SPECIALISED size_t apo__t3_steady_copy(const apo__cat_io *io,
+                                                      const apo__cat_lanes *ln, size_t step,
+                                                      const apo__cat_steady *sd, apo_tv k,
+                                                      apo_tv one_minus_k, const double c[4],
+                                                      apo_tv e_io[APO_T3_STAGES], const int held) {
+    const double *x[APO_TILE_LANES];
+    double *out[APO_TILE_LANES];
+    apo__cat_lanes_rows(ln, sd, io->in[0], 0, x);
+    apo__cat_lanes_outs(ln, io->out[0], out);
+    apo_tv e[APO_T3_STAGES];
+    for (int s = 0; s < APO_T3_STAGES; s++)
+        e[s] = e_io[s];
+    for (; step < sd->to; step++) {
+        apo_tv v = apo__cat_lanes_at(x, sd, step, held);
+        if (!apo__cat_lanes_all_finite(v))
+            break;
+        for (int s = 0; s < APO_T3_STAGES; s++) { /* APO__T3_PUSH, every stage seeded */
+            e[s] = k * v + one_minus_k * e[s];
+            v = e[s];
+        }
+        apo__cat_lanes_put(out, sd->stores, step,
+                           c[0] * e[5] + c[1] * e[4] + c[2] * e[3] + c[3] * e[2]);
+    }
+    for (int s = 0; s < APO_T3_STAGES; s++)
+        e_io[s] = e[s];
+    return step;
+}
+
+static inline size_t apo__t3_steady(const apo__cat_io *io, const apo__cat_lanes *ln, size_t step,
+                                    const apo__cat_steady *sd, apo_tv k, apo_tv one_minus_k,
+                                    const double c[4], apo_tv e[APO_T3_STAGES]) {
+    return sd->held ? apo__t3_steady_copy(io, ln, step, sd, k, one_minus_k, c, e, 1)
+                    : apo__t3_steady_copy(io, ln, step, sd, k, one_minus_k, c, e, 0);
+}
+
 /* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h says
  * how the bits stay each tile's): each lane performs apo__t3_run's operations in its order
  * (APO__T3_PUSH, one source for both). Until a lane meets a gap every lane is at the same
@@ -132,6 +170,16 @@ static inline void apo__t3_round(const apo__cat_io *io, const apo__tile_span *ti
     for (; step < ln.steps && p > 1; step++) {
         if (edges != NULL && step == ln.edge_step)
             apo__cat_lanes_edges(&ln, tiles, step, counts, 2, e, APO_T3_STAGES, edges);
+        const apo__cat_steady sd = counts[0] == APO_T3_STAGES
+                                       ? apo__cat_lanes_steady(&ln, tiles, step, edges)
+                                       : apo__cat_steady_none(step);
+        if (sd.to > step) {
+            step = apo__t3_steady(io, &ln, step, &sd, k, one_minus_k, c_one, e);
+            if (step == ln.steps)
+                break;
+            if (edges != NULL && step == ln.edge_step)
+                apo__cat_lanes_edges(&ln, tiles, step, counts, 2, e, APO_T3_STAGES, edges);
+        }
         apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
         if (!apo__cat_lanes_all_finite(v))
             break;

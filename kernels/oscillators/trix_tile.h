@@ -60,6 +60,42 @@ static inline APO_HD void apo__trix_run(const apo__cat_io *io, size_t begin, siz
 }
 
 #ifdef APO_TILE_LANES
+/* The round's steady steps from `step` to sd.to (catalog_lanes.h), every stage seeded and e3
+ * with a value: apo__trix_round's operations for them, in the copy for sd.held (a constant). A
+ * value that is not finite (a gap) stops it. Returns the first step not taken. */
+static APO_CAT_SPECIALISED size_t apo__trix_steady_copy(const apo__cat_io *io,
+                                                        const apo__cat_lanes *ln, size_t step,
+                                                        const apo__cat_steady *sd, apo_tv k,
+                                                        apo_tv e_io[3], const int held) {
+    const double *x[APO_TILE_LANES];
+    double *out[APO_TILE_LANES];
+    apo__cat_lanes_rows(ln, sd, io->in[0], 0, x);
+    apo__cat_lanes_outs(ln, io->out[0], out);
+    const apo_tv zero = {0};
+    apo_tv e[3] = {e_io[0], e_io[1], e_io[2]};
+    for (; step < sd->to; step++) {
+        apo_tv v = apo__cat_lanes_at(x, sd, step, held);
+        if (!apo__cat_lanes_all_finite(v))
+            break;
+        const apo_tv before = e[2];
+        for (int s = 0; s < 3; s++) { /* APO__EMA_STAGES seeded */
+            e[s] = (v - e[s]) * k + e[s];
+            v = e[s];
+        }
+        apo__cat_lanes_put(out, sd->stores, step,
+                           apo_tv_pick(before != zero, (e[2] / before - 1.0) * 100.0, zero));
+    }
+    for (int s = 0; s < 3; s++)
+        e_io[s] = e[s];
+    return step;
+}
+
+static inline size_t apo__trix_steady(const apo__cat_io *io, const apo__cat_lanes *ln, size_t step,
+                                      const apo__cat_steady *sd, apo_tv k, apo_tv e[3]) {
+    return sd->held ? apo__trix_steady_copy(io, ln, step, sd, k, e, 1)
+                    : apo__trix_steady_copy(io, ln, step, sd, k, e, 0);
+}
+
 /* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h says
  * how the bits stay each tile's): each lane performs apo__trix_run's operations in its order,
  * the rate's guard a select. A lone tile is not cut (dispatch/catalog_split.h says why), so the
@@ -75,6 +111,13 @@ static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *
     apo_tv e[3] = {zero, zero, zero};
     size_t seen[3] = {0, 0, 0}, step = 0;
     for (; step < ln.steps; step++) {
+        const apo__cat_steady sd = seen[2] == p ? apo__cat_lanes_steady(&ln, tiles, step, NULL)
+                                                : apo__cat_steady_none(step);
+        if (sd.to > step) {
+            step = apo__trix_steady(io, &ln, step, &sd, k, e);
+            if (step == ln.steps)
+                break;
+        }
         apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
         if (!apo__cat_lanes_all_finite(v))
             break;

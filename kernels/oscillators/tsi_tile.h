@@ -71,6 +71,47 @@ static inline APO_HD void apo__tsi_run(const apo__cat_io *io, size_t begin, size
 }
 
 #ifdef APO_TILE_LANES
+/* The round's steady steps from `step` to sd.to (catalog_lanes.h), both EMAs of each pair seeded
+ * and the first bar past: apo__tsi_round's operations for them, in the copy for sd.held (a
+ * constant). `before` is finite on entry (the round's loop tested it); a close that is not
+ * finite (a gap) stops it. Returns the first step not taken. */
+static APO_CAT_SPECIALISED size_t apo__tsi_steady_copy(const apo__cat_io *io,
+                                                       const apo__cat_lanes *ln, size_t step,
+                                                       const apo__cat_steady *sd, apo_tv k1,
+                                                       apo_tv k2, apo_tv st[5], const int held) {
+    const double *x[APO_TILE_LANES];
+    double *out[APO_TILE_LANES];
+    apo__cat_lanes_rows(ln, sd, io->in[0], 0, x);
+    apo__cat_lanes_outs(ln, io->out[0], out);
+    const apo_tv zero = {0};
+    apo_tv n1 = st[0], d1 = st[1], n2 = st[2], d2 = st[3], before = st[4];
+    for (; step < sd->to; step++) {
+        const apo_tv v = apo__cat_lanes_at(x, sd, step, held);
+        if (!apo__cat_lanes_all_finite(v))
+            break;
+        const apo_tv m = v - before;
+        before = v;
+        n1 = (m - n1) * k1 + n1; /* APO__EMA_STAGE seeded */
+        d1 = (apo_tv_abs(m) - d1) * k1 + d1;
+        n2 = (n1 - n2) * k2 + n2;
+        d2 = (d1 - d2) * k2 + d2;
+        apo__cat_lanes_put(out, sd->stores, step, apo_tv_pick(d2 > zero, 100.0 * n2 / d2, zero));
+    }
+    st[0] = n1;
+    st[1] = d1;
+    st[2] = n2;
+    st[3] = d2;
+    st[4] = before;
+    return step;
+}
+
+static inline size_t apo__tsi_steady(const apo__cat_io *io, const apo__cat_lanes *ln, size_t step,
+                                     const apo__cat_steady *sd, apo_tv k1, apo_tv k2,
+                                     apo_tv st[5]) {
+    return sd->held ? apo__tsi_steady_copy(io, ln, step, sd, k1, k2, st, 1)
+                    : apo__tsi_steady_copy(io, ln, step, sd, k1, k2, st, 0);
+}
+
 /* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h says
  * how the bits stay each tile's): each lane performs apo__tsi_run's operations in its order
  * (APO__EMA_STAGE, one source for both), the guard on d a select. Every lane starts at its
@@ -93,6 +134,23 @@ static inline void apo__tsi_round(const apo__cat_io *io, const apo__tile_span *t
         if (edges != NULL && step == ln.edge_step)
             apo__cat_lanes_edges(&ln, tiles, step, counts, 3, (const apo_tv[]){n1, d1, n2, d2}, 4,
                                  edges);
+        const apo__cat_steady sd = counts[2] && counts[0] == p1 && counts[1] == p2
+                                       ? apo__cat_lanes_steady(&ln, tiles, step, edges)
+                                       : apo__cat_steady_none(step);
+        if (sd.to > step) {
+            apo_tv st[5] = {n1, d1, n2, d2, before};
+            step = apo__tsi_steady(io, &ln, step, &sd, k1, k2, st);
+            n1 = st[0];
+            d1 = st[1];
+            n2 = st[2];
+            d2 = st[3];
+            before = st[4];
+            if (step == ln.steps)
+                break;
+            if (edges != NULL && step == ln.edge_step)
+                apo__cat_lanes_edges(&ln, tiles, step, counts, 3, (const apo_tv[]){n1, d1, n2, d2},
+                                     4, edges);
+        }
         const apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
         apo_tv y = nan;
         if (counts[2]) {

@@ -214,13 +214,24 @@ static int others_done;   /* tiles of this call finished, other than the stalled
 static int stall_timeout; /* the stalled tile gave up waiting: the others never finished */
 
 /* y[t] = 2 x[t] + 1; the first tile a helper takes in a call waits until every other tile of
- * the call is done (at most 60 s), so the call can only end through the other threads. */
+ * the call is done (at most 60 s), so the call can only end through the other threads. The
+ * caller, until a helper has taken a tile, waits in its tile for one to (at most a second):
+ * on a loaded machine the helpers could stay asleep through fifty whole calls, which the caller
+ * alone finished (seen in a unit run beside a build, 2026-11-30). */
 static apo_status stall_one(const apo_kernel_call *call, void *user) {
     int me = 0;
     pthread_mutex_lock(&stall_mutex);
     if (!stalled && !pthread_equal(pthread_self(), test_thread)) {
         stalled = 1;
         me = 1;
+        pthread_cond_broadcast(&stall_cond);
+    } else if (!stalled) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        while (!stalled)
+            if (pthread_cond_timedwait(&stall_cond, &stall_mutex, &until) != 0)
+                break;
     }
     pthread_mutex_unlock(&stall_mutex);
     if (me) {
