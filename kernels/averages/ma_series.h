@@ -107,36 +107,46 @@ static inline APO_HD void apo__ma_series_start(apo__ma_series *s, int matype, si
 /* The first index of the series the average reads. */
 static inline APO_HD size_t apo__ma_series_origin(const apo__ma_series *s) { return s->r.t; }
 
+/* The sums and count of an SMA or WMA, in a local copy for the length of a piece: stepped
+ * through the series (s), which the output stores may alias, every value waited on the sums'
+ * stores and loads; in locals they stay in registers (the same operations, so the same bits). */
+typedef struct apo__ma_sums {
+    apo__dd sum, wsum;
+    size_t held;
+} apo__ma_sums;
+
 /* One value of the SMA: the new sum and the average, NaN until the window is full of finite
  * values. S alone (see above), with apo__ma_wma_step's operations on S. */
-static inline APO_HD double apo__ma_series_sma_step(apo__ma_series *s, double v, double v_old) {
+static inline APO_HD double apo__ma_series_sma_step(apo__ma_sums *m, size_t p, double v,
+                                                    double v_old) {
     if (!isfinite(v)) {
-        s->sum = apo__dd_make(0.0, 0.0);
-        s->held = 0;
+        m->sum = apo__dd_make(0.0, 0.0);
+        m->held = 0;
         return NAN;
     }
     /* The r-th value of the window's run, r past p once it is full (ma_series_lagged.h). */
-    const size_t r = s->held < s->p ? ++s->held : s->p + 1;
-    apo__ma_box_step(&s->sum, s->p, r, v, v_old);
-    if (s->held < s->p)
+    const size_t r = m->held < p ? ++m->held : p + 1;
+    apo__ma_box_step(&m->sum, p, r, v, v_old);
+    if (m->held < p)
         return NAN;
-    return apo__dd_div_d(s->sum, (double)s->p).hi;
+    return apo__dd_div_d(m->sum, (double)p).hi;
 }
 
 /* One value of the WMA: the new sums (W's step reads S) and the average, NaN until the window
  * is full of finite values. */
-static inline APO_HD double apo__ma_series_wma_step(apo__ma_series *s, double v, double v_old) {
+static inline APO_HD double apo__ma_series_wma_step(apo__ma_sums *m, size_t p, double v,
+                                                    double v_old) {
     if (!isfinite(v)) {
-        s->sum = apo__dd_make(0.0, 0.0);
-        s->wsum = apo__dd_make(0.0, 0.0);
-        s->held = 0;
+        m->sum = apo__dd_make(0.0, 0.0);
+        m->wsum = apo__dd_make(0.0, 0.0);
+        m->held = 0;
         return NAN;
     }
-    const size_t r = s->held < s->p ? ++s->held : s->p + 1;
-    apo__ma_wma_step(&s->sum, &s->wsum, s->p, r, v, v_old);
-    if (s->held < s->p)
+    const size_t r = m->held < p ? ++m->held : p + 1;
+    apo__ma_wma_step(&m->sum, &m->wsum, p, r, v, v_old);
+    if (m->held < p)
         return NAN;
-    return apo__ma_wma_of(s->wsum, s->p);
+    return apo__ma_wma_of(m->wsum, p);
 }
 
 /* The series at [u0, u1) (v[u - u0]; u0 the index after the last piece's), the values p bars
@@ -152,17 +162,24 @@ static inline APO_HD void apo__ma_series_run(apo__ma_series *s, const double *v,
     } else if (s->p <= 1) {
         for (size_t u = u0; u < u1; u++)
             out[u - u0] = isfinite(v[u - u0]) ? v[u - u0] : (double)NAN;
-    } else if (s->matype == APO_MA_SMA) {
+    } else if (s->matype == APO_MA_SMA || s->matype == APO_MA_WMA) {
         /* The kind is chosen once a piece, not once a value. */
-        for (size_t u = u0; u < u1; u++) {
-            const double old = s->held < s->p ? 0.0 : lag[u - u0];
-            out[u - u0] = apo__ma_series_sma_step(s, v[u - u0], old);
+        const size_t p = s->p;
+        apo__ma_sums m = {s->sum, s->wsum, s->held};
+        if (s->matype == APO_MA_SMA) {
+            for (size_t u = u0; u < u1; u++) {
+                const double old = m.held < p ? 0.0 : lag[u - u0];
+                out[u - u0] = apo__ma_series_sma_step(&m, p, v[u - u0], old);
+            }
+        } else {
+            for (size_t u = u0; u < u1; u++) {
+                const double old = m.held < p ? 0.0 : lag[u - u0];
+                out[u - u0] = apo__ma_series_wma_step(&m, p, v[u - u0], old);
+            }
         }
-    } else if (s->matype == APO_MA_WMA) {
-        for (size_t u = u0; u < u1; u++) {
-            const double old = s->held < s->p ? 0.0 : lag[u - u0];
-            out[u - u0] = apo__ma_series_wma_step(s, v[u - u0], old);
-        }
+        s->sum = m.sum;
+        s->wsum = m.wsum;
+        s->held = m.held;
     } else {
         /* Offset rows: the stream reads v[u - u0] and writes out[u - u0] for u in [u0, u1). */
         s->io.in[0] = v - u0;
