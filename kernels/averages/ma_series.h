@@ -47,13 +47,20 @@
 #include "ma_series_lagged.h"
 #include "ma_type.h"
 
+/* The sums and count of an SMA or WMA. A piece's loop steps a local copy: stepped through the
+ * series (apo__ma_series), which the output stores may alias, every value waited on the sums'
+ * stores and loads; in locals they stay in registers (the same operations, so the same bits). */
+typedef struct apo__ma_sums {
+    apo__dd sum, wsum; /* SMA: S alone; WMA: S and W */
+    size_t held;       /* the values the sums hold (at most p) */
+} apo__ma_sums;
+
 typedef struct apo__ma_series {
     apo__cat_io io; /* the EMA family's stream call: p, T3's vfactor, h */
     apo__cat_run r; /* its run state; r.t the next index the series is handed over at */
     int matype;
     size_t p, begin;
-    apo__dd sum, wsum;     /* SMA: S alone; WMA: S and W */
-    size_t held;           /* SMA and WMA: the values the sums hold (at most p) */
+    apo__ma_sums sums;     /* SMA and WMA */
     apo__ma_lagged lagged; /* TRIMA, HMA, KAMA, ZLEMA (ma_series_lagged.h) */
 } apo__ma_series;
 
@@ -96,9 +103,9 @@ static inline APO_HD void apo__ma_series_start(apo__ma_series *s, int matype, si
     s->matype = matype;
     s->p = p;
     s->begin = begin;
-    s->sum = apo__dd_make(0.0, 0.0);
-    s->wsum = apo__dd_make(0.0, 0.0);
-    s->held = 0;
+    s->sums.sum = apo__dd_make(0.0, 0.0);
+    s->sums.wsum = apo__dd_make(0.0, 0.0);
+    s->sums.held = 0;
     /* Every kind starts at the EMA family's warm-up origin; the streams set their seeds there. */
     apo__ema_chain_start(&s->io, begin, &s->r);
     apo__ma_lagged_start(&s->lagged, s->r.t);
@@ -106,14 +113,6 @@ static inline APO_HD void apo__ma_series_start(apo__ma_series *s, int matype, si
 
 /* The first index of the series the average reads. */
 static inline APO_HD size_t apo__ma_series_origin(const apo__ma_series *s) { return s->r.t; }
-
-/* The sums and count of an SMA or WMA, in a local copy for the length of a piece: stepped
- * through the series (s), which the output stores may alias, every value waited on the sums'
- * stores and loads; in locals they stay in registers (the same operations, so the same bits). */
-typedef struct apo__ma_sums {
-    apo__dd sum, wsum;
-    size_t held;
-} apo__ma_sums;
 
 /* One value of the SMA: the new sum and the average, NaN until the window is full of finite
  * values. S alone (see above), with apo__ma_wma_step's operations on S. */
@@ -165,7 +164,7 @@ static inline APO_HD void apo__ma_series_run(apo__ma_series *s, const double *v,
     } else if (s->matype == APO_MA_SMA || s->matype == APO_MA_WMA) {
         /* The kind is chosen once a piece, not once a value. */
         const size_t p = s->p;
-        apo__ma_sums m = {s->sum, s->wsum, s->held};
+        apo__ma_sums m = s->sums;
         if (s->matype == APO_MA_SMA) {
             for (size_t u = u0; u < u1; u++) {
                 const double old = m.held < p ? 0.0 : lag[u - u0];
@@ -177,9 +176,7 @@ static inline APO_HD void apo__ma_series_run(apo__ma_series *s, const double *v,
                 out[u - u0] = apo__ma_series_wma_step(&m, p, v[u - u0], old);
             }
         }
-        s->sum = m.sum;
-        s->wsum = m.wsum;
-        s->held = m.held;
+        s->sums = m;
     } else {
         /* Offset rows: the stream reads v[u - u0] and writes out[u - u0] for u in [u0, u1). */
         s->io.in[0] = v - u0;
