@@ -147,13 +147,11 @@ static APO_CAT_SPECIALISED void apo__ema_chain_round(const apo__cat_io *io,
                                        ? apo__cat_lanes_steady(&ln, tiles, step, edges)
                                        : apo__cat_steady_none(step);
         if (sd.to > step) {
-            step = apo__ema_chain_steady(io, &ln, step, &sd, stages, k, e);
-            if (step == ln.steps)
-                break;
-            if (edges != NULL && step == ln.edge_step)
-                apo__cat_lanes_edges(&ln, tiles, step, seen, 3,
-                                     (const apo_tv[]){sum[0], sum[1], sum[2], e[0], e[1], e[2]}, 6,
-                                     edges);
+            const size_t next = apo__ema_chain_steady(io, &ln, step, &sd, stages, k, e);
+            if (next > step) {
+                step = next - 1; /* the loop's top takes `next` */
+                continue;
+            }
         }
         apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
         if (!apo__cat_lanes_all_finite(v))

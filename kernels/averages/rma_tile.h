@@ -107,12 +107,11 @@ static inline void apo__rma_round(const apo__cat_io *io, const apo__tile_span *t
         const apo__cat_steady sd =
             seen >= p ? apo__cat_lanes_steady(&ln, tiles, step, edges) : apo__cat_steady_none(step);
         if (sd.to > step) {
-            step = apo__rma_steady(io, &ln, step, &sd, pd, keep, &a);
-            if (step == ln.steps)
-                break;
-            if (edges != NULL && step == ln.edge_step)
-                apo__cat_lanes_edges(&ln, tiles, step, &seen, 1, (const apo_tv[]){sum, a}, 2,
-                                     edges);
+            const size_t next = apo__rma_steady(io, &ln, step, &sd, pd, keep, &a);
+            if (next > step) {
+                step = next - 1; /* the loop's top takes `next` */
+                continue;
+            }
         }
         const apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
         if (!apo__cat_lanes_all_finite(v))

@@ -174,11 +174,11 @@ static inline void apo__t3_round(const apo__cat_io *io, const apo__tile_span *ti
                                        ? apo__cat_lanes_steady(&ln, tiles, step, edges)
                                        : apo__cat_steady_none(step);
         if (sd.to > step) {
-            step = apo__t3_steady(io, &ln, step, &sd, k, one_minus_k, c_one, e);
-            if (step == ln.steps)
-                break;
-            if (edges != NULL && step == ln.edge_step)
-                apo__cat_lanes_edges(&ln, tiles, step, counts, 2, e, APO_T3_STAGES, edges);
+            const size_t next = apo__t3_steady(io, &ln, step, &sd, k, one_minus_k, c_one, e);
+            if (next > step) {
+                step = next - 1; /* the loop's top takes `next` */
+                continue;
+            }
         }
         apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
         if (!apo__cat_lanes_all_finite(v))

@@ -78,11 +78,12 @@ static APO_CAT_SPECIALISED void apo__wilder_osc_round(const apo__cat_io *io,
         const apo__cat_steady sd =
             seen >= p ? apo__cat_lanes_steady(&ln, tiles, step, edges) : apo__cat_steady_none(step);
         if (sd.to > step) {
-            step = apo__wilder_osc_steady(io, &ln, step, &sd, cmo, pd, keep, &g, &l, &before);
-            if (step == ln.steps)
-                break;
-            if (edges != NULL && step == ln.edge_step)
-                apo__cat_lanes_edges(&ln, tiles, step, &seen, 1, (const apo_tv[]){g, l}, 2, edges);
+            const size_t next =
+                apo__wilder_osc_steady(io, &ln, step, &sd, cmo, pd, keep, &g, &l, &before);
+            if (next > step) {
+                step = next - 1; /* the loop's top takes `next` */
+                continue;
+            }
         }
         const apo_tv now = apo__cat_lanes_load(x, &ln, step, 0);
         if (!apo__cat_lanes_all_finite(now))

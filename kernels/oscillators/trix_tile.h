@@ -114,9 +114,11 @@ static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *
         const apo__cat_steady sd = seen[2] == p ? apo__cat_lanes_steady(&ln, tiles, step, NULL)
                                                 : apo__cat_steady_none(step);
         if (sd.to > step) {
-            step = apo__trix_steady(io, &ln, step, &sd, k, e);
-            if (step == ln.steps)
-                break;
+            const size_t next = apo__trix_steady(io, &ln, step, &sd, k, e);
+            if (next > step) {
+                step = next - 1; /* the loop's top takes `next` */
+                continue;
+            }
         }
         apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
         if (!apo__cat_lanes_all_finite(v))

@@ -139,17 +139,16 @@ static inline void apo__tsi_round(const apo__cat_io *io, const apo__tile_span *t
                                        : apo__cat_steady_none(step);
         if (sd.to > step) {
             apo_tv st[5] = {n1, d1, n2, d2, before};
-            step = apo__tsi_steady(io, &ln, step, &sd, k1, k2, st);
+            const size_t next = apo__tsi_steady(io, &ln, step, &sd, k1, k2, st);
             n1 = st[0];
             d1 = st[1];
             n2 = st[2];
             d2 = st[3];
             before = st[4];
-            if (step == ln.steps)
-                break;
-            if (edges != NULL && step == ln.edge_step)
-                apo__cat_lanes_edges(&ln, tiles, step, counts, 3, (const apo_tv[]){n1, d1, n2, d2},
-                                     4, edges);
+            if (next > step) {
+                step = next - 1; /* the loop's top takes `next` */
+                continue;
+            }
         }
         const apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
         apo_tv y = nan;

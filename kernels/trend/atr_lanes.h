@@ -78,12 +78,11 @@ static APO_CAT_SPECIALISED void apo__atr_round(const apo__cat_io *io, const apo_
         const apo__cat_steady sd =
             seen >= p ? apo__cat_lanes_steady(&ln, tiles, step, edges) : apo__cat_steady_none(step);
         if (sd.to > step) {
-            step = apo__atr_steady(io, &ln, step, &sd, normalize, pd, keep, &a);
-            if (step == ln.steps)
-                break;
-            if (edges != NULL && step == ln.edge_step)
-                apo__cat_lanes_edges(&ln, tiles, step, &seen, 1, (const apo_tv[]){sum, a}, 2,
-                                     edges);
+            const size_t next = apo__atr_steady(io, &ln, step, &sd, normalize, pd, keep, &a);
+            if (next > step) {
+                step = next - 1; /* the loop's top takes `next` */
+                continue;
+            }
         }
         const apo_tv tr = apo__true_range_lanes(io, &ln, step);
         if (!apo__cat_lanes_all_finite(tr))

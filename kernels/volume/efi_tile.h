@@ -123,9 +123,11 @@ static inline void apo__efi_round(const apo__cat_io *io, const apo__tile_span *t
                                        ? apo__cat_lanes_steady(&ln, tiles, step, NULL)
                                        : apo__cat_steady_none(step);
         if (sd.to > step) {
-            step = apo__efi_steady(io, &ln, step, &sd, k, &e, &before);
-            if (step == ln.steps)
-                break;
+            const size_t next = apo__efi_steady(io, &ln, step, &sd, k, &e, &before);
+            if (next > step) {
+                step = next - 1; /* the loop's top takes `next` */
+                continue;
+            }
         }
         const apo_tv c = apo__cat_lanes_load(io->in[0], &ln, step, 0);
         const apo_tv v = apo__cat_lanes_load(io->in[1], &ln, step, 0);
