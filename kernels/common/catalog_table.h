@@ -159,8 +159,9 @@
  * its bits: the whole-row sums, the kernels that evaluate each position from the samples of
  * its own windows (no state crosses positions), and ema, eri and zlema, whose bodies cut the
  * union at the grid (apo__cat_io.tile) and run each tile from its own start.
- * SIDE_BY_SIDE: the body runs a call's tiles side by side (ema_tile.h), so its halos overlap
- * and cost a quarter as much: tiles of 4 halos, not 16.
+ * SIDE_BY_SIDE: the body runs a call's tiles side by side (ema_tile.h, massi_tile.h), so its
+ * halos overlap and cost a quarter as much: tiles of 4 halos, not 16, and at least 2048 bars,
+ * not 4096 (catalog_dispatch.c).
  * WHOLE_ROW: every tile reads its row from the first sample (obv, ad); the runtime hands it
  * whole rows, and its tiles are APO_CAT_WHOLE_ROW_TILE long.
  * WILDER: a Wilder recurrence, whose tiles of a row run as rounds of vector lanes, tiles of
@@ -718,7 +719,7 @@
     X(MASSI, massi, trend, APO_CAT_HL, (1, "massi"),                                               \
       (2, {"fastperiod", 9, 2, APO_CAT_PERIOD_MAX, 1},                                             \
        {"slowperiod", 25, 2, APO_CAT_PERIOD_MAX, 1}),                                              \
-      2 * (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), EMA(3), NONE, 0,                                \
+      2 * (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), EMA(3), NONE, APO_CAT_T_SIDE_BY_SIDE,           \
       "the lookback + three times the steps the fast EMA takes to forget its seed (to 2^-64)")     \
     X(CVI, cvi, trend, APO_CAT_HL, (1, "cvi"),                                                     \
       (2, APO_CAT_PERIOD(10, 2), {"rocperiod", 10, 1, APO_CAT_PERIOD_MAX, 1}),                     \

@@ -224,11 +224,15 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
         return len > 1024 ? len : 1024;
     }
     /* Each tile re-runs its halo: 16 halos a tile keep that within 1/16 of the work. ema's
-     * tiles run side by side (ema_tile.h), so its halos overlap and cost a quarter as much:
-     * shorter tiles give a short series several chains to overlap. */
+     * and massi's tiles run side by side (ema_tile.h, massi_tile.h), so their halos overlap
+     * and cost a quarter as much: shorter tiles give a short series several chains to
+     * overlap, and a floor of 2048 bars, not 4096, gives a row of 1e4 bars four tiles at
+     * their default periods, a round of four lanes where three tiles left one idle (ema
+     * 0.88 and massi 0.68 of the time at 1e4 bars, docs/perf-log/2026-11-30-massi-lanes.md). */
     const size_t halos = apo__catalog_traits(id) & APO_CAT_T_SIDE_BY_SIDE ? 4 : 16;
     const size_t len = halos * (apo__catalog_halo(id, params) + 1);
-    return len > 4096 ? len : 4096;
+    const size_t least = halos == 4 ? 2048 : 4096;
+    return len > least ? len : least;
 }
 
 /* The kernels measured slower on 8 lanes than on 4 on an AMD CPU (the table's

@@ -18,7 +18,8 @@
  * without a ratio), so it does not drift along the tile. The ratio leaving is the one the
  * recurrences gave s bars before: on the CPU, for s up to APO_MASSI_RING, kept in a ring
  * (apo__massi_blocks); otherwise, and on the GPU, computed again by a second copy of the
- * recurrences running s bars behind from the same start, the same bits.
+ * recurrences running s bars behind from the same start, the same bits. On the CPU the tiles
+ * of a row run side by side in vector lanes (apo__massi_round), each lane a tile's bits.
  *
  * Gaps (rsi's rule for the EMAs, the window's for the sum): a bar whose high or low is not finite
  * gives NaN, moves neither EMA and adds no ratio; an output whose s bars hold such a bar is NaN.
@@ -28,6 +29,8 @@
 #define APO_KERNELS_MASSI_TILE_H
 
 #include "catalog.h"
+#include "catalog_lanes.h"
+#include "dd_tv.h"
 #include "window_sum.h"
 
 /* The two EMAs of one copy of the recurrences: clean bars seen, their seeds' sums. */
@@ -123,6 +126,226 @@ static inline void apo__massi_blocks(const apo__massi_loop *m) {
             m->out[t + q] = o[q];
         t = e;
     }
+}
+#endif
+
+#ifdef APO_TILE_LANES
+/* The longest window a round of lanes keeps in its ring of vectors (8 KiB on avx2's lanes,
+ * 16 on avx512's); a longer one takes the tiles one by one. */
+#define APO_MASSI_LANE_RING 256
+
+/* The lanes of a round (apo__massi_round): lane k reads its tile's bars from its warm-up origin
+ * w0 (high[k], low[k] and out[k] point there), len[k] of them to its tile's end, and stores
+ * from step from[k] on; lanes past `count` repeat lane 0's tile and store nothing. */
+typedef struct apo__massi_lanes {
+    const double *high[APO_TILE_LANES], *low[APO_TILE_LANES];
+    double *out[APO_TILE_LANES];
+    size_t len[APO_TILE_LANES], from[APO_TILE_LANES];
+    int64_t phase[APO_TILE_LANES]; /* w0 mod APO_DD_FOLD: where the lane's folds fall */
+    size_t count, steps;
+} apo__massi_lanes;
+
+/* Steps a round of lanes takes a pass at a time (apo__massi_round): a fold's period, so that
+ * each lane folds at the same step of every chunk. */
+#define APO_MASSI_LANE_CHUNK APO_DD_FOLD
+
+/* The round's lanes' hl = high - low at steps step0 .. step0 + n - 1 into hl[], a lane past its
+ * tile's end holding its last bar's. */
+static inline void apo__massi_lanes_ranges(const apo__massi_lanes *ln, size_t step0, size_t n,
+                                           apo_tv *hl) {
+    for (size_t l = 0; l < APO_TILE_LANES; l++) {
+        const size_t len = ln->len[l], left = len > step0 ? len - step0 : 0;
+        const size_t have = left < n ? left : n;
+        for (size_t q = 0; q < have; q++)
+            hl[q][l] = ln->high[l][step0 + q] - ln->low[l][step0 + q];
+        const double last = ln->high[l][len - 1] - ln->low[l][len - 1];
+        for (size_t q = have; q < n; q++)
+            hl[q][l] = last;
+    }
+}
+
+/* The lanes where v is not finite (its exponent's bits all set), or'ed into `bad`: a mask whose
+ * chain is one integer operation a step. */
+static inline apo_tm apo__massi_not_finite(apo_tm bad, apo_tv v) {
+    const apo_tm exponent = (apo_tm)apo_tv_splat(INFINITY);
+    return bad | (((apo_tm)v & exponent) == exponent);
+}
+
+/* apo__massi_step's ratio lane for lane, without a branch: where e2 is +0 or -0 (its bits
+ * shifted left are 0) both terms are replaced by 1 on the bits, so 1 / 1 is the 1 it gives
+ * there; any other pair is divided as it is (roc_tile.h's form). */
+static inline apo_tv apo__massi_ratio_tv(apo_tv e1, apo_tv e2, apo_tm one_bits) {
+    const apo_tm zero = ((apo_tm)e2 << 1) == 0;
+    const apo_tv num = (apo_tv)(((apo_tm)e1 & ~zero) | (one_bits & zero));
+    const apo_tv den = (apo_tv)(((apo_tm)e2 & ~zero) | (one_bits & zero));
+    return num / den;
+}
+
+/* The outputs y[0 .. n) of steps step0 .. step0 + n - 1 into each storing lane's tile, lane by
+ * lane, where the step is inside it. */
+static inline void apo__massi_lanes_store(const apo__massi_lanes *ln, size_t step0, size_t n,
+                                          const apo_tv *y) {
+    for (size_t l = 0; l < ln->count; l++) {
+        const size_t from = ln->from[l] > step0 ? ln->from[l] - step0 : 0;
+        const size_t left = ln->len[l] > step0 ? ln->len[l] - step0 : 0;
+        const size_t to = left < n ? left : n;
+        for (size_t q = from; q < to; q++)
+            ln->out[l][step0 + q] = y[q][l];
+    }
+}
+
+/* A round of up to APO_TILE_LANES tiles side by side, one per vector lane, each lane performing
+ * apo__massi_tile's operations on its own tile in its order (the EMAs' steps, the ratio, the
+ * window's double-double slide with its folds at the lane's own bars, the output), so each
+ * tile's bits. Every lane starts empty at its warm-up origin, so while no lane meets a gap
+ * the lanes are at the same step of the definition: the seeds' tests, the ring's position and
+ * whether a step has a ratio and an output are one for all, and a lane's ratio leaving the
+ * window is the one it put in the ring s steps before. A lane past its tile's end re-reads its
+ * last bar and stores nothing. Why: one tile's EMAs are a serial chain of a multiply and an
+ * add a bar, two of them, and the division and the sum's TwoSums wait on it; side by side one
+ * vector chain advances APO_TILE_LANES tiles (massi's tiles are four halos long for it:
+ * catalog_table.h, SIDE_BY_SIDE). The steps go APO_MASSI_LANE_CHUNK at a time in passes (the
+ * ranges gathered lane by lane, the EMAs and ratios, the slide, the outputs scattered lane by
+ * lane), so that no division or gathered load waits on the chains. Returns 0, having stored
+ * outputs that the tiles' own bodies then write again with the same bits, where a bar is a
+ * gap or a ratio overflows (any lane), or the window is longer than the ring: the caller runs
+ * the tiles one by one. */
+static inline int apo__massi_round(const apo__cat_io *io, const apo__tile_span *tiles,
+                                   size_t count) {
+    const size_t f = (size_t)io->p[0], s = (size_t)io->p[1];
+    if (s > APO_MASSI_LANE_RING || count < 2)
+        return 0;
+    apo__massi_lanes ln;
+    ln.count = count;
+    ln.steps = 0;
+    for (size_t k = 0; k < APO_TILE_LANES; k++) {
+        const size_t j = k < count ? k : 0, begin = tiles[j].begin;
+        const size_t w0 = begin > io->h ? begin - io->h : 0;
+        ln.high[k] = io->in[0] + w0;
+        ln.low[k] = io->in[1] + w0;
+        ln.out[k] = io->out[0] + w0;
+        ln.len[k] = tiles[j].end - w0;
+        ln.from[k] = k < count ? begin - w0 : ln.len[k];
+        ln.phase[k] = (int64_t)(w0 % APO_DD_FOLD);
+        ln.steps = ln.len[k] > ln.steps ? ln.len[k] : ln.steps;
+    }
+    size_t shortest = ln.len[0];
+    for (size_t k = 1; k < APO_TILE_LANES; k++)
+        shortest = ln.len[k] < shortest ? ln.len[k] : shortest;
+    const double k_one = 1.0 - (double)(f - 1) / (double)(f + 1), beta_one = 1.0 - k_one;
+    const apo_tv zero = apo_tv_splat(0.0), nan = apo_tv_splat(NAN), fd = apo_tv_splat((double)f);
+    const apo_tv k = apo_tv_splat(k_one), beta = apo_tv_splat(beta_one);
+    const apo_tm one_bits = (apo_tm)apo_tv_splat(1.0);
+    apo_tv ring[APO_MASSI_LANE_RING], v[APO_MASSI_LANE_CHUNK];
+    apo_tv e1 = zero, e2 = zero, sum1 = zero, sum2 = zero, hi = zero, lo = zero;
+    /* The steps of every chunk (they start at multiples of APO_DD_FOLD) at which a lane's bar
+     * is a multiple of APO_DD_FOLD, in order, and the lanes that fold there. */
+    size_t fold_at[APO_TILE_LANES], folds = 0;
+    apo_tm fold_lanes[APO_TILE_LANES];
+    for (size_t q = 0; q < APO_DD_FOLD; q++) {
+        apo_tm lanes = apo_tm_zero();
+        int any = 0;
+        for (size_t l = 0; l < APO_TILE_LANES; l++) {
+            const int at = (ln.phase[l] + (int64_t)q) % APO_DD_FOLD == 0;
+            lanes[l] = at ? -1 : 0;
+            any |= at;
+        }
+        if (any) {
+            fold_at[folds] = q;
+            fold_lanes[folds++] = lanes;
+        }
+    }
+    /* The first step with a ratio (2 (f - 1) bars seen) and the first with an output (the
+     * window full of ratios): apo__massi_step's and apo__massi_tile's tests at a lane's bar
+     * w0 + step, where gap_end stays w0 + 2 (f - 1) in a round without gaps. */
+    const size_t ratio_from = 2 * (f - 1), out_from = ratio_from + s - 1;
+    size_t j = 0;
+    for (size_t step0 = 0; step0 < ln.steps; step0 += APO_MASSI_LANE_CHUNK) {
+        const size_t n =
+            ln.steps - step0 < APO_MASSI_LANE_CHUNK ? ln.steps - step0 : APO_MASSI_LANE_CHUNK;
+        /* The EMAs (apo__massi_step with n = step, the bars seen before this one) and each
+         * step's ratio into v, 0 before the first (a step without one slides 0 in). A gap
+         * makes every later ratio of its lane NaN (the EMAs and their seeds' sums take every
+         * range), so a round without a ratio that is not finite has no gap either. */
+        apo_tm bad = apo_tm_zero();
+        size_t q = 0;
+        if (step0 >= ratio_from + 1 && step0 + n <= shortest) {
+            /* Every step steady (2 f - 1 bars seen) and every lane inside its tile: each
+             * lane's bars gathered straight into the step's vector. */
+            const double *high[APO_TILE_LANES], *low[APO_TILE_LANES];
+            for (size_t l = 0; l < APO_TILE_LANES; l++) {
+                high[l] = ln.high[l] + step0;
+                low[l] = ln.low[l] + step0;
+            }
+            for (; q < n; q++) {
+                apo_tv h, w;
+                for (size_t l = 0; l < APO_TILE_LANES; l++) {
+                    h[l] = high[l][q];
+                    w[l] = low[l][q];
+                }
+                e1 = beta * e1 + k * (h - w);
+                e2 = beta * e2 + k * e1;
+                v[q] = apo__massi_ratio_tv(e1, e2, one_bits);
+                bad = apo__massi_not_finite(bad, v[q]);
+            }
+        }
+        if (q < n)
+            apo__massi_lanes_ranges(&ln, step0, n, v);
+        if (step0 >= ratio_from + 1) { /* every step steady (2 f - 1 bars seen) */
+            for (; q < n; q++) {
+                e1 = beta * e1 + k * v[q];
+                e2 = beta * e2 + k * e1;
+                v[q] = apo__massi_ratio_tv(e1, e2, one_bits);
+                bad = apo__massi_not_finite(bad, v[q]);
+            }
+        }
+        for (; q < n; q++) {
+            const size_t step = step0 + q;
+            const apo_tv hl = v[q];
+            if (step >= 2 * f - 1) {
+                e1 = beta * e1 + k * hl;
+                e2 = beta * e2 + k * e1;
+            } else {
+                if (step < f) {
+                    sum1 = sum1 + hl;
+                    if (step == f - 1)
+                        e1 = sum1 / fd;
+                } else {
+                    e1 = beta * e1 + k * hl;
+                }
+                if (step >= f - 1) {
+                    sum2 = sum2 + e1;
+                    if (step - (f - 1) == f - 1)
+                        e2 = sum2 / fd;
+                }
+            }
+            v[q] = step >= ratio_from ? apo__massi_ratio_tv(e1, e2, one_bits) : zero;
+            bad = apo__massi_not_finite(bad, v[q]);
+        }
+        if (apo_tm_any(bad))
+            return 0;
+        /* The window's slide (apo__dd_slide at each lane's bar, folded where that bar is a
+         * multiple of APO_DD_FOLD) and the outputs into v. */
+        size_t fi = 0;
+        for (q = 0; q < n; q++) {
+            const size_t step = step0 + q;
+            const apo_tv in = v[q], old = step >= s ? ring[j] : zero;
+            ring[j] = in;
+            j = j + 1 == s ? 0 : j + 1;
+            const apo__dd_tv d = apo__two_sum_tv(in, -old), a = apo__two_sum_tv(hi, d.hi);
+            hi = a.hi;
+            lo = lo + (a.lo + d.lo);
+            if (fi < folds && q == fold_at[fi]) {
+                const apo__dd_tv folded = apo__two_sum_tv(hi, lo);
+                hi = apo_tv_pick(fold_lanes[fi], folded.hi, hi);
+                lo = apo_tv_pick(fold_lanes[fi], folded.lo, lo);
+                fi++;
+            }
+            v[q] = step >= out_from ? hi + lo : nan;
+        }
+        apo__massi_lanes_store(&ln, step0, n, v);
+    }
+    return 1;
 }
 #endif
 

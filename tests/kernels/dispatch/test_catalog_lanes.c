@@ -4,10 +4,11 @@
  * dx, plus_dm, minus_dm, rma, and adxr with its ring of ADX; the EMA chains dema, tema, trix, t3,
  * tsi, efi; kernels/volume/adosc_lanes.h: adosc, whose rounds take a short row's tiles from its
  * first; bbands at matype 0, bollinger's rounds, kernels/averages/bollinger_lanes.h; macdfix's
- * lone tile, macd's cut, kernels/oscillators/macd_lanes.h) give every tile, on every vector path
- * this CPU supports, bitwise the outputs of that tile computed alone by the scalar body
- * (apo__cpu_catalog_tile, whose accuracy against the long-double references
- * test_catalog_kernels_slow.c and test_catalog_more_slow.c check).
+ * lone tile, macd's cut, kernels/oscillators/macd_lanes.h; massi's rounds,
+ * kernels/trend/massi_tile.h) give every tile, on every vector path this CPU supports, bitwise the
+ * outputs of that tile computed alone by the scalar body (apo__cpu_catalog_tile, whose accuracy
+ * against the long-double references test_catalog_kernels_slow.c and test_catalog_more_slow.c
+ * check).
  *
  * The rows reach every way out of the lock-step: a clean walk; gaps (NaN, infinities, in
  * one input or all) in a tile's warm-up, in its outputs, at a tile's first bar and in a run
@@ -305,5 +306,26 @@ Test(catalog_lanes, macdfix_tiles_have_the_bits_of_their_scalar_body, .timeout =
         }
         check_row_outputs(APO_CAT_MACDFIX, par, 3, 11, 1, CLEAN);
         check_row_outputs(APO_CAT_MACDFIX, par, 3, 2, 50, GAPS_IN_CLOSE);
+    }
+}
+
+/* massi's rounds (massi_tile.h, apo__massi_round): lanes whose folds of the window's sum fall
+ * at different steps (a row's first tile starts at bar 0, the others at begin - halo), the
+ * flat market's ratio of 1 (FLAT: both EMAs exactly 0), ranges near the largest double, and the
+ * ways back to the tiles one by one: a gap anywhere in a round, and a window longer than the
+ * round's ring (300 > APO_MASSI_LANE_RING). */
+Test(catalog_lanes, massi_tiles_have_the_bits_of_their_scalar_body, .timeout = 300) {
+    static const double params[][2] = {{9, 25}, {2, 2}, {14, 256}, {30, 10}, {5, 300}};
+    for (size_t pi = 0; pi < sizeof params / sizeof params[0]; pi++) {
+        double par[APO_CAT_MAX_PAR] = {params[pi][0], params[pi][1]};
+        const size_t halo = apo__catalog_halo(APO_CAT_MASSI, par);
+        for (int variant = 0; variant <= HUGE_BARS; variant++) {
+            check_row(APO_CAT_MASSI, par, 11, 1, variant);
+            check_row(APO_CAT_MASSI, par, 6, halo / 2 + 1, variant);
+        }
+        check_row(APO_CAT_MASSI, par, 9, 300, CLEAN);
+        check_row(APO_CAT_MASSI, par, 3, 777, CLEAN);
+        check_row(APO_CAT_MASSI, par, 2, 50, GAPS_IN_HIGH_AND_LOW);
+        check_row(APO_CAT_MASSI, par, 1, 0, CLEAN);
     }
 }
