@@ -217,6 +217,24 @@ static void check_row(apo__cat_id id, const double *par, size_t n_tiles, size_t 
     check_row_outputs(id, par, 1, n_tiles, last_len, variant);
 }
 
+/* The rows every round is checked on, kernel id at parameters par. */
+static void check_rows(apo__cat_id id, const double *par) {
+    const size_t halo = apo__catalog_halo(id, par);
+    for (int variant = 0; variant <= HUGE_BARS; variant++) {
+        /* 11 tiles: rounds of 8, 4 and 2 lanes with a short one left over. */
+        check_row(id, par, 11, 1, variant);
+        check_row(id, par, 6, halo / 2 + 1, variant);
+    }
+    /* A lone tile (the scalar body through tiles_on), and one left over after rounds of 4
+     * (avx2) or 8 (avx512). */
+    check_row(id, par, 1, 0, GAPS_IN_HIGH_AND_LOW);
+    check_row(id, par, 1, 0, GAPS_IN_CLOSE);
+    check_row(id, par, 9, 300, CLEAN);
+    /* Fewer tiles than lanes. */
+    check_row(id, par, 3, 777, CLEAN);
+    check_row(id, par, 2, 50, CLEAN);
+}
+
 Test(catalog_lanes, every_tile_has_the_bits_of_its_scalar_body, .timeout = 300) {
     for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
         const apo__cat_id id = kernels[ki];
@@ -225,23 +243,8 @@ Test(catalog_lanes, every_tile_has_the_bits_of_its_scalar_body, .timeout = 300) 
         for (size_t pi = atr_like ? 0 : 1; pi < 3; pi++) {
             /* t3's vfactor, tsi's secondperiod: TA-Lib's defaults. */
             const double second = id == APO_CAT_T3 ? 0.7 : id == APO_CAT_TSI ? 13.0 : 0.0;
-            double par[APO_CAT_MAX_PAR] = {periods[pi], second};
-            const size_t halo = apo__catalog_halo(id, par);
-            for (int variant = 0; variant < N_VARIANTS; variant++) {
-                /* 11 tiles: rounds of 8, 4 and 2 lanes with a short one left over. */
-                check_row(id, par, 11, 1, variant);
-                check_row(id, par, 6, halo / 2 + 1, variant);
-            }
-            check_row(id, par, 11, 1, HUGE_BARS);
-            check_row(id, par, 6, halo / 2 + 1, HUGE_BARS);
-            /* A lone tile (the scalar body through tiles_on), and one left over after
-             * rounds of 4 (avx2) or 8 (avx512). */
-            check_row(id, par, 1, 0, GAPS_IN_HIGH_AND_LOW);
-            check_row(id, par, 1, 0, GAPS_IN_CLOSE);
-            check_row(id, par, 9, 300, CLEAN);
-            /* Fewer tiles than lanes. */
-            check_row(id, par, 3, 777, CLEAN);
-            check_row(id, par, 2, 50, CLEAN);
+            const double par[APO_CAT_MAX_PAR] = {periods[pi], second};
+            check_rows(id, par);
         }
     }
 }
@@ -317,15 +320,7 @@ Test(catalog_lanes, macdfix_tiles_have_the_bits_of_their_scalar_body, .timeout =
 Test(catalog_lanes, massi_tiles_have_the_bits_of_their_scalar_body, .timeout = 300) {
     static const double params[][2] = {{9, 25}, {2, 2}, {14, 256}, {30, 10}, {5, 300}};
     for (size_t pi = 0; pi < sizeof params / sizeof params[0]; pi++) {
-        double par[APO_CAT_MAX_PAR] = {params[pi][0], params[pi][1]};
-        const size_t halo = apo__catalog_halo(APO_CAT_MASSI, par);
-        for (int variant = 0; variant <= HUGE_BARS; variant++) {
-            check_row(APO_CAT_MASSI, par, 11, 1, variant);
-            check_row(APO_CAT_MASSI, par, 6, halo / 2 + 1, variant);
-        }
-        check_row(APO_CAT_MASSI, par, 9, 300, CLEAN);
-        check_row(APO_CAT_MASSI, par, 3, 777, CLEAN);
-        check_row(APO_CAT_MASSI, par, 2, 50, GAPS_IN_HIGH_AND_LOW);
-        check_row(APO_CAT_MASSI, par, 1, 0, CLEAN);
+        const double par[APO_CAT_MAX_PAR] = {params[pi][0], params[pi][1]};
+        check_rows(APO_CAT_MASSI, par);
     }
 }
