@@ -8,6 +8,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +116,24 @@ Test(volume_inputs, a_negative_volume_refuses_the_call_naming_row_and_bar, .time
     test_assert_refused(run_bars(rt, "mfi", "mfi_zone", &b, NULL, &untouched),
                         APO_ERR_INVALID_ARGUMENT, "at row 1, bar 17");
     cr_assert(untouched);
+}
+
+/* The row's scan takes its values in pairs of lanes, sixteen bars a step, then the bars past
+ * the last whole step one by one (volume_inputs.c): a negative volume is found in either lane
+ * of a pair, in the first and the last step, and in the tail (row 0's 60 bars: 48 in steps). */
+Test(volume_inputs, a_negative_volume_is_found_wherever_the_scan_reads_it, .timeout = 60,
+     .init = on_cpu, .fini = tear_down) {
+    static const size_t bars[] = {0, 1, 14, 15, 32, 47, 48, 53, 59};
+    for (size_t i = 0; i < sizeof bars / sizeof bars[0]; i++) {
+        fill_bars(&b);
+        b.volume[bars[i]] = -0.5;
+        char where[64];
+        snprintf(where, sizeof where, "(volume) is -0.5 at row 0, bar %zu", bars[i]);
+        int untouched = 0;
+        test_assert_refused(run_bars(rt, "obv", NULL, &b, NULL, &untouched),
+                            APO_ERR_INVALID_ARGUMENT, where);
+        cr_assert(untouched, "bar %zu: outputs written before the refusal", bars[i]);
+    }
 }
 
 Test(volume_inputs, gaps_and_zero_volumes_are_not_refused, .timeout = 60, .init = on_cpu,
