@@ -21,11 +21,11 @@
  *   (c the values it then holds), then as W += p v - S (S before its step) and S += v - v_old,
  *   v_old the value leaving, lag[u - u0] = the series at u - p, which the caller takes from a
  *   second copy of its series computed p bars behind from the same origin (the same bits). The
- *   average is S / p and W / (p (p + 1) / 2), each the double-double quotient's high part. p v
- *   is an exact product (dd.h), so the sums hold every term but for the double-double's
- *   rounding, about 2^-104 of their size a step. The SMA steps S alone: no SMA output reads W,
- *   whose chain of two double-double additions a bar is longer than S's, and S's operations
- *   are the WMA's (apo__ma_box_step, apo__ma_wma_step), so the SMA's bits are those of both.
+ *   WMA is W / (p (p + 1) / 2), the double-double quotient's high part. p v is an exact
+ *   product (dd.h), so the sums hold every term but for the double-double's rounding, about
+ *   2^-104 of their size a step. The SMA steps S alone (no SMA output reads W), slid as
+ *   window_sum.h's sums are (one plain add a step on the chain, lo folded at fixed indices),
+ *   and its average is S / p by products (apo__ma_series_mean).
  *   Period 1: the value itself (NaN where it is not finite), as TA-Lib's MA at period 1.
  *   TRIMA, HMA, KAMA and ZLEMA (ma_series_lagged.h) read the series at several distances back
  *   (a triangle is a box of a box, HMA a WMA of two WMAs, KAMA its efficiency ratio's lagged
@@ -46,6 +46,7 @@
 #include "dd.h"
 #include "ma_series_lagged.h"
 #include "ma_type.h"
+#include "window_sum.h"
 
 /* The sums and count of an SMA or WMA. A piece's loop steps a local copy: stepped through the
  * series (apo__ma_series), which the output stores may alias, every value waited on the sums'
@@ -114,21 +115,42 @@ static inline APO_HD void apo__ma_series_start(apo__ma_series *s, int matype, si
 /* The first index of the series the average reads. */
 static inline APO_HD size_t apo__ma_series_origin(const apo__ma_series *s) { return s->r.t; }
 
-/* One value of the SMA: the new sum and the average, NaN until the window is full of finite
- * values. S alone (see above), with apo__ma_wma_step's operations on S. */
-static inline APO_HD double apo__ma_series_sma_step(apo__ma_sums *m, size_t p, double v,
-                                                    double v_old) {
+/* The double nearest s / p for a slid sum s (window_sum.h: unnormalised) and inv_p = 1 / p
+ * rounded: the quotient q1 = s.hi inv_p, then the remainder s - q1 p times inv_p as its
+ * correction, as apo__dd_div_d corrects its quotient, with products in place of its two
+ * divisions, which bound the loop at a division's throughput. q1 p is within a few ulps of
+ * s.hi, so s.hi - q1 p's high part is exact, and the remainder, a few ulps of s.hi, is right
+ * to about 2^-52 of itself: the quotient to about 2^-100 before its one rounding. */
+static inline APO_HD double apo__ma_series_mean(apo__dd s, double p, double inv_p) {
+    const double q1 = s.hi * inv_p;
+    const apo__dd q1p = apo__two_prod(q1, p);
+    const double rest = ((s.hi - q1p.hi) - q1p.lo) + s.lo;
+    return q1 + rest * inv_p;
+}
+
+/* One value of the SMA at series index u: the new sum and the average, NaN until the window is
+ * full of finite values. S alone (see above), slid as window_sum.h slides a window's sum:
+ * gathered (apo__dd_gather) while the window fills, then one value in and one out a step
+ * (apo__dd_slide), lo folded into hi at the indices that are multiples of APO_DD_FOLD, so that
+ * only one plain add a step is on the sums' chain (two renormalised double-double additions
+ * were, about half of stochrsi's and macdext's time at 1e4 bars). The average is taken off the
+ * chain (apo__ma_series_mean). */
+static inline APO_HD double apo__ma_series_sma_step(apo__ma_sums *m, size_t p, double inv_p,
+                                                    size_t u, double v, double v_old) {
     if (!isfinite(v)) {
         m->sum = apo__dd_make(0.0, 0.0);
         m->held = 0;
         return NAN;
     }
-    /* The r-th value of the window's run, r past p once it is full (ma_series_lagged.h). */
-    const size_t r = m->held < p ? ++m->held : p + 1;
-    apo__ma_box_step(&m->sum, p, r, v, v_old);
+    if (m->held < p) {
+        m->held++;
+        m->sum = apo__dd_gather(m->sum, v, u);
+    } else {
+        m->sum = apo__dd_slide(m->sum, v, v_old, u);
+    }
     if (m->held < p)
         return NAN;
-    return apo__dd_div_d(m->sum, (double)p).hi;
+    return apo__ma_series_mean(m->sum, (double)p, inv_p);
 }
 
 /* One value of the WMA: the new sums (W's step reads S) and the average, NaN until the window
@@ -166,9 +188,10 @@ static inline APO_HD void apo__ma_series_run(apo__ma_series *s, const double *v,
         const size_t p = s->p;
         apo__ma_sums m = s->sums;
         if (s->matype == APO_MA_SMA) {
+            const double inv_p = 1.0 / (double)p;
             for (size_t u = u0; u < u1; u++) {
                 const double old = m.held < p ? 0.0 : lag[u - u0];
-                out[u - u0] = apo__ma_series_sma_step(&m, p, v[u - u0], old);
+                out[u - u0] = apo__ma_series_sma_step(&m, p, inv_p, u, v[u - u0], old);
             }
         } else {
             for (size_t u = u0; u < u1; u++) {
