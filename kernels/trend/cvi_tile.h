@@ -9,7 +9,10 @@
  * (catalog_dispatch.c, EMA(1)), so a tile starting at 0 has the definition's operations and later
  * tiles agree with it to 2^-64 of the scale. E[t - r] needs no ring of r values: a second copy
  * of the same recurrence, started at the same w0, runs r bars behind the first, and since both
- * take the same operations over the same ranges it holds E[t - r]'s bits exactly.
+ * take the same operations over the same ranges it holds E[t - r]'s bits exactly. On the CPU,
+ * once both are seeded, blocks of up to APO_CVI_STEADY_BLOCK bars whose ranges are all finite
+ * run a loop of the same operations without the per-bar tests (apo__cvi_steady: 0.84 of the
+ * tile's time at 1e4 bars, 0.90 at 1e6 with the next block asked for ahead).
  *
  * Gaps (rsi's rule): a bar whose range is not finite gives NaN and E skips it (E at that bar is
  * its value before it); the seed is the mean of the first p finite ranges. Stream: NONE (a piece
@@ -20,6 +23,7 @@
 
 #include "adr_tile.h"
 #include "catalog.h"
+#include "window_plain.h"
 
 /* One EMA of the ranges: the ranges seen toward the seed, the seed's sum and the average. */
 typedef struct {
@@ -41,13 +45,69 @@ static inline APO_HD int apo__cvi_ema_step(apo__cvi_ema *a, double range, size_t
     return a->seen == p;
 }
 
+/* Bars a steady stretch takes at most before its ranges are scanned again. */
+#define APO_CVI_STEADY_BLOCK 256
+
+/* Whether the ranges of bars [from, to) are all finite: a scan without a branch a bar, which
+ * gcc vectorises. */
+static inline APO_HD int apo__cvi_ranges_finite(const apo__cat_io *io, size_t from, size_t to) {
+    int finite = 1;
+    for (size_t i = from; i < to; i++) {
+        const double x = apo__bar_range(io, i);
+        finite &= (x - x) == 0.0;
+    }
+    return finite;
+}
+
+/* Bars [t, e) once both EMAs are seeded, t is an output and every range the bars read (theirs
+ * and those r before them) is finite: the generic loop's operations for that case, without its
+ * tests, so the same bits; each EMA's chain a subtraction, a product and an addition a bar,
+ * the two side by side, and the quotient off them. */
+static inline APO_HD void apo__cvi_steady(const apo__cat_io *io, size_t t, size_t e, size_t r,
+                                          double k, apo__cvi_ema *now, apo__cvi_ema *lagged) {
+    double *out = io->out[0];
+    double a = now->e, b = lagged->e;
+    for (; t < e; t++) {
+        a = (apo__bar_range(io, t) - a) * k + a;
+        b = (apo__bar_range(io, t - r) - b) * k + b;
+        /* The quotient taken whatever b is, then selected (a division under the condition stays
+         * a branch). */
+        const double q = 100.0 * ((a - b) / b);
+        out[t] = apo__canonical_nan(b != 0.0 ? q : 0.0);
+    }
+    now->e = a;
+    lagged->e = b;
+}
+
 static inline APO_HD void apo__cvi_tile(const apo__cat_io *io, size_t begin, size_t end) {
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], r = (size_t)io->p[1];
     const double k = 2.0 / ((double)p + 1.0);
     const size_t w0 = begin > io->h ? begin - io->h : 0;
     apo__cvi_ema now = {0, 0.0, 0.0}, lagged = {0, 0.0, 0.0};
+#ifndef __CUDA_ARCH__
+    size_t scanned_until = 0; /* bars before it: a block found with a gap, stepped one by one */
+#endif
     for (size_t t = w0; t < end; t++) {
+#ifndef __CUDA_ARCH__
+        /* On the CPU only: a GPU thread's tile would read its block twice (the scan, then the
+         * loop) for a loop the GPU does not need (its threads run many tiles at once); the
+         * steps are the same, so the same bits (catalog_simt checks the two). */
+        if (t >= begin && t >= scanned_until && now.seen == p && lagged.seen == p) {
+            const size_t e = end - t < APO_CVI_STEADY_BLOCK ? end : t + APO_CVI_STEADY_BLOCK;
+            if (apo__cvi_ranges_finite(io, t - r, e)) {
+                /* The next block's lines asked for while this one is computed: the scan above
+                 * met them first and waited on the memory there (at a million bars a quarter
+                 * of the tile's time), the loop after it on nothing. */
+                if (end - e >= APO_CVI_STEADY_BLOCK)
+                    apo__plain_prefetch_inputs(io->in, 2, out, e, APO_CVI_STEADY_BLOCK);
+                apo__cvi_steady(io, t, e, r, k, &now, &lagged);
+                t = e - 1;
+                continue;
+            }
+            scanned_until = e;
+        }
+#endif
         const double range = apo__bar_range(io, t);
         const int seeded = apo__cvi_ema_step(&now, range, p, k);
         int lag_seeded = 0;
