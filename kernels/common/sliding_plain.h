@@ -205,9 +205,25 @@ static APO_CAT_SPECIALISED APO_HD void apo__plain_chunk_diffs(const apo__cat_io 
                                                               apo__plain_scratch *x) {
     size_t k = 0;
 #ifdef APO_TILE_LANES
-    if (body->term_a_tv != NULL)
+    if (body->term_a_tv != NULL && p <= APO_PLAIN_CHUNK) {
+        /* The terms of bars t - p .. t + n - 1 once each, then their differences: a term in
+         * lanes costs a division (cmf's flow), and each bar's term is both a step's term in
+         * and, p steps on, one's term out, so n + p terms for n steps where the pairs took 2n.
+         * Lanes and the scalar tail may differ in a zero's sign only, which no sum reads
+         * (apo__plain_term_tv), so the differences slide the sums to the same bits. */
+        double terms[2 * APO_PLAIN_CHUNK];
+        const size_t m = n + p;
+        size_t j = 0;
+        for (; j + APO_TILE_LANES <= m; j += APO_TILE_LANES)
+            apo_tv_store(terms + j, body->term_a_tv(io, t - p + j));
+        for (; j < m; j++)
+            terms[j] = body->term_a(io, t - p + j);
+        for (; k < n; k++)
+            x->a[k] = terms[k + p] - terms[k];
+    } else if (body->term_a_tv != NULL) {
         for (; k + APO_TILE_LANES <= n; k += APO_TILE_LANES)
             apo_tv_store(x->a + k, body->term_a_tv(io, t + k) - body->term_a_tv(io, t + k - p));
+    }
 #endif
     for (; k < n; k++)
         x->a[k] = apo__plain_diff(io, body->term_a, p, t + k);
