@@ -31,6 +31,19 @@ typedef struct {
     double sum, e;
 } apo__cvi_ema;
 
+/* A seeded EMA e moved by a finite range. */
+static inline APO_HD double apo__cvi_ema_next(double e, double range, double k) {
+    return (range - e) * k + e;
+}
+
+/* CVI from E at t (a) and at t - r (b): 0 where b is exactly 0. The quotient is taken whatever
+ * b is, then selected (a division under the condition stays a branch, which keeps the steady
+ * loop's stores waiting on it). */
+static inline APO_HD double apo__cvi_of(double a, double b) {
+    const double q = 100.0 * ((a - b) / b);
+    return b != 0.0 ? q : 0.0;
+}
+
 /* Takes bar t's range into a; returns whether a is seeded after it. */
 static inline APO_HD int apo__cvi_ema_step(apo__cvi_ema *a, double range, size_t p, double k) {
     if (isfinite(range)) {
@@ -39,7 +52,7 @@ static inline APO_HD int apo__cvi_ema_step(apo__cvi_ema *a, double range, size_t
             if (++a->seen == p)
                 a->e = a->sum / (double)p;
         } else {
-            a->e = (range - a->e) * k + a->e;
+            a->e = apo__cvi_ema_next(a->e, range, k);
         }
     }
     return a->seen == p;
@@ -68,12 +81,9 @@ static inline APO_HD void apo__cvi_steady(const apo__cat_io *io, size_t t, size_
     double *out = io->out[0];
     double a = now->e, b = lagged->e;
     for (; t < e; t++) {
-        a = (apo__bar_range(io, t) - a) * k + a;
-        b = (apo__bar_range(io, t - r) - b) * k + b;
-        /* The quotient taken whatever b is, then selected (a division under the condition stays
-         * a branch). */
-        const double q = 100.0 * ((a - b) / b);
-        out[t] = apo__canonical_nan(b != 0.0 ? q : 0.0);
+        a = apo__cvi_ema_next(a, apo__bar_range(io, t), k);
+        b = apo__cvi_ema_next(b, apo__bar_range(io, t - r), k);
+        out[t] = apo__canonical_nan(apo__cvi_of(a, b));
     }
     now->e = a;
     lagged->e = b;
@@ -117,7 +127,7 @@ static inline APO_HD void apo__cvi_tile(const apo__cat_io *io, size_t begin, siz
             continue;
         double z = NAN;
         if (isfinite(range) && seeded && lag_seeded)
-            z = lagged.e != 0.0 ? 100.0 * ((now.e - lagged.e) / lagged.e) : 0.0;
+            z = apo__cvi_of(now.e, lagged.e);
         out[t] = apo__canonical_nan(z);
     }
 }
