@@ -366,6 +366,18 @@ void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score
                               size_t n_sets, apo__score_fold *folds, apo__cpu_isa isa) {
     assert(tile != NULL && (n_sets == 0 || (sets != NULL && folds != NULL)));
     isa = apo__cpu_isa_resolve(isa);
+    if (tile->widths == APO_SCORE_WIDTHS_OWN &&
+        (n_sets == 1 || (n_sets == 2 && apo__cpu_isa_lanes(isa) > 2))) {
+        /* Sets that fold alone below (a lone set's bars in lanes, which read one pass): each
+         * on a tile of its own pass. */
+        for (size_t j = 0; j < n_sets; j++) {
+            apo__score_sets_tile own = *tile;
+            own.out = sets[j].pass;
+            own.widths = 1;
+            apo__cpu_score_fold_sets(&own, &sets[j], 1, &folds[j], isa);
+        }
+        return;
+    }
     if (n_sets == 1 || n_sets > apo__cpu_isa_lanes(isa)) {
         /* A lone set: its bars in the lanes of the widest path (score_lone_lanes.h). More
          * than a round: rounds of the path two by two (a last round however full), whose

@@ -245,26 +245,36 @@ apo__score_lanes_sums_book(int gaps, apo__score_lanes *s, apo__score_lanes_more 
 #define APO_SCORE_LANES_ROUNDS 2
 
 /* Whether bars [i, stop) of a `widths` pass whose sets' widths are finite may take the clean
- * step (apo__score_lanes_position): every close, mean and sd finite and no sd flat (< 0). Then
- * each band is the width's sum, never NaN (a finite mean plus or minus a finite width times a
- * finite sd is finite or an infinity), and the rule is asked at every bar: the checked step's
- * outcome at every bar, for a vector load and test per APO_LANES bars of each array. */
-static inline int apo__score_lanes_clean(const apo__score_sets_tile *tile,
+ * step (apo__score_lanes_position): every close, and every mean and sd the rounds read
+ * (apo__score_lanes_sets' sd and mean: one a bar, or one a lane and bar on an
+ * APO_SCORE_WIDTHS_OWN tile read as such), finite, and no sd flat (< 0). Then each band is the
+ * width's sum, never NaN (a finite mean plus or minus a finite width times a finite sd is
+ * finite or an infinity), and the rule is asked at every bar: the checked step's outcome at
+ * every bar, for a vector load and test per APO_LANES values of each array. */
+static inline int apo__score_lanes_clean(const int widths, const apo__score_sets_tile *tile,
+                                         const apo__score_lanes_sets *set, int rounds,
                                          const apo__score_lanes_k *k, size_t i, size_t stop) {
-    const double *close = tile->close, *sd = tile->out[0], *mean = tile->out[1];
-    size_t t = i;
-    for (; t + APO_LANES <= stop; t += APO_LANES) {
-        const apo_vd v = apo_vd_loadu(sd + t);
-        const apo_vm ok =
-            apo_vm_and(apo_vm_and(apo__score_lanes_finite(k, apo_vd_loadu(close + t)),
-                                  apo__score_lanes_finite(k, apo_vd_loadu(mean + t))),
-                       apo_vm_and(apo_vd_ge(v, k->zero), apo_vd_le(v, k->max_finite)));
-        if (apo_vm_bits(ok) != APO_LANES_ALL)
-            return 0;
+    const size_t per_bar = widths == APO_SCORE_WIDTHS_OWN ? APO_LANES : 1;
+    for (int r = -1; r < rounds; r++) {
+        if (r > 0 && set[r].sd == set[r - 1].sd && set[r].mean == set[r - 1].mean)
+            continue; /* the same pass as the round before */
+        /* r -1: the closes, checked as a mean would be, with no sd */
+        const double *sd = r < 0 ? NULL : set[r].sd;
+        const double *mean = r < 0 ? tile->close : set[r].mean;
+        const size_t first = r < 0 ? i : i * per_bar, end = r < 0 ? stop : stop * per_bar;
+        size_t t = first;
+        for (; t + APO_LANES <= end; t += APO_LANES) {
+            const apo_vd v = sd != NULL ? apo_vd_loadu(sd + t) : k->zero;
+            const apo_vm ok =
+                apo_vm_and(apo__score_lanes_finite(k, apo_vd_loadu(mean + t)),
+                           apo_vm_and(apo_vd_ge(v, k->zero), apo_vd_le(v, k->max_finite)));
+            if (apo_vm_bits(ok) != APO_LANES_ALL)
+                return 0;
+        }
+        for (; t < end; t++)
+            if (!isfinite(mean[t]) || (sd != NULL && !(sd[t] >= 0.0 && sd[t] <= DBL_MAX)))
+                return 0;
     }
-    for (; t < stop; t++)
-        if (!isfinite(close[t]) || !isfinite(mean[t]) || !(sd[t] >= 0.0 && sd[t] <= DBL_MAX))
-            return 0;
     return 1;
 }
 
@@ -344,7 +354,8 @@ apo__score_lanes_hot(const int kind, const int widths, const int rounds, const i
         for (int r = 0; r < rounds && book; r++)
             gaps |= apo_vm_bits(apo_vd_ne(cb.held[r], pos[r])) != 0;
         size_t m;
-        if (widths && finite_widths && apo__score_lanes_clean(tile, k, i, stop))
+        if (widths && finite_widths &&
+            apo__score_lanes_clean(widths, tile, set, rounds, k, i, stop))
             m = apo__score_lanes_chunk(kind, widths, 1, rounds, book, tile, set, k, pos, returns,
                                        trades, exposed, &cb, i, stop);
         else
@@ -405,6 +416,12 @@ apo__score_lanes_tile(const int kind, const int widths, const int rounds, const 
         apo__score_lanes_hot(kind, widths, rounds, book, tile, set, k, s, c, b, joint, tile->n);
 }
 
+/* Whether a rule of kind `kind` folds on an APO_SCORE_WIDTHS_OWN tile: the kinds of
+ * bollinger's own rules (runtime/catalog/scored_kernels.c forms such tiles for no other),
+ * which alone compile its copies. */
+#define APO_SCORE_LANES_OWN_KIND(kind)                                                             \
+    ((kind) == APO_RULE_BANDS_REVERT || (kind) == APO_RULE_BANDS_ZONE)
+
 /* apo__score_lanes_tile for one kind (a constant), with `widths`, the rounds and `book` as
  * constants too: each compiles to loops of their own, as the scalar fold's per-kind loops
  * did. One function a kind, kept out of apo__score_fold_round (APO_NOINLINE): with every
@@ -416,7 +433,10 @@ apo__score_lanes_tile(const int kind, const int widths, const int rounds, const 
         const int book, const int rounds, const apo__score_sets_tile *tile,                        \
         const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo__score_lanes *s,        \
         apo__score_lanes_more *c, apo__score_lanes_book *b) {                                      \
-        if (tile->widths)                                                                          \
+        if (APO_SCORE_LANES_OWN_KIND(kind) && tile->widths == APO_SCORE_WIDTHS_OWN)                \
+            apo__score_lanes_tile_views(kind, APO_SCORE_WIDTHS_OWN, book, rounds, tile, set, k, s, \
+                                        c, b);                                                     \
+        else if (tile->widths)                                                                     \
             apo__score_lanes_tile_views(kind, 1, book, rounds, tile, set, k, s, c, b);             \
         else                                                                                       \
             apo__score_lanes_tile_views(kind, 0, book, rounds, tile, set, k, s, c, b);             \
@@ -458,6 +478,98 @@ static inline void APO_LANES_NAME(apo__score_lane_store)(const apo__score_lanes 
     f->exposed = (int64_t)apo_vd_lane(from->exposed, l);
 }
 
+/* The tile's bars folded by its kind's function (above) into the rounds' lanes. */
+static void APO_LANES_NAME(apo__score_fold_kind)(const apo__score_sets_tile *tile, int book,
+                                                 int rounds, const apo__score_lanes_sets *set,
+                                                 const apo__score_lanes_k *k, apo__score_lanes *s,
+                                                 apo__score_lanes_more *more,
+                                                 apo__score_lanes_book *b) {
+/* A case of the switch below: the kind's function (above). */
+#define APO_SCORE_LANES_CASE(kind)                                                                 \
+    case kind:                                                                                     \
+        apo__score_lanes_tile_##kind(book, rounds, tile, set, k, s, more, b);                      \
+        break;
+    switch (tile->kind) {
+        APO_SCORE_LANES_KINDS(APO_SCORE_LANES_CASE)
+    default:
+        break;
+    }
+#undef APO_SCORE_LANES_CASE
+}
+
+/* Bars an APO_SCORE_WIDTHS_OWN tile folds at a time: each round's passes, lane beside lane,
+ * in two arrays of this many bars on the stack (32 KiB for two rounds of eight lanes). */
+#define APO_SCORE_OWN_CHUNK 128
+
+/* apo__score_fold_kind on an APO_SCORE_WIDTHS_OWN tile. Rounds whose lanes all read one pass
+ * (sets[j].pass; a lane past the round's sets reads its first set's, as it folds its copy)
+ * read it as a `widths` tile's, each round its own; otherwise a chunk of bars at a time, the
+ * sd and mean of each lane's pass are laid lane beside lane, bar after bar (a round of one
+ * pass: its value in every lane), and the chunk folded reading them. The fold keeps its
+ * whole state in the lanes between chunks, so each set's bits are those of the tile folded
+ * whole with its pass alone. */
+static void APO_LANES_NAME(apo__score_fold_own)(const apo__score_sets_tile *tile,
+                                                const apo__score_set *sets, size_t n, int rounds,
+                                                int book, apo__score_lanes_sets *set,
+                                                const apo__score_lanes_k *k, apo__score_lanes *s,
+                                                apo__score_lanes_more *more,
+                                                apo__score_lanes_book *b) {
+    const double *const *pass[APO_SCORE_LANES_ROUNDS][APO_LANES];
+    int one_pass[APO_SCORE_LANES_ROUNDS], every_one = 1;
+    for (int r = 0; r < rounds; r++) {
+        const size_t first = (size_t)r * APO_LANES;
+        const size_t in_round = n - first < APO_LANES ? n - first : APO_LANES;
+        one_pass[r] = 1;
+        for (size_t l = 0; l < APO_LANES; l++) {
+            pass[r][l] = sets[first + (l < in_round ? l : 0)].pass;
+            one_pass[r] &= pass[r][l] == pass[r][0];
+        }
+        every_one &= one_pass[r];
+    }
+    if (every_one) {
+        apo__score_sets_tile one = *tile;
+        one.widths = 1;
+        for (int r = 0; r < rounds; r++) {
+            set[r].sd = pass[r][0][0];
+            set[r].mean = pass[r][0][1];
+        }
+        APO_LANES_NAME(apo__score_fold_kind)(&one, book, rounds, set, k, s, more, b);
+        return;
+    }
+    double sd[APO_SCORE_LANES_ROUNDS][APO_SCORE_OWN_CHUNK * APO_LANES];
+    double mean[APO_SCORE_LANES_ROUNDS][APO_SCORE_OWN_CHUNK * APO_LANES];
+    for (int r = 0; r < rounds; r++) {
+        set[r].sd = sd[r];
+        set[r].mean = mean[r];
+    }
+    for (size_t c0 = 0; c0 < tile->n; c0 += APO_SCORE_OWN_CHUNK) {
+        const size_t m = tile->n - c0 < APO_SCORE_OWN_CHUNK ? tile->n - c0 : APO_SCORE_OWN_CHUNK;
+        for (int r = 0; r < rounds; r++) {
+            if (one_pass[r]) {
+                const double *from_sd = pass[r][0][0] + c0, *from_mean = pass[r][0][1] + c0;
+                for (size_t i = 0; i < m; i++) {
+                    apo_vd_storeu(&sd[r][i * APO_LANES], apo__score_lanes_load1(&from_sd[i]));
+                    apo_vd_storeu(&mean[r][i * APO_LANES], apo__score_lanes_load1(&from_mean[i]));
+                }
+                continue;
+            }
+            for (size_t l = 0; l < APO_LANES; l++) {
+                const double *from_sd = pass[r][l][0] + c0, *from_mean = pass[r][l][1] + c0;
+                for (size_t i = 0; i < m; i++) {
+                    sd[r][i * APO_LANES + l] = from_sd[i];
+                    mean[r][i * APO_LANES + l] = from_mean[i];
+                }
+            }
+        }
+        apo__score_sets_tile chunk = *tile;
+        chunk.close = tile->close + c0;
+        chunk.move = tile->move + c0;
+        chunk.finite = tile->finite + c0;
+        chunk.n = m;
+        APO_LANES_NAME(apo__score_fold_kind)(&chunk, book, rounds, set, k, s, more, b);
+    }
+}
+
 /* Folds the tile into folds[0 .. n) (n <= APO_SCORE_LANES_ROUNDS * APO_LANES) with
  * sets[0 .. n), in rounds of APO_LANES side by side, and into each set's compounded equity
  * where the sets have one (score_sets.h). Lanes past a round's sets fold a copy of its first
@@ -493,18 +605,12 @@ static void APO_LANES_NAME(apo__score_fold_round)(const apo__score_sets_tile *ti
                 apo__score_lanes_book_lane(&b[r], l, p->compound);
         }
     }
+    apo__score_lanes_tile_pass(set, rounds, tile);
     apo__score_lanes_more *const more = compound ? c : NULL;
-/* A case of the switch below: the kind's function (above). */
-#define APO_SCORE_LANES_CASE(kind)                                                                 \
-    case kind:                                                                                     \
-        apo__score_lanes_tile_##kind(book, rounds, tile, set, &k, s, more, b);                     \
-        break;
-    switch (tile->kind) {
-        APO_SCORE_LANES_KINDS(APO_SCORE_LANES_CASE)
-    default:
-        break;
-    }
-#undef APO_SCORE_LANES_CASE
+    if (tile->widths == APO_SCORE_WIDTHS_OWN)
+        APO_LANES_NAME(apo__score_fold_own)(tile, sets, n, rounds, book, set, &k, s, more, b);
+    else
+        APO_LANES_NAME(apo__score_fold_kind)(tile, book, rounds, set, &k, s, more, b);
     for (size_t j = 0; j < n; j++) {
         APO_LANES_NAME(apo__score_lane_store)(&s[j / APO_LANES], j % APO_LANES, &folds[j]);
         if (compound) {

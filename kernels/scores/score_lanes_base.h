@@ -36,10 +36,24 @@ typedef struct apo__score_lanes {
 
 /* Each set's own values, one lane per set. `up` and `down` are the positions its rule takes
  * for long and short: 1 and -1 on both sides, +0 for the side the set does not trade
- * (apo__score_lanes_side). */
+ * (apo__score_lanes_side). `sd` and `mean`: on a `widths` tile, the pass every lane of the
+ * round reads, bar i's at [i] (the tile's out[0] and out[1], or the round's pass of several
+ * on an APO_SCORE_WIDTHS_OWN tile); on a tile of that kind read as such, each lane's own
+ * pass, bar i's in [i * APO_LANES, (i + 1) * APO_LANES) (score_lanes.h lays them out). */
 typedef struct apo__score_lanes_sets {
     apo_vd nbdev_up, nbdev_dn, lower, upper, middle, cost, up, down;
+    const double *sd, *mean;
 } apo__score_lanes_sets;
+
+/* The rounds' sd and mean on a `widths` tile whose sets all read its pass: its out[0] and
+ * out[1]. */
+static inline void apo__score_lanes_tile_pass(apo__score_lanes_sets *set, int rounds,
+                                              const apo__score_sets_tile *tile) {
+    for (int r = 0; r < rounds && tile->widths == 1; r++) {
+        set[r].sd = tile->out[0];
+        set[r].mean = tile->out[1];
+    }
+}
 
 /* The long and short positions a set of side `side` takes (apo__rule_position): 1 and -1, or
  * +0 where the side does not allow it, the value a product by `keep` 0 gives there. */
@@ -219,9 +233,13 @@ static APO_FORCE_INLINE apo_vd apo__score_lanes_position(const int kind, const i
     apo_vd oa = k->zero, ob = k->zero;
     o[0] = o[1] = o[2] = k->zero;
     if (widths) {
-        /* apo__bollinger_pass_bands_compared: upper, middle, lower. */
-        const apo_vd mean = apo__score_lanes_load1(&out[1][i]);
-        const apo_vd sd = apo__score_lanes_load1(&out[0][i]);
+        /* apo__bollinger_pass_bands_compared: upper, middle, lower; of every set's own pass on
+         * an APO_SCORE_WIDTHS_OWN tile. */
+        const int own = widths == APO_SCORE_WIDTHS_OWN;
+        const apo_vd mean =
+            own ? apo_vd_loadu(set->mean + i * APO_LANES) : apo__score_lanes_load1(&set->mean[i]);
+        const apo_vd sd =
+            own ? apo_vd_loadu(set->sd + i * APO_LANES) : apo__score_lanes_load1(&set->sd[i]);
         if (clean) {
             o[0] = mean + set->nbdev_up * sd;
             o[2] = mean - set->nbdev_dn * sd;

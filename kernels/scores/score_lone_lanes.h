@@ -300,7 +300,9 @@ static APO_FORCE_INLINE void apo__score_lone_tile(const int kind, const int widt
                                        apo_vd_splat(one->middle),
                                        apo_vd_splat(one->cost),
                                        apo_vd_splat(up),
-                                       apo_vd_splat(down)};
+                                       apo_vd_splat(down),
+                                       NULL,
+                                       NULL};
     /* The set's rule as the scalar fold takes it, on the set's side; middle is the set's,
      * already (lower + upper) / 2. */
     const int a = widths && tile->a >= 3 ? 0 : tile->a, b = widths && tile->b >= 3 ? 0 : tile->b;

@@ -89,7 +89,7 @@ static APO_FORCE_INLINE size_t apo__score_ride_ref_chunk(
     const apo__score_lanes_sets *set, const apo__score_lanes_k *k, apo_vd *ref_pos, size_t i0,
     size_t i1, apo__score_ride_ref *b) {
     if (widths && apo__score_lanes_finite_widths(set, rounds, k) &&
-        apo__score_lanes_clean(tile, k, i0, i1))
+        apo__score_lanes_clean(widths, tile, set, rounds, k, i0, i1))
         return apo__score_ride_ref_steps(kind, widths, 1, rounds, tile, set, k, ref_pos, i0, i1, b);
     return apo__score_ride_ref_steps(kind, widths, 0, rounds, tile, set, k, ref_pos, i0, i1, b);
 }
@@ -403,6 +403,7 @@ static void APO_LANES_NAME(apo__score_ride_round)(const apo__score_sets_tile *ti
         }
         ref[r] = start[r];
     }
+    apo__score_lanes_tile_pass(set, rounds, tile);
     /* On the stack: about 93 KiB on avx512 (the chains' states 44, the reference's buffers
      * 49), in threads of the default stack size (the runtime's workers set none). */
     apo__score_lanes s[APO_SCORE_LANES_ROUNDS][APO_SCORE_RIDE_CHAINS];

@@ -36,10 +36,15 @@ typedef struct apo__score_sets_tile {
     size_t n_out;                /* outputs of the indicator a rule reads */
     /* Bollinger's pass (runtime/catalog/score_pass.h): out[0] holds the sd and out[1] the
      * mean, and each set takes its bands (n_out 3) as apo__bollinger_pass_bands_compared
-     * gives them. Otherwise out[] are the indicator's outputs themselves, alike for all. */
+     * gives them. Otherwise out[] are the indicator's outputs themselves, alike for all.
+     * APO_SCORE_WIDTHS_OWN: bollinger's passes of several periods, each set reading the sd
+     * and mean of its own (apo__score_set.pass) and out[] unused. */
     int widths;
     int kind, a, b; /* the rule (apo__rule): the same for every set of a pass */
 } apo__score_sets_tile;
+
+/* apo__score_sets_tile.widths of a tile whose sets read bollinger passes of their own. */
+#define APO_SCORE_WIDTHS_OWN 2
 
 /* What a set of the pass has of its own: its band widths (for a `widths` pass), its rule's
  * thresholds (apo__rule's lower, upper, middle), its cost and its rule's side (apo__rule's
@@ -51,13 +56,17 @@ typedef struct apo__score_sets_tile {
  * `view`), the compounded equity, its peak and its drawdown (what apo__score_more_compound
  * adds), their other fields left as they are; of the `/more` view's, every field (the
  * downside's sum, the units traded, the trades' sums and counts too). NULL for the plain view;
- * every set of a call alike, of one view. */
+ * every set of a call alike, of one view.
+ *
+ * `pass`: on an APO_SCORE_WIDTHS_OWN tile, the sd and mean of the set's own pass (pass[0],
+ * pass[1]) from the tile's first bar; NULL otherwise. */
 typedef struct apo__score_set {
     double nbdev_up, nbdev_dn;
     double lower, upper, middle;
     double cost;
     int side;
     apo__score_more *compound;
+    const double *const *pass;
 } apo__score_set;
 
 /* Folds the tile's bars into folds[0 .. n_sets) on vector path `isa` (AUTO: the best this
@@ -67,7 +76,9 @@ typedef struct apo__score_set {
  * of the narrowest path that holds them; a lone set, with its bars in the lanes of the path
  * (score_lone_lanes.h: docs/perf-log/2026-11-23-scored-sweeps.md, "A lone set's bars in vector
  * lanes"), and two sets on a path wider than two lanes, each so, one after the other (cheaper than
- * a round of sse2). */
+ * a round of sse2). On an APO_SCORE_WIDTHS_OWN tile, sets of different passes share the
+ * rounds, each lane reading its set's pass (docs/scores.md, "Sets of several periods"), and a
+ * lone set or two fold as above on their own pass. */
 void apo__cpu_score_fold_sets(const apo__score_sets_tile *tile, const apo__score_set *sets,
                               size_t n_sets, apo__score_fold *folds, apo__cpu_isa isa);
 

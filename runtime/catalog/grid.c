@@ -147,7 +147,9 @@ size_t apo__grid_share(const apo__call *call, uint64_t a, uint64_t b, size_t max
     while (n < max_pieces && apo__grid_iter_next(&it, &run) && run.first == 0 &&
            run.end == run.call->tiles &&
            (n == 0 || (run.piece == first.piece + n && run.call->tiles == first.call->tiles &&
-                       (any_pass || k->shares_pass(k, first.call->params, run.call->params))))) {
+                       (any_pass || k->shares_pass(k, first.call->params, run.call->params) ||
+                        (k->shares_host_call != NULL &&
+                         k->shares_host_call(k, first.call->params, run.call->params)))))) {
         if (n == 0)
             first = run;
         end = run.at + run.call->tiles;

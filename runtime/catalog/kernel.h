@@ -226,6 +226,10 @@ struct apo__kernel {
      * may run as one, a tile computing the tile of each with the bits it has alone
      * (apo__call.shared); NULL: never. */
     int (*shares_pass)(const apo__kernel *k, const double *a, const double *b);
+    /* Optional: whether such sets may run as one on the host though they do not share a pass
+     * (each computes its own, and their folds share the lanes: scored_kernels.c's
+     * bollinger rules); NULL: never. */
+    int (*shares_host_call)(const apo__kernel *k, const double *a, const double *b);
 
     /* The CUDA implementation, or NULL: GPUs then take no share of this kernel. */
     const apo__cuda_impl *cuda;

@@ -77,6 +77,7 @@ static inline apo__score_set apo__score_pass_set(const apo__score_pass *pass, co
                         rule->middle,
                         cost,
                         rule->side,
+                        NULL,
                         NULL};
     return s;
 }

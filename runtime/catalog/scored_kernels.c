@@ -133,6 +133,17 @@ static apo_status user_rule_bar(const apo__call *call, size_t row, size_t t, con
     return APO_OK;
 }
 
+/* A pass of a row's sets: the indicator's call on a window of the row that starts at the
+ * first tile's halo (or at the row's start for a kernel that reads whole rows), and its
+ * outputs there. */
+typedef struct row_pass {
+    apo__call view;
+    const double *view_in[APO_MAX_IO];
+    double *out[APO_MAX_IO];
+    size_t halo;
+    size_t origin; /* the window's first bar */
+} row_pass;
+
 /* What folding a row's bars needs, the same for every tile: the sets, their rules and costs,
  * and where the current tile's pass and changes of the close are. */
 typedef struct row_fold {
@@ -146,7 +157,13 @@ typedef struct row_fold {
     const double *close;
     const double *const *pass_in; /* the pass's outputs, from the window's origin */
     size_t origin;                /* the window's first bar */
-    size_t t0;                    /* the tile's first bar: move and finite start there */
+    /* The sets' passes: set j's is passes[pass_of[j]]; with more than one, each round's
+     * lanes read their sets' own (APO_SCORE_WIDTHS_OWN), and pass_in and origin are the
+     * first's. */
+    const row_pass *passes;
+    size_t n_passes;
+    const size_t *pass_of;
+    size_t t0; /* the tile's first bar: move and finite start there */
     const double *move;
     const unsigned char *finite;
     const apo__rule *rules;
@@ -195,7 +212,17 @@ static apo_status fold_bars(const row_fold *rf, size_t b0, size_t b1, apo__score
         return st;
     }
     const double *lane_out[APO_MAX_IO];
-    const apo__score_sets_tile lane_tile = lane_tile_of(rf, b0, b1, lane_out);
+    apo__score_sets_tile lane_tile = lane_tile_of(rf, b0, b1, lane_out);
+    /* Sets of several passes: each lane reads its set's, from b0 on. */
+    const double *own[APO_GRID_SHARE_MAX][APO_MAX_IO];
+    if (rf->n_passes > 1) {
+        lane_tile.widths = APO_SCORE_WIDTHS_OWN;
+        for (size_t p = 0; p < rf->n_passes; p++)
+            for (size_t k = 0; k < sc->pass.n_out; k++)
+                own[p][k] = rf->passes[p].out[k] + (b0 - rf->passes[p].origin);
+        for (size_t j = 0; j < rf->n_sets; j++)
+            rf->lane_sets[j].pass = own[rf->pass_of[j]];
+    }
     /* A view's sets fold into this chain's more statistics. */
     for (size_t j = 0; j < rf->n_sets && rf->compound; j++)
         rf->lane_sets[j].compound = &more[j];
@@ -316,55 +343,156 @@ static void fold_tile_ride(const row_fold *rf, size_t t1, const row_ranges *rr, 
                 finish_sets(rf, f + c * rf->n_sets, more + c * rf->n_sets, next[c]++, rr->n);
 }
 
+/* The pass `rp` of a row's tiles [g0, g1) (tiles `tile` long, computed at once), into its
+ * window from the first tile's halo (the row's start for a kernel that reads whole rows). */
+static apo_status pass_of_group(const apo__score_pass *pass, row_pass *rp, const double *const *x,
+                                size_t n_in, size_t g0, size_t g1, size_t tile, int whole,
+                                apo__cpu_isa isa) {
+    rp->origin = whole ? 0 : (g0 > rp->halo ? g0 - rp->halo : 0);
+    for (size_t i = 0; i < n_in; i++)
+        rp->view_in[i] = x[i] + rp->origin;
+    rp->view.cols = g1 - rp->origin;
+    apo__call_grid(&rp->view);
+    apo__tile_span spans[APO_SCORED_GROUP_MAX];
+    size_t n_spans = 0;
+    for (size_t t0 = g0; t0 < g1; t0 += tile)
+        spans[n_spans++] =
+            (apo__tile_span){0, t0 - rp->origin, (t0 + tile < g1 ? t0 + tile : g1) - rp->origin};
+    return apo__score_pass_tiles(pass, &rp->view, spans, n_spans, rp->out, isa);
+}
+
+/* Whether sets of several passes fold in one round's lanes (APO_SCORE_WIDTHS_OWN, each lane
+ * reading its set's pass): the built-in rules of bollinger's band widths (the kinds the lanes
+ * compile so, APO_SCORE_LANES_OWN_KIND) over whole rows (no user's rule, no ranges: those
+ * fold each pass on its own), and passes whose tiles are as long (a group of tiles is then
+ * the same bars in every pass). */
+static int folds_own_passes(const apo__kernel *k, const double *a, const double *b) {
+    const apo__scoring *sc = k->scoring;
+    const apo__kernel *ind = sc->indicator;
+    return sc->pass.kind == APO_SCORE_PASS_BOLLINGER_WIDTHS && sc->user_fn == NULL &&
+           (sc->rule.kind == APO_RULE_BANDS_REVERT || sc->rule.kind == APO_RULE_BANDS_ZONE) &&
+           sc->ranges == NULL && !apo__kernel_whole_row_input(ind, a) &&
+           !apo__kernel_whole_row_input(ind, b) && ind->tile_len(ind, a) == ind->tile_len(ind, b);
+}
+
+static apo_status scored_row_sets(const apo__call *call, const apo__call *sets, size_t n_sets,
+                                  const size_t *pass_of, size_t n_passes, size_t row,
+                                  apo__cpu_isa isa);
+
 /*
  * Scores row `row` of the call, for the call's set alone or for every set of a shared call
- * (apo__call.shared): the pass of the indicator's tiles [T, T + L) of its own grid, one
- * after another, each computed into a scratch window that starts at the tile's halo (or at
- * the row's start for a kernel that reads whole rows), then each set's outputs from it
- * folded into that set's scores (catalog/score_pass.h), once per chain of ranges (the whole
- * row without ranges). A tile body reads its samples from begin - halo on and restarts its
- * state there, so shifting the window's origin shifts every index it uses alike and leaves
- * every bit as in the full row; the sets of a shared call differ only in what the pass leaves
- * out, so each set's outputs are bitwise those of its own tile
- * (tests/runtime/catalog/test_scores.c compares with the materialised outputs, and shared
- * sets with sets alone, bitwise).
+ * (apo__call.shared). The sets' passes are runs of consecutive sets that share one; sets of
+ * several passes come together where the grid groups them (scored_shares_host_call:
+ * bollinger's periods). Those fold in the same rounds of lanes when folds_own_passes says so:
+ * each pass's full rounds first, so that their lanes read one pass, and the sets left over
+ * from them in rounds of several passes after (apo__score_fold_own, kernels/scores/
+ * score_lanes.h); else they run one pass after another. Which round a set folds in leaves
+ * its bits as they are (docs/scores.md, "Sets of several periods").
  */
 static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa) {
     const apo__scoring *sc = call->kernel->scoring;
-    const apo__score_pass *pass = &sc->pass;
-    const apo__kernel *ind = sc->indicator;
     size_t n_sets;
     const apo__call *sets = apo__grid_shared_pieces(call, &n_sets);
     if (n_sets > APO_GRID_SHARE_MAX)
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: %zu sets share a pass, at most %d",
                          call->kernel->name, n_sets, APO_GRID_SHARE_MAX);
+    size_t pass_of[APO_GRID_SHARE_MAX], first_of[APO_GRID_SHARE_MAX + 1], n_passes = 0;
+    int own = 1;
+    for (size_t j = 0; j < n_sets; j++) {
+        if (j == 0 || !apo__score_pass_shared(&sc->pass, call->kernel->n_params, sets[j - 1].params,
+                                              sets[j].params)) {
+            first_of[n_passes++] = j;
+            own = own && folds_own_passes(call->kernel, sets[0].params, sets[j].params);
+        }
+        pass_of[j] = n_passes - 1;
+    }
+    first_of[n_passes] = n_sets;
+    if (n_passes == 1)
+        return scored_row_sets(call, sets, n_sets, pass_of, 1, row, isa);
+    apo_status st = APO_OK;
+    if (!own) {
+        const size_t in_pass[APO_GRID_SHARE_MAX] = {0};
+        for (size_t p = 0; p < n_passes && st == APO_OK; p++)
+            st = scored_row_sets(call, sets + first_of[p], first_of[p + 1] - first_of[p], in_pass,
+                                 1, row, isa);
+        return st;
+    }
+    apo__call *order = malloc(n_sets * sizeof *order);
+    if (order == NULL)
+        return APO_ERR_OUT_OF_MEMORY;
+    size_t order_pass[APO_GRID_SHARE_MAX], m = 0;
+    const size_t lanes = apo__cpu_isa_lanes(apo__cpu_isa_resolve(isa));
+    for (int left = 0; left < 2; left++)
+        for (size_t p = 0; p < n_passes; p++) {
+            const size_t full = first_of[p] + (first_of[p + 1] - first_of[p]) / lanes * lanes;
+            for (size_t j = left ? full : first_of[p]; j < (left ? first_of[p + 1] : full); j++) {
+                order[m] = sets[j];
+                order_pass[m++] = p;
+            }
+        }
+    st = scored_row_sets(call, order, n_sets, order_pass, n_passes, row, isa);
+    free(order);
+    return st;
+}
+
+/*
+ * Scores row `row` for sets[0 .. n_sets) of the call, set j of pass pass_of[j] (n_passes of
+ * them, each computed with its first set's parameters): each pass of the indicator's tiles [T, T +
+ * L) of its own grid, a group of tiles at a time, computed into a scratch window that starts at the
+ * first tile's halo (or at the row's start for a kernel that reads whole rows), then each
+ * set's outputs from its pass folded into that set's scores (catalog/score_pass.h), once per
+ * chain of ranges (the whole row without ranges). A tile body reads its samples from
+ * begin - halo on and restarts its state there, so shifting the window's origin shifts every
+ * index it uses alike and leaves every bit as in the full row; the sets of a pass differ only
+ * in what it leaves out, so each set's outputs are bitwise those of its own tile
+ * (tests/runtime/catalog/test_scores.c compares with the materialised outputs, and shared
+ * sets with sets alone, bitwise). Several passes (folds_own_passes) have tiles as long, so a
+ * group's tiles are the same bars in each.
+ */
+static apo_status scored_row_sets(const apo__call *call, const apo__call *sets, size_t n_sets,
+                                  const size_t *pass_of, size_t n_passes, size_t row,
+                                  apo__cpu_isa isa) {
+    const apo__scoring *sc = call->kernel->scoring;
+    const apo__score_pass *pass = &sc->pass;
+    const apo__kernel *ind = sc->indicator;
     const size_t n = call->cols;
     const size_t n_in = ind->n_inputs;
-    const size_t tile = ind->tile_len(ind, call->params);
-    const size_t halo = apo__kernel_halo(ind, call->params);
-    const int whole = apo__kernel_whole_row_input(ind, call->params);
+    const size_t tile = ind->tile_len(ind, sets[0].params);
+    const int whole = apo__kernel_whole_row_input(ind, sets[0].params);
     /* Tiles whose pass is computed at once (apo__score_pass_tiles): they share a window. */
     size_t group = whole ? 1 : apo__score_pass_group(pass, isa);
     group = group < APO_SCORED_GROUP_MAX ? group : APO_SCORED_GROUP_MAX;
     const size_t span = group * tile;
-    const size_t cap = whole ? n : (halo + span < n ? halo + span : n);
     const apo_range whole_row = {0, n};
     const size_t whole_first[2] = {0, 1};
     row_ranges rr = {&whole_row, 1, 1, whole_first, n};
     if (sc->ranges != NULL)
         rr = (row_ranges){sc->ranges->range, sc->ranges->n, sc->ranges->n_chains, sc->ranges->first,
                           n};
-    /* The pass's outputs, then the tile's changes of the close and whether each is finite;
+    /* Each pass's window, then the tiles' changes of the close and whether each is finite;
      * each chain's folds, and its next range to finish. */
-    double *scratch = malloc((pass->n_out + 1) * cap * sizeof *scratch + cap);
+    row_pass *passes = calloc(n_passes, sizeof *passes);
+    /* Each pass's parameters: those of its first set. */
+    const double *pass_params[APO_GRID_SHARE_MAX];
+    for (size_t j = n_sets; j-- > 0;)
+        pass_params[pass_of[j]] = sets[j].params;
+    size_t scratch_len = 0;
+    for (size_t p = 0; p < n_passes && passes != NULL; p++) {
+        passes[p].halo = apo__kernel_halo(ind, pass_params[p]);
+        const size_t cap = whole ? n : (passes[p].halo + span < n ? passes[p].halo + span : n);
+        scratch_len += pass->n_out * cap;
+    }
+    const size_t moves = span < n ? span : n;
+    double *scratch = malloc((scratch_len + moves) * sizeof *scratch + moves);
     apo__score_fold *f = malloc(rr.n_chains * n_sets * sizeof *f);
     apo__score_more *more = malloc(rr.n_chains * n_sets * sizeof *more);
     size_t *next = malloc(rr.n_chains * sizeof *next);
     row_ride ride = {calloc(n_sets, sizeof *ride.ref_pos),
                      malloc(rr.n_chains * sizeof *ride.active)};
-    if (scratch == NULL || f == NULL || more == NULL || next == NULL || ride.ref_pos == NULL ||
-        ride.active == NULL) {
-        free(scratch), free(f), free(more), free(next), free(ride.ref_pos), free(ride.active);
+    if (passes == NULL || scratch == NULL || f == NULL || more == NULL || next == NULL ||
+        ride.ref_pos == NULL || ride.active == NULL) {
+        free(passes), free(scratch), free(f), free(more), free(next), free(ride.ref_pos);
+        free(ride.active);
         return APO_ERR_OUT_OF_MEMORY;
     }
 
@@ -372,20 +500,24 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
     for (size_t i = 0; i < n_in; i++)
         x[i] = call->inputs[i] + row * n;
 
-    apo__call view;
-    memset(&view, 0, sizeof view);
-    view.kernel = ind;
-    view.rows = 1;
-    memcpy(view.params, call->params, sizeof view.params);
-    view.seed = call->seed;
-    view.ctx = &apo__call_ctx_host;
-    const double *view_in[APO_MAX_IO];
-    double *pass_out[APO_MAX_IO];
+    double *window = scratch;
+    for (size_t p = 0; p < n_passes; p++) {
+        row_pass *rp = &passes[p];
+        const size_t cap = whole ? n : (rp->halo + span < n ? rp->halo + span : n);
+        apo__call *view = &rp->view;
+        view->kernel = ind;
+        view->rows = 1;
+        memcpy(view->params, pass_params[p], sizeof view->params);
+        view->seed = call->seed;
+        view->ctx = &apo__call_ctx_host;
+        view->inputs = rp->view_in;
+        view->outputs = rp->out;
+        for (size_t k = 0; k < pass->n_out; k++, window += cap)
+            rp->out[k] = window;
+    }
     const double *pass_in[APO_MAX_IO];
     for (size_t k = 0; k < pass->n_out; k++)
-        pass_in[k] = pass_out[k] = scratch + k * cap;
-    view.inputs = view_in;
-    view.outputs = pass_out;
+        pass_in[k] = passes[0].out[k];
 
     /* Each set's rule (its thresholds) and cost: the rule's parameters enter only the fold,
      * so sets that differ in them share the pass (score_pass.h). */
@@ -414,8 +546,8 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
      * and a view fold each chain on its own: the ride carries no compounded equity). */
     const int ride_chains =
         rr.n_chains > 1 && sc->user_fn == NULL && sc->view == APO_SCORE_VIEW_SUM;
-    double *move = scratch + pass->n_out * cap;
-    unsigned char *finite = (unsigned char *)(move + cap);
+    double *move = scratch + scratch_len;
+    unsigned char *finite = (unsigned char *)(move + moves);
     row_fold rf = {.call = call,
                    .sc = sc,
                    .row = row,
@@ -425,6 +557,9 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
                    .n_in = n_in,
                    .close = x[sc->close_input],
                    .pass_in = pass_in,
+                   .passes = passes,
+                   .n_passes = n_passes,
+                   .pass_of = pass_of,
                    .move = move,
                    .finite = finite,
                    .rules = rules,
@@ -434,21 +569,11 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
                    .isa = isa};
     apo_status st = APO_OK;
     for (size_t g0 = 0; g0 < n && st == APO_OK; g0 += span) {
-        /* The pass of the group's tiles [g0, g1) into one window from the first's halo. */
         const size_t g1 = g0 + span < n ? g0 + span : n;
-        const size_t origin = whole ? 0 : (g0 > halo ? g0 - halo : 0);
-        for (size_t i = 0; i < n_in; i++)
-            view_in[i] = x[i] + origin;
-        view.cols = g1 - origin;
-        apo__call_grid(&view);
-        apo__tile_span spans[APO_SCORED_GROUP_MAX];
-        size_t n_spans = 0;
-        for (size_t t0 = g0; t0 < g1; t0 += tile)
-            spans[n_spans++] =
-                (apo__tile_span){0, t0 - origin, (t0 + tile < g1 ? t0 + tile : g1) - origin};
-        st = apo__score_pass_tiles(pass, &view, spans, n_spans, pass_out, isa);
+        for (size_t p = 0; p < n_passes && st == APO_OK; p++)
+            st = pass_of_group(pass, &passes[p], x, n_in, g0, g1, tile, whole, isa);
         /* Then each tile's bars in order, as the tiles come. */
-        rf.origin = origin;
+        rf.origin = passes[0].origin;
         for (size_t t0 = g0; t0 < g1 && st == APO_OK; t0 += tile) {
             const size_t t1 = t0 + tile < g1 ? t0 + tile : g1;
             apo__cpu_score_moves(rf.close, t0, t1, move, finite, isa);
@@ -459,7 +584,8 @@ static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa
                 st = fold_tile_ranges(&rf, t1, &rr, next, f, more);
         }
     }
-    free(scratch), free(f), free(more), free(next), free(ride.ref_pos), free(ride.active);
+    free(passes), free(scratch), free(f), free(more), free(next), free(ride.ref_pos);
+    free(ride.active);
     return st;
 }
 
@@ -488,6 +614,11 @@ static apo_status scored_run_tiles(const apo__call *call, uint64_t first, uint64
 /* Sets share a pass when they differ only in the parameters it leaves out. */
 static int scored_shares_pass(const apo__kernel *k, const double *a, const double *b) {
     return apo__score_pass_shared(&k->scoring->pass, k->n_params, a, b);
+}
+
+/* Sets of other passes run as one host call where their folds share the lanes. */
+static int scored_shares_host_call(const apo__kernel *k, const double *a, const double *b) {
+    return folds_own_passes(k, a, b);
 }
 
 /* A rule's thresholds must leave a zone between them: at lower >= upper a value could be
@@ -639,6 +770,7 @@ void apo__scored_fill(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind,
     k->cuda =
         d != NULL && view == APO_SCORE_VIEW_SUM ? &apo__scored_cuda : &apo__scored_host_only_cuda;
     k->shares_pass = scored_shares_pass;
+    k->shares_host_call = scored_shares_host_call;
     k->scoring = sc;
 }
 

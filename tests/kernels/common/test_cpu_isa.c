@@ -632,7 +632,8 @@ Test(cpu_isa, score_lanes_fold_each_set_as_the_scalar_fold, .timeout = 60) {
         static const double ups[9] = {1.0, 2.0, 1e3, 0.0, 1.5, 1e4, 2.5, 0.5, 3.0};
         sets[j] =
             (apo__score_set){ups[j], 2.0 - 0.5 * (double)j, 95.0 + (double)j, 105.0 - (double)j,
-                             100.0,  0.0005 * (double)j,    APO_SIDE_BOTH,    NULL};
+                             100.0,  0.0005 * (double)j,    APO_SIDE_BOTH,    NULL,
+                             NULL};
     }
     static const size_t counts[] = {1, 2, 3, 5, 8, 9};
     static const int kinds[] = {APO_RULE_BANDS_REVERT, APO_RULE_BANDS_ZONE, APO_RULE_ZONE,
@@ -682,7 +683,8 @@ Test(cpu_isa, score_lanes_clean_runs_fold_as_the_scalar_fold, .timeout = 60) {
     apo__score_set sets[9];
     for (size_t j = 0; j < 9; j++)
         sets[j] = (apo__score_set){ups[j], 1.0 + 0.25 * (double)j, 0.0,           0.0,
-                                   0.0,    0.0004 * (double)j,     APO_SIDE_BOTH, NULL};
+                                   0.0,    0.0004 * (double)j,     APO_SIDE_BOTH, NULL,
+                                   NULL};
     static const size_t counts[] = {5, 7, 8, 9};
     static const int kinds[] = {APO_RULE_BANDS_REVERT, APO_RULE_BANDS_ZONE};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
@@ -753,7 +755,7 @@ Test(cpu_isa, a_lone_set_folds_every_kind_as_the_scalar_fold, .timeout = 60) {
     const double *hist[3] = {middle, middle, osc};
     double *events = signal_events(n);
     const double *signals[3] = {events, middle, osc};
-    const apo__score_set set = {0.0, 0.0, 99.0, 101.0, 100.0, 0.001, APO_SIDE_BOTH, NULL};
+    const apo__score_set set = {0.0, 0.0, 99.0, 101.0, 100.0, 0.001, APO_SIDE_BOTH, NULL, NULL};
     static const int kinds[] = {APO_RULE_BANDS_REVERT, APO_RULE_BANDS_ZONE, APO_RULE_MACD_CROSS,
                                 APO_RULE_ZONE,         APO_RULE_REVERT,     APO_RULE_CROSS,
                                 APO_RULE_PRICE_CROSS,  APO_RULE_SIGNAL};

@@ -106,6 +106,7 @@ void make_sets(apo__score_set *sets, size_t n_sets, const int *sides, size_t n_s
                             0.0,
                             0.0005 * (double)(j % 4),
                             sides[j % n_sides],
+                            NULL,
                             NULL};
         s.middle = (s.lower + s.upper) / 2;
         sets[j] = s;

@@ -369,6 +369,42 @@ Test(scores, sets_that_share_a_pass_score_bitwise_as_each_set_alone, .timeout = 
     apo_runtime_destroy(cpu);
 }
 
+/* Sets of several periods (bollinger's passes) run as one call on the cpu, their folds sharing
+ * rounds of lanes, a round reading one pass or several (docs/scores.md, "Sets of several
+ * periods"): each set scores bitwise as its call alone, in the plain view and the views that
+ * fold more, on every side, on the widest vector path and on sse2's (two lanes), over gaps,
+ * rows of three tiles and flat stretches (a flat sd): one of 100 bars, flat in every pass, and
+ * one of 15, flat in the passes of periods 13 and 8 only, where each period's four sets of the
+ * first grid fill rounds of avx2, paired with the next period's (21 beside 13). */
+Test(scores, sets_of_several_periods_share_rounds_and_score_as_each_set_alone, .timeout = 300) {
+    const char *paths[] = {NULL, "sse2"};
+    const size_t rows = 2, cols = 9000;
+    double *x = walk_with_gaps(rows, cols, 48);
+    for (size_t r = 0; r < rows; r++) {
+        for (size_t t = 2000; t < 2100; t++)
+            x[r * cols + t] = 100.0;
+        for (size_t t = 3000; t < 3015; t++)
+            x[r * cols + t] = 101.0;
+    }
+    const double periods[] = {55, 34, 21, 13, 8};
+    const double ups[] = {0.5, 1.5, 2.5}, sides[] = {-1, 0, 1};
+    const apo_sweep_param grids[2][3] = {
+        {{"period", periods, 5}, {"nbdev_up", ups, 2}, {"side", sides + 1, 2}},
+        {{"period", periods, 5}, {"nbdev_up", ups, 3}, {"side", sides, 3}}};
+    const char *rules[] = {"bands_revert", "bands_zone/more", "bands_revert/compound"};
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        if (paths[p] != NULL)
+            cr_assert_eq(setenv("APPORTION_CPU_ISA", paths[p], 1), 0);
+        apo_runtime *cpu = test_runtime("cpu");
+        for (size_t g = 0; g < 2; g++)
+            for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
+                check_sweep_against_sets(cpu, cpu, "bollinger", rules[r], x, rows, cols, grids[g],
+                                         3, APO_SPLIT_AUTO, 0, 0);
+        apo_runtime_destroy(cpu);
+    }
+    free(x);
+}
+
 /* The calls of sets `params` (every parameter of k, n_sets of them) over one row of x. */
 static void set_calls(const apo__kernel *k, const double *x, size_t cols, const double *params,
                       size_t n_sets, apo__call *calls, double *scores, double *(*outs)[APO_MAX_IO],
