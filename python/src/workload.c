@@ -400,6 +400,13 @@ static int take_ranges(PyObject *ranges, PyObject **held, apo_workload *w) {
  * most the library runs as one (devices/worker_pool.c). */
 #define SHARED_BLOCK_MAX 64
 
+/* The fewest sets a piece of a scored sweep takes (whole blocks, as below): two rounds of the
+ * widest path's lanes (avx512's 8), so that the sets a pass leaves over from its full rounds
+ * share rounds with other passes' (bollinger's periods, docs/scores.md "Sets of several
+ * periods"): a piece of one period's 5 widths folds two rounds for them, one of 20 sets of
+ * four periods five rounds. */
+#define SCORED_PIECE_MIN_SETS 16
+
 /* The sweep's sets a piece runs, and in [*first, *end) the sets the call runs
  * (apo_sweep.first_set and n_sets_run); 0 when the call runs whole (no sweep, a sweep of
  * one piece, or sizes or a range of sets the library is left to refuse). */
@@ -434,7 +441,8 @@ static size_t piece_sets(const apo_workload *w, size_t *first, size_t *end) {
                 block *= w->sweep->grid[i].n_values;
             else
                 break;
-        piece = piece < block ? block : piece / block * block;
+        const size_t least = (SCORED_PIECE_MIN_SETS + block - 1) / block * block;
+        piece = piece < least ? least : piece / block * block;
     }
     return piece < *end - *first ? piece : 0;
 }
