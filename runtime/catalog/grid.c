@@ -132,26 +132,56 @@ int apo__grid_iter_next(apo__grid_iter *it, apo__grid_run *run) {
     return 1;
 }
 
+/* Whether `run`, met after `prev`, can join a group whose first piece is `first`: whole, next
+ * to prev, of as many tiles. */
+static int joins(const apo__grid_run *first, const apo__grid_run *prev, const apo__grid_run *run) {
+    return run->first == 0 && run->end == run->call->tiles && run->piece == prev->piece + 1 &&
+           run->call->tiles == first->call->tiles;
+}
+
+/* The pieces from `run` on (the walk `it` after it) that share its pass and could join a
+ * group after it, counted up to limit + 1. */
+static size_t pass_run(const apo__kernel *k, apo__grid_iter it, const apo__grid_run *run,
+                       size_t limit) {
+    size_t m = 1;
+    apo__grid_run prev = *run, next;
+    while (m <= limit && apo__grid_iter_next(&it, &next) && joins(run, &prev, &next) &&
+           k->shares_pass(k, run->call->params, next.call->params)) {
+        prev = next;
+        m++;
+    }
+    return m;
+}
+
 size_t apo__grid_share(const apo__call *call, uint64_t a, uint64_t b, size_t max_pieces,
                        int any_pass, apo__call *group, uint64_t *group_end) {
     const apo__kernel *k = call->kernel;
     if (k->shares_pass == NULL || call->grid == NULL || call->grid->ragged)
         return 0;
-    /* The pieces met from a, as long as each is whole, next to the last, and shares the
-     * first's pass. */
+    /* The pieces met from a, as long as each is whole, next to the last, and shares the pass
+     * of the pieces before it: with any_pass whatever its pass; where the kernel runs sets of
+     * other passes as one host call (apo__kernel.shares_host_call), a new pass joins when all
+     * of its pieces do, so that no pass is computed in two groups that one would hold. */
     size_t n = 0;
     apo__grid_iter it;
-    apo__grid_run run, first = {0};
+    apo__grid_run run, first = {0}, prev = {0}, pass_first = {0};
     uint64_t end = a;
     apo__grid_iter_init(&it, call, a, b);
-    while (n < max_pieces && apo__grid_iter_next(&it, &run) && run.first == 0 &&
-           run.end == run.call->tiles &&
-           (n == 0 || (run.piece == first.piece + n && run.call->tiles == first.call->tiles &&
-                       (any_pass || k->shares_pass(k, first.call->params, run.call->params) ||
-                        (k->shares_host_call != NULL &&
-                         k->shares_host_call(k, first.call->params, run.call->params)))))) {
-        if (n == 0)
-            first = run;
+    while (n < max_pieces && apo__grid_iter_next(&it, &run)) {
+        if (n == 0) {
+            if (run.first != 0 || run.end != run.call->tiles)
+                break;
+            first = pass_first = run;
+        } else if (!joins(&first, &prev, &run)) {
+            break;
+        } else if (!any_pass && !k->shares_pass(k, pass_first.call->params, run.call->params)) {
+            if (k->shares_host_call == NULL ||
+                !k->shares_host_call(k, first.call->params, run.call->params) ||
+                pass_run(k, it, &run, max_pieces - n) > max_pieces - n)
+                break;
+            pass_first = run;
+        }
+        prev = run;
         end = run.at + run.call->tiles;
         n++;
     }

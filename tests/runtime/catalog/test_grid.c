@@ -139,9 +139,18 @@ static int same_first_param(const apo__kernel *k, const double *a, const double 
     return a[0] == b[0];
 }
 
+/* A stand-in for a kernel's test of sets that run as one host call though their passes
+ * differ: their second parameters are the same. */
+static int same_second_param(const apo__kernel *k, const double *a, const double *b) {
+    (void)k;
+    return a[1] == b[1];
+}
+
 /* The pieces apo__grid_share must group from tile a within [a, b): the piece starting at a,
  * whole in the range, then each next piece while it is whole, of as many tiles, and shares
- * the first's pass (with any_pass, whatever its pass). Found by a scan of the tile counts. */
+ * the pass of the pieces before it (with any_pass, whatever its pass; with a kernel's
+ * shares_host_call, another pass whose pieces, whole in the range and of as many tiles, all
+ * fit in the group). Found by a scan of the tile counts. */
 static size_t naive_share(const apo__call *call, const uint64_t *cum, uint64_t a, uint64_t b,
                           size_t max_pieces, int any_pass, size_t *first) {
     const size_t n = apo__grid_pieces(call);
@@ -149,12 +158,25 @@ static size_t naive_share(const apo__call *call, const uint64_t *cum, uint64_t a
     *first = p;
     if (cum[p] != a || cum[p + 1] > b)
         return 0;
-    const apo__call *lead = apo__grid_piece(call, p);
+    const apo__call *lead = apo__grid_piece(call, p), *pass_lead = lead;
+    const int host = call->kernel->shares_host_call != NULL;
     size_t count = 1;
     for (size_t q = p + 1; q < n && count < max_pieces && cum[q + 1] <= b; q++, count++) {
         const apo__call *next = apo__grid_piece(call, q);
-        if (next->tiles != lead->tiles || (!any_pass && next->params[0] != lead->params[0]))
+        if (next->tiles != lead->tiles)
             break;
+        if (any_pass || next->params[0] == pass_lead->params[0])
+            continue;
+        if (!host || next->params[1] != lead->params[1])
+            break;
+        size_t run = 1;
+        while (q + run < n && cum[q + run + 1] <= b &&
+               apo__grid_piece(call, q + run)->tiles == lead->tiles &&
+               apo__grid_piece(call, q + run)->params[0] == next->params[0])
+            run++;
+        if (run > max_pieces - count)
+            break;
+        pass_lead = next;
     }
     return count;
 }
@@ -165,7 +187,9 @@ Test(grid, pieces_that_share_a_pass_or_any_pieces_are_grouped_from_the_range_sta
     k.shares_pass = same_first_param;
     uint64_t rng = 7;
     uint64_t cum[MAX_PIECES + 1];
-    for (int shape = 0; shape < 200; shape++) {
+    for (int shape = 0; shape < 400; shape++) {
+        /* Half the shapes on a kernel that runs sets of other passes as one host call. */
+        k.shares_host_call = shape % 2 ? same_second_param : NULL;
         const size_t n_sets = 1 + next_random(&rng) % 12;
         apo__call call = make_grid_call(&rng, n_sets, 1 + next_random(&rng) % 3, 0, cum);
         call.kernel = &k;
@@ -173,6 +197,7 @@ Test(grid, pieces_that_share_a_pass_or_any_pieces_are_grouped_from_the_range_sta
             apo__call *piece = &call.grid->pieces[p];
             piece->kernel = &k;
             piece->params[0] = (double)(next_random(&rng) % 4 == 0);
+            piece->params[1] = (double)(next_random(&rng) % 8 == 0);
             /* Mostly as many tiles as the first piece, so that groups form. */
             if (p > 0 && next_random(&rng) % 4 != 0 && piece->tiles_per_row > 0) {
                 piece->tiles_per_row = call.grid->pieces[0].tiles_per_row;
