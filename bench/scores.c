@@ -7,7 +7,9 @@
  * sets that differ only in what it leaves out share (bollinger's band widths), and each
  * set's fold. The cases separate them: a lone set pays both, a shared pass of 5 widths pays
  * the pass once per 5 set-bars, and 2 and 3 widths are the groups smaller than avx2's round
- * of lanes (kernels/dispatch/lanes_dispatch.c picks how each is folded).
+ * of lanes (kernels/dispatch/lanes_dispatch.c picks how each is folded); 4 periods x 5 widths
+ * pay 4 passes and fold their sets in rounds that mix the periods (docs/scores.md, "Sets of
+ * several periods"), against 5 widths of one period the rounds they save.
  *
  * The runtime is one cpu thread ("cpu:threads=1"), so CPU time per set-bar is the work of a
  * set-bar on this machine whatever else runs on it: the machine is shared, and wall clock
@@ -23,39 +25,65 @@
 #include "bench.h"
 #include "scores.h"
 
-#define SCORES_MAX_SETS 5
+#define SCORES_MAX_VALUES 5
+#define SCORES_MAX_SETS (SCORES_MAX_VALUES * SCORES_MAX_VALUES)
 
 typedef struct score_case {
     const char *label;
     const char *kernel, *rule;
-    const char *swept;              /* the parameter the sets differ in (NULL: one set) */
-    double values[SCORES_MAX_SETS]; /* its values */
-    size_t n_sets;                  /* sets of the call */
+    const char *swept;                /* the parameter the sets differ in (NULL: one set) */
+    double values[SCORES_MAX_VALUES]; /* its values */
+    size_t n_values;                  /* how many (1: one set) */
+    /* A grid's second parameter (NULL: none): the sets are n_values of `swept` (slowest) times
+     * n_values2 of it. */
+    const char *swept2;
+    double values2[SCORES_MAX_VALUES];
+    size_t n_values2;
 } score_case;
 
 static const score_case score_cases[] = {
-    {"bollinger bands_zone, 1 set", "bollinger", "bands_zone", NULL, {0}, 1},
-    {"bollinger bands_revert, 1 set", "bollinger", "bands_revert", NULL, {0}, 1},
+    {"bollinger bands_zone, 1 set", "bollinger", "bands_zone", NULL, {0}, 1, NULL, {0}, 0},
+    {"bollinger bands_revert, 1 set", "bollinger", "bands_revert", NULL, {0}, 1, NULL, {0}, 0},
     {"bollinger bands_revert, 5 widths (1 pass)",
      "bollinger",
      "bands_revert",
      "nbdev_up",
      {1.0, 1.5, 2.0, 2.5, 3.0},
+     5,
+     NULL,
+     {0},
+     0},
+    /* Sets of several passes: their rounds of lanes mix the periods (docs/scores.md, "Sets
+     * of several periods"), where each period alone takes two rounds for its 5 widths. */
+    {"bollinger bands_revert, 4 periods x 5 widths (4 passes)",
+     "bollinger",
+     "bands_revert",
+     "period",
+     {10, 20, 30, 40},
+     4,
+     "nbdev_up",
+     {1.0, 1.5, 2.0, 2.5, 3.0},
      5},
-    {"macd macd_cross, 1 set", "macd", "macd_cross", NULL, {0}, 1},
+    {"macd macd_cross, 1 set", "macd", "macd_cross", NULL, {0}, 1, NULL, {0}, 0},
     /* Fewer sets than avx2's 4 lanes: two each alone, three in one round of avx2. */
     {"bollinger bands_zone, 2 widths (1 pass)",
      "bollinger",
      "bands_zone",
      "nbdev_up",
      {1.0, 2.0},
-     2},
+     2,
+     NULL,
+     {0},
+     0},
     {"bollinger bands_zone, 3 widths (1 pass)",
      "bollinger",
      "bands_zone",
      "nbdev_up",
      {1.0, 2.0, 3.0},
-     3},
+     3,
+     NULL,
+     {0},
+     0},
     /* Sets of three sides in one pass, and one round of lanes (docs/scores.md, "Sides"): the
      * case ignores --scores-side. */
     {"bollinger bands_revert, 3 sides (1 pass)",
@@ -63,7 +91,10 @@ static const score_case score_cases[] = {
      "bands_revert",
      "side",
      {-1.0, 0.0, 1.0},
-     3},
+     3,
+     NULL,
+     {0},
+     0},
 };
 #define N_SCORE_CASES (sizeof score_cases / sizeof score_cases[0])
 
@@ -88,8 +119,11 @@ static apo_status run_case(apo_runtime *rt, const score_case *c, size_t set,
              how->view != NULL ? how->view : "");
     const double *in[1] = {x};
     const int sweeps_side = c->swept != NULL && strcmp(c->swept, "side") == 0;
-    apo_param params[3] = {{"cost", SCORES_COST}, {"side", (double)side}, {c->swept, 0.0}};
-    apo_sweep_param grid[1] = {{c->swept, c->values, c->n_sets}};
+    apo_param params[4] = {
+        {"cost", SCORES_COST}, {"side", (double)side}, {c->swept, 0.0}, {c->swept2, 0.0}};
+    apo_sweep_param grid[2] = {{c->swept, c->values, c->n_values}, {c->swept2, c->values2, 1}};
+    if (c->swept2 != NULL)
+        grid[1].n_values = c->n_values2;
     apo_sweep sweep = APO_SWEEP_INIT;
     apo_workload w = bench_workload(c->kernel, rows, cols, in, 1);
     w.score = rule;
@@ -100,15 +134,24 @@ static apo_status run_case(apo_runtime *rt, const score_case *c, size_t set,
     w.outputs = scores;
     w.n_outputs = APO_N_SCORES;
     w.learn = APO_SWITCH_OFF;
-    if (c->swept != NULL && set != SIZE_MAX) {
+    if (c->swept2 != NULL && set != SIZE_MAX) {
+        params[w.n_params].value = c->values[set / c->n_values2];
+        params[w.n_params + 1].value = c->values2[set % c->n_values2];
+        w.n_params += 2;
+    } else if (c->swept != NULL && set != SIZE_MAX) {
         params[w.n_params].value = c->values[set];
         w.n_params++;
     } else if (c->swept != NULL) {
         sweep.grid = grid;
-        sweep.n_grid = 1;
+        sweep.n_grid = c->swept2 != NULL ? 2 : 1;
         w.sweep = &sweep;
     }
     return apo_distribute_workload(rt, &w, NULL);
+}
+
+/* The sets of case c's call. */
+static size_t case_sets(const score_case *c) {
+    return c->swept2 != NULL ? c->n_values * c->n_values2 : c->n_values;
 }
 
 /* Scores of the whole case, then of each set alone: the values not bitwise equal. -1 when a
@@ -119,7 +162,7 @@ static long check_case(apo_runtime *rt, const score_case *c, const score_rule_of
     if (bench_check(run_case(rt, c, SIZE_MAX, how, x, rows, cols, all), c->label))
         return -1;
     long wrong = 0;
-    for (size_t s = 0; s < c->n_sets && c->swept != NULL; s++) {
+    for (size_t s = 0; s < case_sets(c) && c->swept != NULL; s++) {
         if (bench_check(run_case(rt, c, s, how, x, rows, cols, alone), c->label))
             return -1;
         for (size_t k = 0; k < APO_N_SCORES; k++)
@@ -184,14 +227,14 @@ json_t *bench_scores(size_t rows, size_t cols, int side, const char *view, int r
     printf("| case | sets | best ns/set-bar | median ns/set-bar |\n|---|---|---|---|\n");
     for (size_t c = 0; c < N_SCORE_CASES; c++) {
         const score_case *sc = &score_cases[c];
-        const double set_bars = (double)sc->n_sets * (double)rows * (double)cols;
+        const double set_bars = (double)case_sets(sc) * (double)rows * (double)cols;
         double *t = times + c * (size_t)reps;
         const double best = bench_min(t, (size_t)reps) / set_bars * 1e9;
         const double median = bench_median(t, (size_t)reps) / set_bars * 1e9;
-        printf("| %s | %zu | %.2f | %.2f |\n", sc->label, sc->n_sets, best, median);
+        printf("| %s | %zu | %.2f | %.2f |\n", sc->label, case_sets(sc), best, median);
         json_t *j = json_object();
         json_object_set_new(j, "case", json_string(sc->label));
-        json_object_set_new(j, "sets", json_integer((json_int_t)sc->n_sets));
+        json_object_set_new(j, "sets", json_integer((json_int_t)case_sets(sc)));
         json_object_set_new(j, "side", json_integer(side));
         json_object_set_new(j, "view", json_string(view != NULL ? view : ""));
         json_object_set_new(j, "best_ns_per_set_bar", json_real(best));
