@@ -156,10 +156,7 @@ static int plan_pieces(const cli_run_options *o, const apo_kernel_info *info, ru
     s->pieces = (o->given.sweep_sets + s->piece_sets - 1) / s->piece_sets;
     s->call_sets = s->piece_sets;
     if (o->score != NULL) {
-        const size_t set_bars = k->rows * k->cols;
-        const size_t by_work =
-            set_bars < CLI_SCORE_CALL_SET_BARS ? CLI_SCORE_CALL_SET_BARS / set_bars : 1;
-        s->call_sets = by_work < o->given.sweep_sets ? by_work : o->given.sweep_sets;
+        s->call_sets = cli_score_call_sets(&o->given, k->rows * k->cols);
         s->pieces = (o->given.sweep_sets + s->call_sets - 1) / s->call_sets;
     }
     s->sweep.n_sets_run = s->piece_sets;

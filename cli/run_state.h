@@ -53,8 +53,8 @@ typedef struct run_state {
     apo_sweep sweep;
     size_t piece_sets, pieces;
     /* A scored sweep holds every set's scores in one piece but computes them in calls of
-     * call_sets sets each, sized by work (CLI_SCORE_CALL_SET_BARS): each call then has a
-     * deadline of its own and learns for the next, and Ctrl-C stops between them. */
+     * call_sets sets each, sized by work and whole blocks (cli_score_call_sets): each call then has
+     * a deadline of its own and learns for the next, and Ctrl-C stops between them. */
     size_t call_sets;
     /* A scored run (--score): each row's name in scores.csv, the text of row numbers, the
      * file's name for a wide file's one series of several inputs, and the best lines. */

@@ -29,6 +29,31 @@ size_t cli_default_memory(void) {
     return bytes;
 }
 
+/* Sets a call of a scored sweep takes at least: two rounds of the widest path's lanes
+ * (avx512's 8). */
+#define CLI_SCORE_CALL_MIN_SETS 16
+
+/* The most sets the library runs as one call (runtime/catalog/grid.h's APO_GRID_SHARE_MAX). */
+#define CLI_SCORE_SHARED_MAX 64
+
+size_t cli_score_call_sets(const cli_param_list *given, size_t set_bars) {
+    if (set_bars > CLI_SCORE_CALL_SET_BARS)
+        return 1; /* a call's worth already */
+    size_t sets = CLI_SCORE_CALL_SET_BARS / (set_bars > 0 ? set_bars : 1);
+    size_t block = 1;
+    for (size_t q = given->n_sweep; q-- > 1;) {
+        if (block * given->sweep[q].n_values > CLI_SCORE_SHARED_MAX)
+            break;
+        block *= given->sweep[q].n_values;
+    }
+    const size_t least = (CLI_SCORE_CALL_MIN_SETS + block - 1) / block * block;
+    /* A call stays within 16 calls' worth of work (CLI_SCORE_CALL_MIN_SETS sets of the
+     * largest): blocks of larger sets go by work alone. */
+    if (least * set_bars <= CLI_SCORE_CALL_MIN_SETS * CLI_SCORE_CALL_SET_BARS)
+        sets = sets < least ? least : sets / block * block;
+    return sets < given->sweep_sets ? sets : given->sweep_sets;
+}
+
 /* The value of swept parameter `param` in set `set`, the first parameter varying slowest. */
 double cli_sweep_value(const cli_run_options *o, size_t set, size_t param) {
     size_t stride = 1;

@@ -24,6 +24,16 @@ size_t cli_default_memory(void);
  * model yet (docs/env.md, "Deadlines and quarantine"). */
 #define CLI_SCORE_CALL_SET_BARS ((size_t)1 << 26)
 
+/* The sets of one call of a scored sweep (the swept parameters of `given`) whose set has
+ * `set_bars` bars (rows x bars): one
+ * where a set is more than CLI_SCORE_CALL_SET_BARS; else about that much work, in whole
+ * blocks of the sets that differ only in the grid's last parameters (the sets that share a
+ * pass, up to 64: the most the library runs as one) and at least 16 sets, so that the sets
+ * each pass leaves over from its full rounds of vector lanes fold together (docs/scores.md,
+ * "Sets of several periods"), where that is at most 16 times CLI_SCORE_CALL_SET_BARS; never
+ * more than the sweep's. */
+size_t cli_score_call_sets(const cli_param_list *given, size_t set_bars);
+
 /* The value of swept parameter `param` in set `set`, the first parameter varying slowest. */
 double cli_sweep_value(const cli_run_options *o, size_t set, size_t param);
 
