@@ -74,7 +74,9 @@ int apo__grid_ragged(const apo__call *call);
  * max_pieces consecutive pieces, each wholly inside [a, b), of as many tiles, of a kernel that
  * groups at all (apo__kernel.shares_pass set), and which that kernel says share a pass, or
  * with `any_pass` whatever their passes (a GPU's group, which launches every pass at once:
- * devices/device.h, APO_RUNS_SHARED_SETS). A piece cut by the range's edges runs alone: its
+ * devices/device.h, APO_RUNS_SHARED_SETS), or, where the kernel runs sets of other passes as
+ * one host call (apo__kernel.shares_host_call), a run of pieces of another pass that fits in
+ * the group whole (what the range holds of it). A piece cut by the range's edges runs alone: its
  * rows are not the others'. Returns the pieces grouped; when 2 or more, *group is the first
  * piece's call made the group's (apo__call.shared) and *group_end the call's tile after the
  * last. */
