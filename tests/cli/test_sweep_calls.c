@@ -10,7 +10,7 @@
 #include "param_list.h"
 #include "sweep_sets.h"
 
-/* A sweep of the given --param texts. */
+/* A sweep of the given --param texts (cli_param_list_free frees it). */
 static cli_param_list sweep_of(const char *a, const char *b) {
     cli_param_list l;
     cli_param_list_init(&l);
@@ -39,6 +39,7 @@ Test(sweep_calls, scored_calls_take_whole_blocks_of_a_pass_and_at_least_sixteen_
     cr_assert_eq(cli_score_call_sets(&grid, call + 1), 1);
     /* 2^23 bars: 8 by work, 20 by blocks (2.5 calls' worth). */
     cr_assert_eq(cli_score_call_sets(&grid, call / 8), 20);
+    cli_param_list_free(&grid);
 }
 
 Test(sweep_calls, a_block_past_sixty_four_sets_or_a_single_parameter_counts_sets_alone) {
@@ -52,4 +53,6 @@ Test(sweep_calls, a_block_past_sixty_four_sets_or_a_single_parameter_counts_sets
     cr_assert_eq(one.sweep_sets, 39);
     cr_assert_eq(cli_score_call_sets(&one, 8000000), 16);
     cr_assert_eq(cli_score_call_sets(&one, 100), 39);
+    cli_param_list_free(&wide);
+    cli_param_list_free(&one);
 }
