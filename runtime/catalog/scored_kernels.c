@@ -135,11 +135,12 @@ static apo_status user_rule_bar(const apo__call *call, size_t row, size_t t, con
 
 /* A pass of a row's sets: the indicator's call on a window of the row that starts at the
  * first tile's halo (or at the row's start for a kernel that reads whole rows), and its
- * outputs there. */
+ * outputs there: `out` as the call writes them, `in` the same arrays as the fold reads them. */
 typedef struct row_pass {
     apo__call view;
     const double *view_in[APO_MAX_IO];
     double *out[APO_MAX_IO];
+    const double *in[APO_MAX_IO];
     size_t halo;
     size_t origin; /* the window's first bar */
 } row_pass;
@@ -155,11 +156,9 @@ typedef struct row_fold {
     const double *const *x; /* the row's inputs */
     size_t n_in;
     const double *close;
-    const double *const *pass_in; /* the pass's outputs, from the window's origin */
-    size_t origin;                /* the window's first bar */
-    /* The sets' passes: set j's is passes[pass_of[j]]; with more than one, each round's
-     * lanes read their sets' own (APO_SCORE_WIDTHS_OWN), and pass_in and origin are the
-     * first's. */
+    /* The sets' passes, in their current windows: set j's is passes[pass_of[j]]; with more
+     * than one, each round's lanes read their sets' own (APO_SCORE_WIDTHS_OWN), else every set
+     * reads passes[0]. */
     const row_pass *passes;
     size_t n_passes;
     const size_t *pass_of;
@@ -179,7 +178,7 @@ static apo__score_sets_tile lane_tile_of(const row_fold *rf, size_t b0, size_t b
                                          const double **lane_out) {
     const apo__scoring *sc = rf->sc;
     for (size_t k = 0; k < sc->pass.n_out; k++)
-        lane_out[k] = rf->pass_in[k] + (b0 - rf->origin);
+        lane_out[k] = rf->passes[0].in[k] + (b0 - rf->passes[0].origin);
     return (apo__score_sets_tile){rf->close + b0,
                                   rf->move + (b0 - rf->t0),
                                   rf->finite + (b0 - rf->t0),
@@ -208,7 +207,7 @@ static apo_status fold_bars(const row_fold *rf, size_t b0, size_t b1, apo__score
         for (size_t t = b0; t < b1 && st == APO_OK; t++)
             st = user_rule_bar(rf->call, rf->row, t, rf->x, rf->n_in,
                                &(user_bar){rf->finite[t - rf->t0], rf->move[t - rf->t0]}, rf->sets,
-                               rf->n_sets, rf->pass_in, t - rf->origin, f, rf->cost);
+                               rf->n_sets, rf->passes[0].in, t - rf->passes[0].origin, f, rf->cost);
         return st;
     }
     const double *lane_out[APO_MAX_IO];
@@ -219,7 +218,7 @@ static apo_status fold_bars(const row_fold *rf, size_t b0, size_t b1, apo__score
         lane_tile.widths = APO_SCORE_WIDTHS_OWN;
         for (size_t p = 0; p < rf->n_passes; p++)
             for (size_t k = 0; k < sc->pass.n_out; k++)
-                own[p][k] = rf->passes[p].out[k] + (b0 - rf->passes[p].origin);
+                own[p][k] = rf->passes[p].in[k] + (b0 - rf->passes[p].origin);
         for (size_t j = 0; j < rf->n_sets; j++)
             rf->lane_sets[j].pass = own[rf->pass_of[j]];
     }
@@ -382,8 +381,9 @@ static apo_status scored_row_sets(const apo__call *call, const apo__call *sets, 
 /*
  * Scores row `row` of the call, for the call's set alone or for every set of a shared call
  * (apo__call.shared). The sets' passes are runs of consecutive sets that share one; sets of
- * several passes come together where the grid groups them (scored_shares_host_call:
- * bollinger's periods). Those fold in the same rounds of lanes when folds_own_passes says so:
+ * several passes come together where the grid groups them (folds_own_passes, the kernel's
+ * shares_host_call: bollinger's periods). Those fold in the same rounds of lanes when
+ * folds_own_passes says so:
  * each pass's full rounds first, so that their lanes read one pass, and the sets left over
  * from them in rounds of several passes after (apo__score_fold_own, kernels/scores/
  * score_lanes.h); else they run one pass after another. Which round a set folds in leaves
@@ -513,11 +513,8 @@ static apo_status scored_row_sets(const apo__call *call, const apo__call *sets, 
         view->inputs = rp->view_in;
         view->outputs = rp->out;
         for (size_t k = 0; k < pass->n_out; k++, window += cap)
-            rp->out[k] = window;
+            rp->in[k] = rp->out[k] = window;
     }
-    const double *pass_in[APO_MAX_IO];
-    for (size_t k = 0; k < pass->n_out; k++)
-        pass_in[k] = passes[0].out[k];
 
     /* Each set's rule (its thresholds) and cost: the rule's parameters enter only the fold,
      * so sets that differ in them share the pass (score_pass.h). */
@@ -556,7 +553,6 @@ static apo_status scored_row_sets(const apo__call *call, const apo__call *sets, 
                    .x = x,
                    .n_in = n_in,
                    .close = x[sc->close_input],
-                   .pass_in = pass_in,
                    .passes = passes,
                    .n_passes = n_passes,
                    .pass_of = pass_of,
@@ -573,7 +569,6 @@ static apo_status scored_row_sets(const apo__call *call, const apo__call *sets, 
         for (size_t p = 0; p < n_passes && st == APO_OK; p++)
             st = pass_of_group(pass, &passes[p], x, n_in, g0, g1, tile, whole, isa);
         /* Then each tile's bars in order, as the tiles come. */
-        rf.origin = passes[0].origin;
         for (size_t t0 = g0; t0 < g1 && st == APO_OK; t0 += tile) {
             const size_t t1 = t0 + tile < g1 ? t0 + tile : g1;
             apo__cpu_score_moves(rf.close, t0, t1, move, finite, isa);
@@ -614,11 +609,6 @@ static apo_status scored_run_tiles(const apo__call *call, uint64_t first, uint64
 /* Sets share a pass when they differ only in the parameters it leaves out. */
 static int scored_shares_pass(const apo__kernel *k, const double *a, const double *b) {
     return apo__score_pass_shared(&k->scoring->pass, k->n_params, a, b);
-}
-
-/* Sets of other passes run as one host call where their folds share the lanes. */
-static int scored_shares_host_call(const apo__kernel *k, const double *a, const double *b) {
-    return folds_own_passes(k, a, b);
 }
 
 /* A rule's thresholds must leave a zone between them: at lower >= upper a value could be
@@ -770,7 +760,7 @@ void apo__scored_fill(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind,
     k->cuda =
         d != NULL && view == APO_SCORE_VIEW_SUM ? &apo__scored_cuda : &apo__scored_host_only_cuda;
     k->shares_pass = scored_shares_pass;
-    k->shares_host_call = scored_shares_host_call;
+    k->shares_host_call = folds_own_passes; /* their folds share the lanes */
     k->scoring = sc;
 }
 
