@@ -30,7 +30,8 @@ size_t cli_default_memory(void) {
 }
 
 /* Sets a call of a scored sweep takes at least: two rounds of the widest path's lanes
- * (avx512's 8). */
+ * (avx512's 8). The Python binding cuts its pieces by the same rule (python/src/workload.c,
+ * piece_sets); each links only the public API, so each has its copy. */
 #define CLI_SCORE_CALL_MIN_SETS 16
 
 /* The most sets the library runs as one call (runtime/catalog/grid.h's APO_GRID_SHARE_MAX). */

@@ -404,7 +404,8 @@ static int take_ranges(PyObject *ranges, PyObject **held, apo_workload *w) {
  * widest path's lanes (avx512's 8), so that the sets a pass leaves over from its full rounds
  * share rounds with other passes' (bollinger's periods, docs/scores.md "Sets of several
  * periods"): a piece of one period's 5 widths folds two rounds for them, one of 20 sets of
- * four periods five rounds. */
+ * four periods five rounds. The CLI's scored calls follow the same rule (cli/sweep_sets.c,
+ * cli_score_call_sets). */
 #define SCORED_PIECE_MIN_SETS 16
 
 /* The sweep's sets a piece runs, and in [*first, *end) the sets the call runs
