@@ -93,8 +93,6 @@ static inline APO_HD apo__plain_body apo__plain_body_of(size_t n_in, size_t extr
 /* The chunks between anchors end at multiples of this (the anchors' spacings are multiples
  * of it), so their scratch is a fixed stack block on the CPU and the GPU alike. */
 #define APO_PLAIN_CHUNK 64
-/* The fewest bars worth a chunk (sliding_sums.h's reason: APO_DD_BLOCK_MIN). */
-#define APO_PLAIN_CHUNK_MIN 8
 
 /* The sums and count of one window. */
 typedef struct apo__plain_state {
@@ -320,17 +318,17 @@ static APO_CAT_SPECIALISED apo__plain_state apo__sliding_plain_lanes(const apo__
 
 /* The end of the chunk starting at t when its windows are all clean and none of its bars is an
  * anchor: the window before t was (valid 1), t is not an anchor and the bars up to the next
- * multiple of APO_PLAIN_CHUNK (or end) are at least APO_PLAIN_CHUNK_MIN and hold no
- * non-finite sample of the n_in inputs. Otherwise t, which then takes the per-bar step, and
- * where the chunk holds a gap, *plain_until becomes its end (apo__clean_block_end's rule). */
+ * multiple of APO_PLAIN_CHUNK (or end) are at least APO_DD_BLOCK_MIN (window_sum.h: the fewest
+ * bars worth a block's setup, a chunk's as well) and hold no non-finite sample of the n_in inputs.
+ * Otherwise t, which then takes the per-bar step, and where the chunk holds a gap, *plain_until
+ * becomes its end (apo__clean_block_end's rule). */
 static inline APO_HD size_t apo__plain_chunk_end(const double *const *in, size_t n_in, int valid,
                                                  size_t anchor, size_t t, size_t end,
                                                  size_t *plain_until) {
     if (!valid || t < *plain_until || t % anchor == 0)
         return t;
     const size_t next = t + (APO_PLAIN_CHUNK - t % APO_PLAIN_CHUNK);
-    return apo__clean_span_end(in, n_in, t, next < end ? next : end, APO_PLAIN_CHUNK_MIN,
-                               plain_until);
+    return apo__clean_span_end(in, n_in, t, next < end ? next : end, APO_DD_BLOCK_MIN, plain_until);
 }
 
 /*
