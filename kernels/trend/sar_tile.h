@@ -173,27 +173,39 @@ static inline APO_HD void apo__sar_run(apo__sar_state *s, const apo__cat_io *io,
     const double *high = io->in[0], *low = io->in[1];
     double *out = io->out[0];
     const apo__sar_params k = apo__sar_params_of(io, ext);
+    /* The state in a local: through `s`, its doubles were memory that each output's store
+     * might have written, so every bar read them back. */
+    apo__sar_state st = *s;
     for (size_t t = from; t < end; t++) {
+        if (st.seen == 2.0 && t >= begin) {
+            /* Past the first two clean bars, every bar an output: the loop below's operations
+             * for bars with finite prices, without its tests of the start. A gap returns to it. */
+            for (; t < end && apo__finite(high[t]) & apo__finite(low[t]); t++)
+                out[t] = apo__canonical_nan(apo__sar_step(&st, &k, high[t], low[t]));
+            if (t >= end)
+                break;
+        }
         const double h = high[t], l = low[t];
         double v = NAN;
         if (isfinite(h) && isfinite(l)) {
-            if (s->seen == 0.0) {
-                s->seen = 1.0;
-                s->high = h;
-                s->low = l;
+            if (st.seen == 0.0) {
+                st.seen = 1.0;
+                st.high = h;
+                st.low = l;
             } else {
-                if (s->seen == 1.0) {
-                    s->seen = 2.0;
-                    apo__sar_begin(s, &k, h, l);
+                if (st.seen == 1.0) {
+                    st.seen = 2.0;
+                    apo__sar_begin(&st, &k, h, l);
                 }
                 /* Past DBL_MAX (docs/kernels.md, Range) a stop may be an arithmetic NaN,
                  * whose bits the CPU and the GPU do not share (apo_hd.h). */
-                v = apo__canonical_nan(apo__sar_step(s, &k, h, l));
+                v = apo__canonical_nan(apo__sar_step(&st, &k, h, l));
             }
         }
         if (t >= begin)
             out[t] = v;
     }
+    *s = st;
 }
 
 static inline APO_HD void apo__sar_body(const apo__cat_io *io, int ext, size_t begin, size_t end) {
