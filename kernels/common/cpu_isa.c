@@ -113,8 +113,11 @@ static apo__avx512_kind avx512_kind_uncached(void) {
     unsigned eax, ebx, ecx, edx;
     if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx))
         return APO_AVX512_MEASURED_NONE;
-    /* "AuthenticAMD" in ebx, edx, ecx. */
+    /* "AuthenticAMD" and "GenuineIntel" in ebx, edx, ecx. */
     const int amd = ebx == 0x68747541u && edx == 0x69746e65u && ecx == 0x444d4163u;
+    const int intel = ebx == 0x756e6547u && edx == 0x49656e69u && ecx == 0x6c65746eu;
+    if (intel)
+        return APO_AVX512_INTEL;
     if (!amd || !__get_cpuid(1, &eax, &ebx, &ecx, &edx))
         return APO_AVX512_MEASURED_NONE;
     /* The family: the base field, plus the extended field when the base is 0xF. */

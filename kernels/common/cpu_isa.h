@@ -54,14 +54,18 @@ size_t apo__cpu_isa_lanes(apo__cpu_isa isa);
  * 8 (docs/kernels-vector-paths.md, "Vector paths"); each has its own list of such kernels
  * (catalog.h, apo__catalog_path). */
 typedef enum apo__avx512_kind {
-    APO_AVX512_MEASURED_NONE = 0, /* no AVX-512, or a CPU not measured (Intel's): the widest */
+    APO_AVX512_MEASURED_NONE = 0, /* no AVX-512, or another vendor's CPU: the widest */
     APO_AVX512_AMD_HALVED = 1,    /* AMD family 19h (Zen 4): 512-bit operations in two halves */
-    APO_AVX512_AMD_WHOLE = 2      /* AMD family 1Ah (Zen 5): whole, but gathers still slow */
+    APO_AVX512_AMD_WHOLE = 2,     /* AMD family 1Ah (Zen 5): whole, but gathers still slow */
+    APO_AVX512_INTEL = 3          /* Intel (measured: family 6 model 207, Emerald Rapids): a
+                                   * lane gathered is a masked broadcast, one shuffle port's
+                                   * work, so a round of few tiles pays for eight lanes */
 } apo__avx512_kind;
 
 /* Which of them this CPU is, from cpuid's vendor and family, read once (a hypervisor answers
  * cpuid with a trap of microseconds). Kernels whose 8-lane form loses there (gathered lanes,
- * loops the compiler widens) then run on avx2 when the runtime picks the path. */
+ * loops the compiler widens) then run on avx2 when the runtime picks the path; on Intel, the
+ * rounds of lanes of at most four tiles (catalog_dispatch.h, apo__catalog_round_path_on). */
 apo__avx512_kind apo__cpu_avx512_kind(void);
 
 /* Whether the avx512 path may run bollinger's 4-lane rounds in 256-bit vectors with

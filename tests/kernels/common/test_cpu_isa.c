@@ -171,7 +171,11 @@ static int avx512_kind_from_proc_cpuinfo(void) {
     fclose(f);
     if (vendor[0] == '\0' || family < 0)
         return -1;
-    if (!apo__cpu_isa_supported(APO_CPU_ISA_AVX512) || strcmp(vendor, "AuthenticAMD") != 0)
+    if (!apo__cpu_isa_supported(APO_CPU_ISA_AVX512))
+        return APO_AVX512_MEASURED_NONE;
+    if (strcmp(vendor, "GenuineIntel") == 0)
+        return APO_AVX512_INTEL;
+    if (strcmp(vendor, "AuthenticAMD") != 0)
         return APO_AVX512_MEASURED_NONE;
     return family == 25   ? APO_AVX512_AMD_HALVED
            : family == 26 ? APO_AVX512_AMD_WHOLE
@@ -184,7 +188,7 @@ Test(cpu_isa, avx512_kind_is_that_of_the_amd_family, .timeout = 60) {
     if (want < 0) {
         cr_log_info("/proc/cpuinfo unreadable: only the value's range is checked");
         cr_assert(got == APO_AVX512_MEASURED_NONE || got == APO_AVX512_AMD_HALVED ||
-                  got == APO_AVX512_AMD_WHOLE);
+                  got == APO_AVX512_AMD_WHOLE || got == APO_AVX512_INTEL);
         return;
     }
     cr_assert_eq(got, want);
@@ -237,9 +241,52 @@ Test(cpu_isa, a_catalog_kernel_narrows_only_avx512_and_only_where_measured, .tim
                  APO_CPU_ISA_AVX512);
     cr_assert_eq(apo__catalog_path_on(APO_CAT_LINEARREG, APO_CPU_ISA_AVX512, APO_AVX512_AMD_WHOLE),
                  APO_CPU_ISA_AVX512);
+    const int kind = (int)apo__cpu_avx512_kind();
     cr_assert_eq(apo__catalog_path(APO_CAT_RSI, APO_CPU_ISA_AVX512),
-                 apo__cpu_avx512_kind() != APO_AVX512_MEASURED_NONE ? APO_CPU_ISA_AVX2
-                                                                    : APO_CPU_ISA_AVX512);
+                 kind == APO_AVX512_AMD_HALVED || kind == APO_AVX512_AMD_WHOLE
+                     ? APO_CPU_ISA_AVX2
+                     : APO_CPU_ISA_AVX512);
+    /* Intel's narrowing is by the rows' tiles (the test below), not by a list. */
+    for (int id = 0; id < APO_CAT_COUNT; id++)
+        cr_assert_eq(apo__catalog_path_on((apo__cat_id)id, APO_CPU_ISA_AVX512, APO_AVX512_INTEL),
+                     APO_CPU_ISA_AVX512);
+}
+
+/* Rows of a few tiles of a kernel that runs rounds of lanes take avx2 on Intel: only from
+ * avx512, only up to APO_CAT_NARROW_ROUND tiles, only for such kernels, only on Intel. */
+Test(cpu_isa, a_row_of_few_tiles_narrows_its_rounds_on_intel_only, .timeout = 60) {
+    const int avx2 = APO_CPU_ISA_AVX2, avx512 = APO_CPU_ISA_AVX512;
+    const struct {
+        apo__cat_id id;
+        size_t tiles;
+        int isa, kind, want;
+    } cases[] = {
+        {APO_CAT_ATR, 1, avx512, APO_AVX512_INTEL, avx2},
+        {APO_CAT_ATR, APO_CAT_NARROW_ROUND, avx512, APO_AVX512_INTEL, avx2},
+        {APO_CAT_ATR, APO_CAT_NARROW_ROUND + 1, avx512, APO_AVX512_INTEL, avx512},
+        {APO_CAT_ATR, 100, avx512, APO_AVX512_INTEL, avx512},
+        {APO_CAT_RSI, 3, avx512, APO_AVX512_INTEL, avx2},
+        {APO_CAT_TEMA, 2, avx512, APO_AVX512_INTEL, avx2},
+        {APO_CAT_ADXR, 3, avx512, APO_AVX512_INTEL, avx2},
+        {APO_CAT_EFI, 3, avx512, APO_AVX512_INTEL, avx2},
+        {APO_CAT_MASSI, 3, avx512, APO_AVX512_INTEL, avx2},
+        {APO_CAT_ADOSC, 3, avx512, APO_AVX512_INTEL, avx2},
+        {APO_CAT_SMA, 1, avx512, APO_AVX512_INTEL, avx512},
+        {APO_CAT_ATAN, 1, avx512, APO_AVX512_INTEL, avx512},
+        {APO_CAT_ATR, 1, avx2, APO_AVX512_INTEL, avx2},
+        {APO_CAT_ATR, 1, APO_CPU_ISA_SSE2, APO_AVX512_INTEL, APO_CPU_ISA_SSE2},
+        {APO_CAT_ATR, 1, avx512, APO_AVX512_MEASURED_NONE, avx512},
+        {APO_CAT_ATR, 1, avx512, APO_AVX512_AMD_HALVED, avx512},
+        {APO_CAT_ATR, 1, avx512, APO_AVX512_AMD_WHOLE, avx512},
+    };
+    const int has_avx2 = apo__cpu_isa_supported(APO_CPU_ISA_AVX2);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int want =
+            cases[i].want == avx2 && cases[i].isa == avx512 && !has_avx2 ? avx512 : cases[i].want;
+        cr_assert_eq(
+            apo__catalog_round_path_on(cases[i].id, cases[i].tiles, cases[i].isa, cases[i].kind),
+            want, "case %zu", i);
+    }
 }
 
 /* The runtime asks the kernel for its path only where APPORTION_CPU_ISA named none; a kernel
@@ -252,7 +299,12 @@ Test(cpu_isa, the_runtime_asks_the_kernel_unless_the_variable_names_a_path, .tim
     cr_assert_not_null(call.kernel->path);
     const int widest = apo__cpu_isa_best();
     cr_assert_eq(apo__kernel_path(&call, widest, 1), widest);
+    call.tiles_per_row = 100;
     cr_assert_eq(apo__kernel_path(&call, widest, 0), apo__catalog_path(APO_CAT_RSI, widest));
+    call.tiles_per_row = 1;
+    cr_assert_eq(apo__kernel_path(&call, widest, 0),
+                 apo__catalog_round_path(APO_CAT_RSI, 1, apo__catalog_path(APO_CAT_RSI, widest)));
+    cr_assert_eq(apo__kernel_path(&call, widest, 1), widest, "a named path is kept");
     cr_assert_eq(apo__kernel_path(&call, APO_CPU_ISA_SSE2, 0), APO_CPU_ISA_SSE2);
     call.kernel = apo__builtin_kernel_named("bollinger");
     cr_assert_not_null(call.kernel);
