@@ -182,6 +182,10 @@
  * AVX2_ZEN5: measured slower on 8 lanes than on 4 on a Zen 5 EPYC (whole 512-bit
  * operations), by the same rule, in six runs a path
  * (docs/perf-log/2026-11-25-catalog-rounds-10-11.md, "Eight whole lanes or four on Zen 5").
+ * AVX2_INTEL: measured slower on 8 lanes than on 4 on an Intel Xeon (Emerald Rapids), by more
+ * than 10% at both sizes in each of three runs a path, alternated
+ * (docs/perf-log/2026-12-01-intel-rounds.md); the recurrences' rows of few tiles narrow on
+ * Intel by their tile count instead (apo__catalog_round_path).
  * READS_WINDOW: a stream's one-bar update reads every bar of the window (each output evaluated
  * from its window's own bars), so a stream asks the memory for all of its lines ahead of the
  * update, not only the new bar's and the leaving bar's (runtime/streaming/stream.c,
@@ -195,6 +199,7 @@
 #define APO_CAT_T_AVX2_ZEN4 32
 #define APO_CAT_T_AVX2_ZEN5 64
 #define APO_CAT_T_READS_WINDOW 128
+#define APO_CAT_T_AVX2_INTEL 256
 
 /* The families, in the order of apo__cat_family: (room, ID). A new family is a row here, a
  * line APO__CAT_SAME_<room>_<room> below, its <room>_tiles.h and its <room>.cu. */
@@ -340,7 +345,8 @@
       "max(fastperiod, slowperiod) - 1 + the steps the slower EMA takes to forget its seed (to "   \
       "2^-64); AD restarts at 0 there, which ADOSC does not see")                                  \
     X(OBV, obv, volume, (2, "close", "volume"), (1, "obv"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,   \
-      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4, APO_CAT_WHOLE_ROW_RULE)          \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_INTEL,           \
+      APO_CAT_WHOLE_ROW_RULE)                                                                      \
     X(AD, ad, volume, APO_CAT_HLCV, (1, "ad"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,                \
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4, APO_CAT_WHOLE_ROW_RULE)          \
     X(PLUS_DM, plus_dm, trend, APO_CAT_HL, (1, "plus_dm"), (1, APO_CAT_PERIOD(14, 1)),             \
@@ -635,7 +641,7 @@
     X(MARKETFI, marketfi, volume, (3, "high", "low", "volume"), (1, "marketfi"),                   \
       APO_CAT_NO_PARAMS, 0, WINDOW, POSITION, APO_CAT_T_JOIN, "0: the bar alone")                  \
     X(PVT, pvt, volume, (2, "close", "volume"), (1, "pvt"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,   \
-      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_WHOLE_ROW_RULE)                                \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_INTEL, APO_CAT_WHOLE_ROW_RULE)         \
     X(ADR, adr, trend, APO_CAT_HL, (1, "adr"), (1, APO_CAT_PERIOD(14, 1)), APO_CAT_P(0) - 1,       \
       WINDOW, RUN, 0, "timeperiod - 1")                                                            \
     X(CMF, cmf, volume, APO_CAT_HLCV, (1, "cmf"), (1, APO_CAT_PERIOD(20, 2)), APO_CAT_P(0) - 1,    \

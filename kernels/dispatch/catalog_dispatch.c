@@ -235,13 +235,15 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params) {
     return len > least ? len : least;
 }
 
-/* The kernels measured slower on 8 lanes than on 4 on an AMD CPU (the table's
- * APO_CAT_T_AVX2_ZEN4 and APO_CAT_T_AVX2_ZEN5, catalog_table.h, which cite the measurements):
+/* The kernels measured slower on 8 lanes than on 4 on an AMD or Intel CPU (the table's
+ * APO_CAT_T_AVX2_ZEN4, APO_CAT_T_AVX2_ZEN5 and APO_CAT_T_AVX2_INTEL, catalog_table.h, which cite
+ * the measurements):
  * the others' loops are widened by the compiler and keep the widest. */
 int apo__catalog_path_on(apo__cat_id id, int widest, int avx512_kind) {
     const int traits = apo__catalog_traits(id);
     const int narrower = avx512_kind == APO_AVX512_AMD_HALVED  ? traits & APO_CAT_T_AVX2_ZEN4
                          : avx512_kind == APO_AVX512_AMD_WHOLE ? traits & APO_CAT_T_AVX2_ZEN5
+                         : avx512_kind == APO_AVX512_INTEL     ? traits & APO_CAT_T_AVX2_INTEL
                                                                : 0;
     if (widest == APO_CPU_ISA_AVX512 && narrower && apo__cpu_isa_supported(APO_CPU_ISA_AVX2))
         return APO_CPU_ISA_AVX2;
