@@ -153,9 +153,9 @@ Test(cpu_isa, paths_and_their_names, .timeout = 60) {
 }
 
 /* Which measured AVX-512 CPU this is, read from /proc/cpuinfo as an independent source (the
- * library reads cpuid): with AVX-512, an AMD CPU of family 25 (19h) halves its 512-bit
- * operations and one of family 26 (1Ah) does not; anything else was not measured. -1 where
- * /proc/cpuinfo cannot be read. */
+ * library reads cpuid): with AVX-512, an Intel CPU is Intel's kind, an AMD CPU of family 25
+ * (19h) halves its 512-bit operations and one of family 26 (1Ah) does not; anything else was
+ * not measured. -1 where /proc/cpuinfo cannot be read. */
 static int avx512_kind_from_proc_cpuinfo(void) {
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (f == NULL)
@@ -182,7 +182,7 @@ static int avx512_kind_from_proc_cpuinfo(void) {
                           : APO_AVX512_MEASURED_NONE;
 }
 
-Test(cpu_isa, avx512_kind_is_that_of_the_amd_family, .timeout = 60) {
+Test(cpu_isa, avx512_kind_is_that_of_the_vendor_and_family, .timeout = 60) {
     const int want = avx512_kind_from_proc_cpuinfo();
     const int got = (int)apo__cpu_avx512_kind();
     if (want < 0) {
