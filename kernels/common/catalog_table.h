@@ -182,10 +182,12 @@
  * AVX2_ZEN5: measured slower on 8 lanes than on 4 on a Zen 5 EPYC (whole 512-bit
  * operations), by the same rule, in six runs a path
  * (docs/perf-log/2026-11-25-catalog-rounds-10-11.md, "Eight whole lanes or four on Zen 5").
- * AVX2_INTEL: measured slower on 8 lanes than on 4 on an Intel Xeon (Emerald Rapids), by more
- * than 10% at both sizes in each of three runs a path, alternated
- * (docs/perf-log/2026-12-01-intel-rounds.md); the recurrences' rows of few tiles narrow on
- * Intel by their tile count instead (apo__catalog_round_path).
+ * AVX2_INTEL: measured slower on 8 lanes than on 4 on an Intel Xeon (Emerald Rapids): obv and
+ * pvt by more than 10% at both sizes in each of three runs a path over the whole catalog; ad,
+ * wad and rvi at both sizes in each of five runs a path over 47 kernels, by more than 10% at
+ * one of them in each, all alternated (docs/perf-log/2026-12-01-intel-rounds.md); the
+ * recurrences' rows of few tiles narrow on Intel by their tile count instead
+ * (apo__catalog_round_path).
  * READS_WINDOW: a stream's one-bar update reads every bar of the window (each output evaluated
  * from its window's own bars), so a stream asks the memory for all of its lines ahead of the
  * update, not only the new bar's and the leaving bar's (runtime/streaming/stream.c,
@@ -348,7 +350,8 @@
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_INTEL,           \
       APO_CAT_WHOLE_ROW_RULE)                                                                      \
     X(AD, ad, volume, APO_CAT_HLCV, (1, "ad"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,                \
-      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4, APO_CAT_WHOLE_ROW_RULE)          \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_INTEL,           \
+      APO_CAT_WHOLE_ROW_RULE)                                                                      \
     X(PLUS_DM, plus_dm, trend, APO_CAT_HL, (1, "plus_dm"), (1, APO_CAT_PERIOD(14, 1)),             \
       APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_AHEAD, APO_CAT_DM_RULE)                       \
     X(MINUS_DM, minus_dm, trend, APO_CAT_HL, (1, "minus_dm"), (1, APO_CAT_PERIOD(14, 1)),          \
@@ -694,7 +697,7 @@
       APO_CAT_P(0) + (APO_CAT_P(1) - 1) + apo__ma_lookback((int)APO_CAT_P(3), APO_CAT_P(2)),       \
       STOCHRSI, NONE, 0, APO_CAT_STOCHRSI_RULE)                                                    \
     X(WAD, wad, oscillators, APO_CAT_HLC, (1, "wad"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,         \
-      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_WHOLE_ROW_RULE)                                \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_INTEL, APO_CAT_WHOLE_ROW_RULE)         \
     X(FRACTAL, fractal, oscillators, APO_CAT_HL, (2, "swinghigh", "swinglow"),                     \
       (2, {"leftbars", 2, 1, APO_CAT_PERIOD_MAX, 1}, {"rightbars", 2, 1, APO_CAT_PERIOD_MAX, 1}),  \
       APO_CAT_P(0) + APO_CAT_P(1), WINDOW, POSITION, APO_CAT_T_JOIN,                               \
@@ -745,7 +748,7 @@
       "the 64 steps haopen's halving takes to forget its seed (to 2^-64)")                         \
     X(RVI, rvi, statistics, APO_CAT_CLOSE, (1, "rvi"),                                             \
       (2, APO_CAT_PERIOD(14, 1), {"stddevperiod", 10, 2, APO_CAT_PERIOD_MAX, 1}),                  \
-      (APO_CAT_P(1) - 1) + (APO_CAT_P(0) - 1), WILDER(1), NONE, 0,                                 \
+      (APO_CAT_P(1) - 1) + (APO_CAT_P(0) - 1), WILDER(1), NONE, APO_CAT_T_AVX2_INTEL,              \
       "(stddevperiod - 1) + (timeperiod - 1) + the steps Wilder's average takes to forget its "    \
       "seed (to 2^-64)")                                                                           \
     X(SMI, smi, oscillators, APO_CAT_HLC, (2, "smi", "smisignal"), APO_CAT_SMI_PARAMS,             \

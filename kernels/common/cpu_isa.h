@@ -60,7 +60,7 @@ typedef enum apo__avx512_kind {
     APO_AVX512_INTEL = 3          /* Intel (measured: family 6 model 207, Emerald Rapids): a
                                    * lane gathered is a masked broadcast, one shuffle port's
                                    * work, so a round of few tiles pays for eight lanes; a
-                                   * short list (obv, pvt) too */
+                                   * short list too (catalog_table.h, AVX2_INTEL) */
 } apo__avx512_kind;
 
 /* Which of them this CPU is, from cpuid's vendor and family, read once (a hypervisor answers
