@@ -52,6 +52,21 @@ static inline APO_HD apo__supertrend_params apo__supertrend_params_of(const apo_
     return k;
 }
 
+/* The bands and the trend after a bar past the trend's seed: a band moves to the bar's where
+ * that tightens it or the close before crossed it, and the trend turns where the close crosses
+ * the band it follows. One form for the step and the steady loop, so their bits agree. */
+static inline APO_HD void apo__supertrend_bands(double median, double band, double before,
+                                                double close, double *up, double *down,
+                                                double *trend) {
+    const double upper = median + band, lower = median - band;
+    if (upper < *up || before > *up)
+        *up = upper;
+    if (lower > *down || before < *down)
+        *down = lower;
+    if (*trend > 0.0 ? close < *down : close > *up)
+        *trend = -*trend;
+}
+
 /* Bar t's step: the outputs (NaN before the seed) into line and trend. */
 static inline APO_HD void apo__supertrend_step(apo__supertrend_state *s,
                                                const apo__supertrend_params *k, double high,
@@ -69,18 +84,13 @@ static inline APO_HD void apo__supertrend_step(apo__supertrend_state *s,
         s->seen = (double)seen;
         if (isfinite(atr)) {
             const double median = (high + low) / 2.0, band = k->multiplier * atr;
-            const double upper = median + band, lower = median - band;
             if (s->trend == 0.0) {
-                s->upper = upper;
-                s->lower = lower;
+                s->upper = median + band;
+                s->lower = median - band;
                 s->trend = 1.0;
             } else {
-                if (upper < s->upper || s->close > s->upper)
-                    s->upper = upper;
-                if (lower > s->lower || s->close < s->lower)
-                    s->lower = lower;
-                if (s->trend > 0.0 ? close < s->lower : close > s->upper)
-                    s->trend = -s->trend;
+                apo__supertrend_bands(median, band, s->close, close, &s->upper, &s->lower,
+                                      &s->trend);
             }
             *line = apo__canonical_nan(s->trend > 0.0 ? s->lower : s->upper);
             *trend = s->trend;
@@ -90,9 +100,6 @@ static inline APO_HD void apo__supertrend_step(apo__supertrend_state *s,
     s->close = close;
 }
 
-/* Steps the state over bars [from, end), writing the outputs of those from `begin` on: the tile
- * and a stream's carried run both are this loop. The state is stepped in a local copy, which the
- * output stores cannot alias, so that it stays in registers. */
 /* Bars t, t + 1, ... of a state past its seeds (the average seeded, the trend set) while their
  * prices and the average stay finite: apo__supertrend_step's operations for that case, so its
  * bits, without the seeds' tests at every bar and with the state in locals. (Its comparisons
@@ -114,14 +121,7 @@ static inline APO_HD size_t apo__supertrend_steady(apo__supertrend_state *s,
         if (!isfinite(next)) /* APO__WILDER_STEP seeded */
             break;
         atr = next;
-        const double median = (h + l) / 2.0, band = k->multiplier * atr;
-        const double upper = median + band, lower = median - band;
-        if (upper < up || before > up)
-            up = upper;
-        if (lower > down || before < down)
-            down = lower;
-        if (trend > 0.0 ? c < down : c > up)
-            trend = -trend;
+        apo__supertrend_bands((h + l) / 2.0, k->multiplier * atr, before, c, &up, &down, &trend);
         if (t >= begin) {
             out_line[t] = apo__canonical_nan(trend > 0.0 ? down : up);
             out_trend[t] = trend;
@@ -136,6 +136,9 @@ static inline APO_HD size_t apo__supertrend_steady(apo__supertrend_state *s,
     return t;
 }
 
+/* Steps the state over bars [from, end), writing the outputs of those from `begin` on: the tile
+ * and a stream's carried run both are this loop. The state is stepped in a local copy, which the
+ * output stores cannot alias, so that it stays in registers. */
 static inline APO_HD void apo__supertrend_run(apo__supertrend_state *s, const apo__cat_io *io,
                                               size_t from, size_t begin, size_t end) {
     const apo__supertrend_params k = apo__supertrend_params_of(io);
