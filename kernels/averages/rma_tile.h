@@ -1,10 +1,9 @@
 /*
  * rma_tile.h: RMA(timeperiod), TA-Lib 0.8's running moving average (Wilder's smoothing) of the
  * close: the seed is the mean of the first p samples (summed in index order, divided by p),
- * output at p - 1; then `a = (a * (p - 1) + x) / p`, atr's operation order (atr_tile.h).
- * Lookback p - 1; at p = 1 the output is the sample itself (the step's product by 0 and
- * division by 1 are exact). TA-Lib 0.8.1 fuses its step, `fma((p-1)/p, a, (1 - (p-1)/p) * x)`;
- * the tile bodies use no FMA (apo_hd.h), so the outputs are within a few ulps of its.
+ * output at p - 1; then TA-Lib 0.8's fused step, `a = fma(a, keep, x * (1 - keep))` with
+ * keep = (p - 1) / p (wilder_step.h, atr's too), so TA-Lib 0.8.1's bits where it is built for
+ * FMA. Lookback p - 1; at p = 1 the output is the sample itself (keep is 0 and 1 - keep 1).
  *
  * Tile: the definition re-run from w0 = max(0, begin - h), h = p - 1 + D(1/p)
  * (catalog_dispatch.c, WILDER(1)): by `begin` the restarted seed's weight is below 2^-64 of
@@ -15,7 +14,7 @@
  * seed is the mean of the first p finite samples. Stream: NONE (a piece re-runs its tile).
  *
  * On the CPU a row's tiles run side by side in vector lanes (apo__rma_round, as atr's: the
- * chain's division is at its latency a bar in one tile, and the tiles are independent).
+ * chain's fused step is at its latency a bar in one tile, and the tiles are independent).
  */
 #ifndef APO_KERNELS_RMA_TILE_H
 #define APO_KERNELS_RMA_TILE_H
@@ -31,13 +30,13 @@ static inline APO_HD void apo__rma_run(const apo__cat_io *io, size_t begin, size
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    const double pd = (double)p, keep = pd - 1.0;
+    const double pd = (double)p, keep = APO__WILDER_KEEP(pd), rest = 1.0 - keep;
     size_t seen = r->n[0];
     double sum = r->v[0], a = r->v[1];
     for (size_t t = r->t; t < end; t++) {
         double y = NAN;
         if (isfinite(x[t]))
-            APO__WILDER_STEP(seen, p, sum, a, x[t], pd, keep, y);
+            APO__WILDER_STEP(seen, p, sum, a, x[t], pd, keep, rest, y);
         if (t >= begin)
             out[t] = apo__canonical_nan(y);
     }
@@ -59,8 +58,8 @@ static inline APO_HD void apo__rma_tile(const apo__cat_io *io, size_t begin, siz
  * not finite (a gap) stops it. Returns the first step not taken. */
 static APO_CAT_SPECIALISED size_t apo__rma_steady_copy(const apo__cat_io *io,
                                                        const apo__cat_lanes *ln, size_t step,
-                                                       const apo__cat_steady *sd, apo_tv pd,
-                                                       apo_tv keep, apo_tv *a_io, const int held) {
+                                                       const apo__cat_steady *sd, apo_tv keep,
+                                                       apo_tv rest, apo_tv *a_io, const int held) {
     const double *x[APO_TILE_LANES];
     double *out[APO_TILE_LANES];
     apo__cat_lanes_rows(ln, sd, io->in[0], 0, x);
@@ -71,7 +70,7 @@ static APO_CAT_SPECIALISED size_t apo__rma_steady_copy(const apo__cat_io *io,
         const apo_tv v = apo__cat_lanes_at(x, sd, step, held);
         if (!apo__cat_lanes_all_finite(v))
             break;
-        a = (a * keep + v) / pd; /* APO__WILDER_STEP seeded */
+        a = APO__WILDER_NEXT(apo_tv_fma, a, v, keep, rest);
         apo__cat_lanes_put(out, sd->stores, step, apo_tv_pick(a != a, nan, a));
     }
     *a_io = a;
@@ -79,9 +78,10 @@ static APO_CAT_SPECIALISED size_t apo__rma_steady_copy(const apo__cat_io *io,
 }
 
 static inline size_t apo__rma_steady(const apo__cat_io *io, const apo__cat_lanes *ln, size_t step,
-                                     const apo__cat_steady *sd, apo_tv pd, apo_tv keep, apo_tv *a) {
-    return sd->held ? apo__rma_steady_copy(io, ln, step, sd, pd, keep, a, 1)
-                    : apo__rma_steady_copy(io, ln, step, sd, pd, keep, a, 0);
+                                     const apo__cat_steady *sd, apo_tv keep, apo_tv rest,
+                                     apo_tv *a) {
+    return sd->held ? apo__rma_steady_copy(io, ln, step, sd, keep, rest, a, 1)
+                    : apo__rma_steady_copy(io, ln, step, sd, keep, rest, a, 0);
 }
 
 /* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h
@@ -97,8 +97,8 @@ static inline void apo__rma_round(const apo__cat_io *io, const apo__tile_span *t
     const double *x = io->in[0];
     const size_t p = (size_t)io->p[0];
     const double pd_one = (double)p;
-    const apo_tv zero = {0}, pd = zero + pd_one, keep = zero + (pd_one - 1.0),
-                 nan = zero + (double)NAN;
+    const apo_tv zero = {0}, pd = zero + pd_one, keep = zero + APO__WILDER_KEEP(pd_one),
+                 rest = zero + (1.0 - APO__WILDER_KEEP(pd_one)), nan = zero + (double)NAN;
     apo_tv sum = zero, a = zero;
     size_t seen = 0, step = 0;
     for (; step < ln.steps; step++) {
@@ -107,7 +107,7 @@ static inline void apo__rma_round(const apo__cat_io *io, const apo__tile_span *t
         const apo__cat_steady sd =
             seen >= p ? apo__cat_lanes_steady(&ln, tiles, step, edges) : apo__cat_steady_none(step);
         if (sd.to > step) {
-            const size_t next = apo__rma_steady(io, &ln, step, &sd, pd, keep, &a);
+            const size_t next = apo__rma_steady(io, &ln, step, &sd, keep, rest, &a);
             if (next > step) {
                 step = next - 1; /* the loop's top takes `next` */
                 continue;
@@ -117,7 +117,7 @@ static inline void apo__rma_round(const apo__cat_io *io, const apo__tile_span *t
         if (!apo__cat_lanes_all_finite(v))
             break;
         apo_tv y = nan;
-        APO__WILDER_STEP(seen, p, sum, a, v, pd, keep, y);
+        APO__WILDER_STEP_TV(seen, p, sum, a, v, pd, keep, rest, y);
         apo__cat_lanes_store(io->out[0], &ln, tiles, step, apo_tv_pick(y != y, nan, y));
     }
     apo__cat_lanes_stop(&ln, step, &seen, 1);

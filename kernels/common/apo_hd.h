@@ -9,11 +9,12 @@
  * same on both sides: no assert (the exported C functions check their preconditions on the
  * host), no allocation, no C-only syntax (compound literals, designated initializers,
  * restrict, implicit conversions from void *), and from libm only sqrt, fabs, isnan and
- * isfinite, which are exact or correctly rounded on both sides; no log, exp, pow or other
+ * isfinite, and fma where a definition writes one (wilder_step.h), which are exact or
+ * correctly rounded on both sides; no log, exp, pow or other
  * transcendental, whose CPU and GPU results may differ in the last bit.
  *
  * Determinism: the marked code is compiled without FMA contraction on both sides (gcc
- * -ffp-contract=off, nvcc -fmad=false), and IEEE double +, -, *, / and sqrt are correctly
+ * -ffp-contract=off, nvcc -fmad=false), and IEEE double +, -, *, /, sqrt and fma are correctly
  * rounded on both, so the same source gives the same bits (docs/determinism.md). One thing
  * no source can pin down is the sign and payload of a NaN that arithmetic creates (inf -
  * inf, 0 / 0, 0 * inf) or passes on: IEEE 754 leaves them open, x86 gives

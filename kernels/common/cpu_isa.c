@@ -29,7 +29,8 @@ int apo__cpu_isa_supported(apo__cpu_isa isa) {
 #if defined(APO_CPU_ISA_PROBE) && defined(APO_HAVE_LANES_AVX2)
     case APO_CPU_ISA_AVX2:
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") != 0;
+        /* Its files are built with -mfma too (kernels/meson.build, tile_vec.h's apo_tv_fma). */
+        return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0;
 #endif
 #if defined(APO_CPU_ISA_PROBE) && defined(APO_HAVE_LANES_AVX512)
     case APO_CPU_ISA_AVX512:

@@ -14,6 +14,7 @@
 
 #if defined(__GNUC__) && !defined(__CUDACC__) && (defined(__SSE2__) || defined(__AVX__))
 #include <immintrin.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -136,6 +137,23 @@ static inline apo_tv apo_tv_sqrt(apo_tv v) {
     return (apo_tv)_mm256_sqrt_pd((__m256d)v);
 #else
     return (apo_tv)_mm_sqrt_pd((__m128d)v);
+#endif
+}
+
+/* a * b + c with one rounding in each lane, as fma() gives it (wilder_step.h): the FMA
+ * instruction where the path has it (avx512, and avx2, whose files are built with -mfma and
+ * chosen only on a CPU that has it, cpu_isa.c), else libm's fma lane by lane, the same bits
+ * for a call a lane. */
+static inline apo_tv apo_tv_fma(apo_tv a, apo_tv b, apo_tv c) {
+#if APO_TILE_LANES == 8
+    return (apo_tv)_mm512_fmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
+#elif APO_TILE_LANES == 4 && defined(__FMA__)
+    return (apo_tv)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+#else
+    apo_tv r;
+    for (int k = 0; k < APO_TILE_LANES; k++)
+        r[k] = fma(a[k], b[k], c[k]);
+    return r;
 #endif
 }
 #endif

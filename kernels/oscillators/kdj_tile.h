@@ -5,7 +5,7 @@
  * `(close - LL) / ((HH - LL) / 100)` over the fastk_period bars ending at t, 0 where HH = LL), from
  * bar fastk_period - 1; k the MA(slowk_period, slowk_matype) of fastk, d the MA(slowd_period,
  * slowd_matype) of k. TA-Lib's default kind for both is 13, Wilder's smoothing (its MA's RMA:
- * seeded with the mean of the first p values, then rma's `a = (a * (p - 1) + v) / p`,
+ * seeded with the mean of the first p values, then rma's fused step, wilder_step.h,
  * rma_tile.h). Lookback (fastk_period - 1) + the two averages' lookbacks (apo__kdj_ma_lookback,
  * TA-Lib's for every kind of its MA_Type 0 .. 13).
  *
@@ -49,6 +49,7 @@
 #include "ma_series.h"
 #include "ma_type.h"
 #include "stoch_tile.h"
+#include "wilder_step.h"
 
 /* TA-Lib 0.8's MA_Type beyond ma_type.h's nine (APO_MA_HMA .. APO_MA_WILDER) are in
  * ma_series_lagged.h, whose kinds take two of them. */
@@ -130,7 +131,8 @@ static inline APO_HD int apo__kdj_ma_take(apo__kdj_ma *m, double v) {
     } else if (m->kind == APO_MA_EMA) {
         m->a = (v - m->a) * (2.0 / (pd + 1.0)) + m->a;
     } else {
-        m->a = (m->a * (pd - 1.0) + v) / pd;
+        const double keep = APO__WILDER_KEEP(pd);
+        m->a = APO__WILDER_NEXT(fma, m->a, v, keep, 1.0 - keep);
     }
     return 1;
 }

@@ -4,10 +4,9 @@
  * ending at it in place of the size of the move. Bar t's sigma goes to the up leg where
  * close[t] > close[t - 1], to the down leg where it is below, to neither on a tie; each leg is
  * Wilder's average of rate 1/p (p = timeperiod), seeded with the plain mean of the first p bars'
- * terms (from bar s - 1, the first full window) and stepped as rma's
- * `a = (a * (p - 1) + x) / p` (rma_tile.h; TA-Lib 0.8.1 fuses its step, so the legs are within a
- * few ulps of its). The output is `100 * (up / (up + down))`, and 50 where both legs are exactly 0
- * (TA-Lib's guard). Lookback (s - 1) + (p - 1).
+ * terms (from bar s - 1, the first full window) and stepped as rma's, TA-Lib 0.8's fused step
+ * (wilder_step.h, rma_tile.h). The output is `100 * (up / (up + down))`, and 50 where both legs are
+ * exactly 0 (TA-Lib's guard). Lookback (s - 1) + (p - 1).
  *
  * Sigma is var's window evaluated alone (var_blocks.h's apo__var_window: shifted by its newest
  * close, within about s / 8 + 8 ulps), a pure function of its s closes, so the legs take the
@@ -34,6 +33,7 @@
 #include "partials.h"
 #include "tile_vec.h"
 #include "var_blocks.h"
+#include "wilder_step.h"
 
 /* The two legs of RVI: the terms seen toward the seeds, then the averages. */
 typedef struct {
@@ -53,8 +53,9 @@ static inline APO_HD int apo__rvi_step(apo__rvi_legs *l, double sigma, double mo
             l->down = l->down / pd;
         }
     } else {
-        l->up = (l->up * (pd - 1.0) + up) / pd;
-        l->down = (l->down * (pd - 1.0) + down) / pd;
+        const double keep = APO__WILDER_KEEP(pd), rest = 1.0 - keep;
+        l->up = APO__WILDER_NEXT(fma, l->up, up, keep, rest);
+        l->down = APO__WILDER_NEXT(fma, l->down, down, keep, rest);
     }
     return l->seen == p;
 }

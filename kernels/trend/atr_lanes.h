@@ -28,7 +28,7 @@ static inline apo_tv apo__natr_lanes(apo_tv y, apo_tv close) {
 static APO_CAT_SPECIALISED size_t apo__atr_steady_copy(const apo__cat_io *io,
                                                        const apo__cat_lanes *ln, size_t step,
                                                        const apo__cat_steady *sd, int normalize,
-                                                       apo_tv pd, apo_tv keep, apo_tv *a_io,
+                                                       apo_tv keep, apo_tv rest, apo_tv *a_io,
                                                        const int held) {
     const double *high[APO_TILE_LANES], *low[APO_TILE_LANES], *before[APO_TILE_LANES],
         *close[APO_TILE_LANES];
@@ -45,7 +45,7 @@ static APO_CAT_SPECIALISED size_t apo__atr_steady_copy(const apo__cat_io *io,
                                              apo__cat_lanes_at(before, sd, step, held));
         if (!apo__cat_lanes_all_finite(tr))
             break;
-        a = (a * keep + tr) / pd; /* APO__WILDER_STEP seeded */
+        a = APO__WILDER_NEXT(apo_tv_fma, a, tr, keep, rest);
         apo__cat_lanes_put(out, sd->stores, step,
                            normalize ? apo__natr_lanes(a, apo__cat_lanes_at(close, sd, step, held))
                                      : a);
@@ -55,10 +55,10 @@ static APO_CAT_SPECIALISED size_t apo__atr_steady_copy(const apo__cat_io *io,
 }
 
 static inline size_t apo__atr_steady(const apo__cat_io *io, const apo__cat_lanes *ln, size_t step,
-                                     const apo__cat_steady *sd, int normalize, apo_tv pd,
-                                     apo_tv keep, apo_tv *a) {
-    return sd->held ? apo__atr_steady_copy(io, ln, step, sd, normalize, pd, keep, a, 1)
-                    : apo__atr_steady_copy(io, ln, step, sd, normalize, pd, keep, a, 0);
+                                     const apo__cat_steady *sd, int normalize, apo_tv keep,
+                                     apo_tv rest, apo_tv *a) {
+    return sd->held ? apo__atr_steady_copy(io, ln, step, sd, normalize, keep, rest, a, 1)
+                    : apo__atr_steady_copy(io, ln, step, sd, normalize, keep, rest, a, 0);
 }
 
 /* A round of up to APO_TILE_LANES tiles; normalize 1: NATR. edges: NULL, or one per tile for
@@ -68,8 +68,9 @@ static APO_CAT_SPECIALISED void apo__atr_round(const apo__cat_io *io, const apo_
     apo__cat_lanes ln;
     apo__cat_lanes_start(&ln, io, tiles, count);
     const size_t p = (size_t)io->p[0];
-    const apo_tv zero = {0}, pd = zero + (double)p, keep = zero + ((double)p - 1.0),
-                 nan = zero + (double)NAN;
+    const double pd_one = (double)p;
+    const apo_tv zero = {0}, pd = zero + pd_one, keep = zero + APO__WILDER_KEEP(pd_one),
+                 rest = zero + (1.0 - APO__WILDER_KEEP(pd_one)), nan = zero + (double)NAN;
     apo_tv sum = zero, a = zero;
     size_t seen = 0, step = 0;
     for (; step < ln.steps; step++) {
@@ -78,7 +79,7 @@ static APO_CAT_SPECIALISED void apo__atr_round(const apo__cat_io *io, const apo_
         const apo__cat_steady sd =
             seen >= p ? apo__cat_lanes_steady(&ln, tiles, step, edges) : apo__cat_steady_none(step);
         if (sd.to > step) {
-            const size_t next = apo__atr_steady(io, &ln, step, &sd, normalize, pd, keep, &a);
+            const size_t next = apo__atr_steady(io, &ln, step, &sd, normalize, keep, rest, &a);
             if (next > step) {
                 step = next - 1; /* the loop's top takes `next` */
                 continue;
@@ -88,7 +89,7 @@ static APO_CAT_SPECIALISED void apo__atr_round(const apo__cat_io *io, const apo_
         if (!apo__cat_lanes_all_finite(tr))
             break;
         apo_tv y = nan;
-        APO__WILDER_STEP(seen, p, sum, a, tr, pd, keep, y);
+        APO__WILDER_STEP_TV(seen, p, sum, a, tr, pd, keep, rest, y);
         if (normalize && seen >= p)
             y = apo__natr_lanes(y, apo__cat_lanes_load(io->in[2], &ln, step, 0));
         apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);

@@ -4,8 +4,9 @@
  *
  * Definition: the true ranges TR[1], TR[2], ... (trange_tile.h); the seed is their plain
  * mean over the first p of them (summed in index order, divided by p), output at index p;
- * then a = (a * (p - 1) + TR) / p, TA-Lib's operation order, so a tile starting at 0 has
- * TA-Lib's bits. p = 1 gives the true range itself.
+ * then a = fma(a, keep, TR * (1 - keep)) with keep = (p - 1) / p, TA-Lib 0.8's operations
+ * (wilder_step.h), so a tile starting at 0 has the bits of TA-Lib 0.8 on a CPU with FMA.
+ * p = 1 gives the true range itself.
  *
  * Gaps: a non-finite TR (a gap in high[t], low[t] or close[t-1]) gives NaN and the state
  * skips it; the seed is the mean of the first p finite TRs.
@@ -37,14 +38,14 @@ static APO_CAT_SPECIALISED APO_HD void apo__atr_run(const apo__cat_io *io, size_
     const double *close = io->in[2];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
-    const double pd = (double)p, keep = pd - 1.0;
+    const double pd = (double)p, keep = APO__WILDER_KEEP(pd), rest = 1.0 - keep;
     size_t seen = r->n[0];
     double sum = r->v[0], a = r->v[1];
     for (size_t t = r->t; t < end; t++) {
         const double tr = apo__true_range(io->in[0], io->in[1], close, t);
         double y = NAN;
         if (isfinite(tr))
-            APO__WILDER_STEP(seen, p, sum, a, tr, pd, keep, y);
+            APO__WILDER_STEP(seen, p, sum, a, tr, pd, keep, rest, y);
         if (normalize && isfinite(y)) {
             const double c = close[t];
             y = c != 0.0 ? apo__canonical_nan(y / c * 100.0) : 0.0;

@@ -31,7 +31,7 @@ static inline APO_HD void apo__kc_tile(const apo__cat_io *io, size_t begin, size
     double *upper = io->out[0], *middle = io->out[1], *lower = io->out[2];
     const size_t p = (size_t)io->p[0], a = (size_t)io->p[1];
     const double nbdev = io->p[2], k = 2.0 / ((double)p + 1.0);
-    const double ad = (double)a, keep = ad - 1.0;
+    const double ad = (double)a, keep = APO__WILDER_KEEP(ad), rest = 1.0 - keep;
     const size_t last = apo__kc_lookback(p, a), w0 = begin > io->h ? begin - io->h : 0;
     const size_t ema_from = w0 + last + 1 - p, atr_from = w0 + last + 1 - a;
     size_t ema_seen = 0, atr_seen = 0;
@@ -53,7 +53,7 @@ static inline APO_HD void apo__kc_tile(const apo__cat_io *io, size_t begin, size
         if (t >= atr_from) {
             const double tr = apo__true_range(high, low, close, t);
             if (isfinite(tr))
-                APO__WILDER_STEP(atr_seen, a, atr_sum, atr, tr, ad, keep, y);
+                APO__WILDER_STEP(atr_seen, a, atr_sum, atr, tr, ad, keep, rest, y);
         }
         if (t < begin)
             continue;

@@ -40,14 +40,15 @@ typedef struct apo__supertrend_state {
  * again through io->p at every bar (the output stores may alias it) and converted. */
 typedef struct apo__supertrend_params {
     size_t p;
-    double pd, keep, multiplier;
+    double pd, keep, rest, multiplier;
 } apo__supertrend_params;
 
 static inline APO_HD apo__supertrend_params apo__supertrend_params_of(const apo__cat_io *io) {
     apo__supertrend_params k;
     k.p = (size_t)io->p[0];
     k.pd = (double)k.p;
-    k.keep = k.pd - 1.0;
+    k.keep = APO__WILDER_KEEP(k.pd);
+    k.rest = 1.0 - k.keep;
     k.multiplier = io->p[1];
     return k;
 }
@@ -80,7 +81,7 @@ static inline APO_HD void apo__supertrend_step(apo__supertrend_state *s,
         const double tr = apo__true_range_values(high, low, s->close);
         size_t seen = (size_t)s->seen;
         double atr = NAN;
-        APO__WILDER_STEP(seen, k->p, s->sum, s->atr, tr, k->pd, k->keep, atr);
+        APO__WILDER_STEP(seen, k->p, s->sum, s->atr, tr, k->pd, k->keep, k->rest, atr);
         s->seen = (double)seen;
         if (isfinite(atr)) {
             const double median = (high + low) / 2.0, band = k->multiplier * atr;
@@ -117,7 +118,8 @@ static inline APO_HD size_t apo__supertrend_steady(apo__supertrend_state *s,
         const double h = high[t], l = low[t], c = close[t];
         if (!(apo__finite(h) & apo__finite(l) & apo__finite(c)))
             break;
-        const double next = (atr * k->keep + apo__true_range_values(h, l, before)) / k->pd;
+        const double next =
+            APO__WILDER_NEXT(fma, atr, apo__true_range_values(h, l, before), k->keep, k->rest);
         if (!isfinite(next)) /* APO__WILDER_STEP seeded */
             break;
         atr = next;

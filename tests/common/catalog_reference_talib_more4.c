@@ -135,9 +135,9 @@ void apo__ref_cat_supertrend(const double *const *in, size_t n, const double *p,
         if (j == w) {
             atr = (atr + tr) / (double)w;
         } else {
-            atr *= (double)(w - 1);
-            atr += tr;
-            atr /= (double)w;
+            /* TA-Lib 0.8's fused step (as its SUPERTREND built for FMA computes it). */
+            const double keep = (double)(w - 1) / (double)w;
+            atr = fma(atr, keep, tr * (1.0 - keep));
         }
         const double median = (high[t] + low[t]) / 2.0, band = multiplier * atr;
         if (j == w) {

@@ -29,9 +29,9 @@ void apo__ref_cat_kc(const double *const *in, size_t n, const double *p, double 
                      double *const *scale);
 
 /* in: high, low, close; p: timeperiod, multiplier. Outputs supertrend and trend (1, -1). In
- * double, TA-Lib's operations in its order (the bands are compared, so a reference in another
- * precision would take other branches), over the series with its gap bars taken out (obv's
- * rule): a kernel has its bits exactly. */
+ * double, TA-Lib's operations in its order, 0.8's fused ATR step (the bands are compared, so a
+ * reference in another precision would take other branches), over the series with its gap bars
+ * taken out (obv's rule): a kernel has its bits exactly. */
 void apo__ref_cat_supertrend(const double *const *in, size_t n, const double *p,
                              double *const *out);
 
