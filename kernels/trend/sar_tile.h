@@ -21,10 +21,10 @@
  *    subtracted). SAREXT outputs a short position's stop negated (`0 - stop`), SAR as it is.
  *  - an initial acceleration or an increment above its maximum is the maximum (TA-Lib's
  *    correction; SAR's acceleration is both the initial value and the increment).
- * Every operation is TA-Lib's source's, in its order. TA-Lib 0.8.1's library (the PyPI wheel's)
- * fuses the step `stop + af (ep - stop)` into one multiply-add, which a tile body may not
- * (apo_hd.h): its stops are within an ulp or two of these (docs/kernels.md, "Where TA-Lib
- * differs" under the parabolic SAR).
+ * Every operation is TA-Lib's source's, in its order, and the step `stop + af (ep - stop)` one
+ * fused multiply-add as TA-Lib 0.8's build for FMA computes it (apo__sar_next), so the stops
+ * are TA-Lib 0.8.1's where its wheel runs that build (docs/kernels.md, "Where TA-Lib differs"
+ * under the parabolic SAR).
  *
  * Tiles: the position, stop, extreme point and accelerations at t depend on every bar before
  * it, and a stop restarted from a halo is another stop (the path of reversals differs for as
@@ -120,6 +120,13 @@ static inline APO_HD double apo__sar_below(double sar, double a, double b) {
     return sar;
 }
 
+/* The stop's step toward the extreme point, TA-Lib 0.8's fused `fma(af, ep - sar, sar)` (its
+ * SAR and SAREXT built for FMA): a written fma, one rounding on every device (apo_hd.h), so
+ * TA-Lib 0.8.1's bits there, and one operation less on the chain than `sar + af * (ep - sar)`. */
+static inline APO_HD double apo__sar_next(double sar, double af, double ep) {
+    return fma(af, ep - sar, sar);
+}
+
 /* One clean bar (h, l) from the third on (the second's own step included): returns the output. */
 static inline APO_HD double apo__sar_step(apo__sar_state *s, const apo__sar_params *k, double h,
                                           double l) {
@@ -134,14 +141,14 @@ static inline APO_HD double apo__sar_step(apo__sar_state *s, const apo__sar_para
             out = k->negate_short ? 0.0 - sar : sar;
             s->af[1] = k->init[1];
             s->ep = l;
-            sar = apo__sar_above(sar + s->af[1] * (s->ep - sar), ph, h);
+            sar = apo__sar_above(apo__sar_next(sar, s->af[1], s->ep), ph, h);
         } else {
             out = sar;
             if (h > s->ep) {
                 s->ep = h;
                 s->af[0] = apo__sar_capped(s->af[0] + k->step[0], k->max[0]);
             }
-            sar = apo__sar_below(sar + s->af[0] * (s->ep - sar), pl, l);
+            sar = apo__sar_below(apo__sar_next(sar, s->af[0], s->ep), pl, l);
         }
     } else if (h >= sar) {
         s->is_long = 1.0;
@@ -151,14 +158,14 @@ static inline APO_HD double apo__sar_step(apo__sar_state *s, const apo__sar_para
         out = sar;
         s->af[0] = k->init[0];
         s->ep = h;
-        sar = apo__sar_below(sar + s->af[0] * (s->ep - sar), pl, l);
+        sar = apo__sar_below(apo__sar_next(sar, s->af[0], s->ep), pl, l);
     } else {
         out = k->negate_short ? 0.0 - sar : sar;
         if (l < s->ep) {
             s->ep = l;
             s->af[1] = apo__sar_capped(s->af[1] + k->step[1], k->max[1]);
         }
-        sar = apo__sar_above(sar + s->af[1] * (s->ep - sar), ph, h);
+        sar = apo__sar_above(apo__sar_next(sar, s->af[1], s->ep), ph, h);
     }
     s->sar = sar;
     s->high = h;
