@@ -53,12 +53,19 @@ static APO_HD_STEP APO_HD double apo__ema_take(double v, size_t p, double k, siz
 }
 
 /* One EMA step of a stage that holds one value, its seed's sum while `seen` < `p` and its
- * average after: at the p-th value the mean of the sum, after it the step. apo__ema_take's
- * operations, for the bodies whose EMAs keep one value a stage (tsi, smi, efi). A macro, so that
- * a double and a vector of lanes take the same operations: e, v, pd (p as a double) and k of
- * the one type, seen and p counts. */
-#define APO__EMA_STAGE(e, v, seen, p, pd, k)                                                       \
-    ((seen) < (p) ? ((seen) + 1 == (p) ? ((e) + (v)) / (pd) : (e) + (v)) : ((v) - (e)) * (k) + (e))
+ * average after: at the p-th value the mean of the sum, after it the step, for the bodies whose
+ * EMAs keep one value a stage (tsi, smi, efi). Their step is TA-Lib 0.8's fused one, as its
+ * TSI, SMI and EFI built for FMA compute it, `fma(k, v - e, e)`: a written fma, one rounding
+ * on every device (apo_hd.h), through `fused` (fma for doubles, apo_tv_fma for lanes); ema's
+ * own step (apo__ema_take) stays TA-Lib's unfused one, which TA-Lib 0.8.1's EMA gives. A
+ * macro, so that a double and a vector of lanes take the same operations: e, v, pd (p as a
+ * double) and k of the one type, seen and p counts. */
+#define APO__EMA_FUSED(fused, e, v, k) fused((k), (v) - (e), (e))
+#define APO__EMA_STAGE_BY(fused, e, v, seen, p, pd, k)                                             \
+    ((seen) < (p) ? ((seen) + 1 == (p) ? ((e) + (v)) / (pd) : (e) + (v))                           \
+                  : APO__EMA_FUSED(fused, e, v, k))
+#define APO__EMA_STAGE(e, v, seen, p, pd, k) APO__EMA_STAGE_BY(fma, e, v, seen, p, pd, k)
+#define APO__EMA_STAGE_TV(e, v, seen, p, pd, k) APO__EMA_STAGE_BY(apo_tv_fma, e, v, seen, p, pd, k)
 
 /* The stage's step on doubles. */
 static inline APO_HD double apo__ema_stage(double e, double v, size_t seen, size_t p, double k) {

@@ -7,8 +7,9 @@
  * `smi = 100 * N / (0.5 * D)`, N and D the doubly smoothed num and den, 0 where 0.5 * D is not
  * above 0 (flat windows only: D averages ranges); smisignal the EMA of signalperiod of smi. Each
  * EMA is TA-Lib's, the stage of ema_tile.h (apo__ema_stage): seeded with the mean of its first
- * period inputs (the stage before's values from its seed on), then `e = (v - e) * k + e`, k =
- * 2/(period + 1) (TA-Lib 0.8.1 fuses its step: within a few ulps). Lookback (p - 1) + (slow - 1) +
+ * period inputs (the stage before's values from its seed on), then TA-Lib 0.8's fused step
+ * `e = fma(k, v - e, e)`, k = 2/(period + 1) (TA-Lib 0.8.1's bits where its SMI built for FMA
+ * runs). Lookback (p - 1) + (slow - 1) +
  * (fast - 1) + (signal - 1); both outputs start there, TA-Lib's, though the line exists signal - 1
  * bars earlier.
  *

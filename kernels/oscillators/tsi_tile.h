@@ -4,7 +4,9 @@
  * r (firstperiod) and that by an EMA of period s (secondperiod), TSI = `100 * n / d`, n and d
  * the doubly smoothed change and magnitude, and 0 where d is 0 (no movement reached it). Each
  * EMA is TA-Lib's: seeded with the mean of its first inputs (r changes; s values of the first
- * stage, from its seed on), then `e = (v - e)*k + e`, k = 2/(period + 1). Input close; lookback
+ * stage, from its seed on), then TA-Lib 0.8's fused step `e = fma(k, v - e, e)`, k = 2/(period
+ * + 1) (ema_tile.h's APO__EMA_STAGE: TA-Lib 0.8.1's bits where its TSI built for FMA runs). Input
+ * close; lookback
  * 1 + (r - 1) + (s - 1).
  *
  * Tile: a recurrence (as trix's chain), re-run from w0 = max(0, begin - h), h the lookback plus
@@ -91,10 +93,10 @@ static APO_CAT_SPECIALISED size_t apo__tsi_steady_copy(const apo__cat_io *io,
             break;
         const apo_tv m = v - before;
         before = v;
-        n1 = (m - n1) * k1 + n1; /* APO__EMA_STAGE seeded */
-        d1 = (apo_tv_abs(m) - d1) * k1 + d1;
-        n2 = (n1 - n2) * k2 + n2;
-        d2 = (d1 - d2) * k2 + d2;
+        n1 = APO__EMA_FUSED(apo_tv_fma, n1, m, k1); /* APO__EMA_STAGE seeded */
+        d1 = APO__EMA_FUSED(apo_tv_fma, d1, apo_tv_abs(m), k1);
+        n2 = APO__EMA_FUSED(apo_tv_fma, n2, n1, k2);
+        d2 = APO__EMA_FUSED(apo_tv_fma, d2, d1, k2);
         apo__cat_lanes_put(out, sd->stores, step, apo_tv_pick(d2 > zero, 100.0 * n2 / d2, zero));
     }
     st[0] = n1;
@@ -156,12 +158,12 @@ static inline void apo__tsi_round(const apo__cat_io *io, const apo__tile_span *t
             if (!apo__cat_lanes_all_finite(v) || !apo__cat_lanes_all_finite(before))
                 break;
             const apo_tv m = v - before;
-            n1 = APO__EMA_STAGE(n1, m, counts[0], p1, pd1, k1);
-            d1 = APO__EMA_STAGE(d1, apo_tv_abs(m), counts[0], p1, pd1, k1);
+            n1 = APO__EMA_STAGE_TV(n1, m, counts[0], p1, pd1, k1);
+            d1 = APO__EMA_STAGE_TV(d1, apo_tv_abs(m), counts[0], p1, pd1, k1);
             counts[0] += counts[0] < p1;
             if (counts[0] == p1) {
-                n2 = APO__EMA_STAGE(n2, n1, counts[1], p2, pd2, k2);
-                d2 = APO__EMA_STAGE(d2, d1, counts[1], p2, pd2, k2);
+                n2 = APO__EMA_STAGE_TV(n2, n1, counts[1], p2, pd2, k2);
+                d2 = APO__EMA_STAGE_TV(d2, d1, counts[1], p2, pd2, k2);
                 counts[1] += counts[1] < p2;
                 if (counts[1] == p2)
                     y = apo_tv_pick(d2 > zero, 100.0 * n2 / d2, zero);

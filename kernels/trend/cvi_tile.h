@@ -3,7 +3,8 @@
  * in percent, over r = rocperiod bars of E, the EMA of rate k = 2/(p+1) of the bar's range
  * high - low (adr's apo__bar_range): `100 * ((E[t] - E[t-r]) / E[t-r])`, and 0 where E[t-r] is
  * exactly 0 (TA-Lib's guard). E is ema's: seeded with the mean of the first p ranges (summed in
- * index order), then `e = (range - e) * k + e`. Lookback (p - 1) + r.
+ * index order), then `e = fma(k, range - e, e)`, the fused step of TA-Lib 0.8's build for FMA
+ * (apo__cvi_ema_next). Lookback (p - 1) + r.
  *
  * Tile: the definition re-run from w0 = max(0, begin - h), h = (p - 1) + r + D(2/(p+1))
  * (catalog_dispatch.c, EMA(1)), so a tile starting at 0 has the definition's operations and later
@@ -23,6 +24,7 @@
 
 #include "adr_tile.h"
 #include "catalog.h"
+#include "ema_tile.h"
 #include "window_plain.h"
 
 /* One EMA of the ranges: the ranges seen toward the seed, the seed's sum and the average. */
@@ -31,9 +33,10 @@ typedef struct {
     double sum, e;
 } apo__cvi_ema;
 
-/* A seeded EMA e moved by a finite range. */
+/* A seeded EMA e moved by a finite range: TA-Lib 0.8's fused step, as its CVI built for FMA
+ * computes it (ema_tile.h's APO__EMA_FUSED). */
 static inline APO_HD double apo__cvi_ema_next(double e, double range, double k) {
-    return (range - e) * k + e;
+    return APO__EMA_FUSED(fma, e, range, k);
 }
 
 /* CVI from E at t (a) and at t - r (b): 0 where b is exactly 0. The quotient is taken whatever

@@ -1,7 +1,8 @@
 /*
  * efi_tile.h: EFI(timeperiod), TA-Lib 0.8's Elder force index: the EMA of rate k = 2/(p+1) of
  * the force `(close[t] - close[t-1]) * volume[t]`, seeded with the mean of the first p forces
- * (their sum in index order over p), then `e = (force - e) * k + e` (TA-Lib's EMA order, ema's);
+ * (their sum in index order over p), then `e = fma(k, force - e, e)` (TA-Lib 0.8's fused step, as
+ * its EFI built for FMA computes it: APO__EMA_STAGE, ema_tile.h);
  * at p = 1 the force itself (TA-Lib's: k = 1 would round). Inputs close, volume; lookback p
  * (the first force needs the close before it).
  *
@@ -16,7 +17,7 @@
  * the run's first position is past, v[0] the seed's sum until its p-th force and the average
  * after), so that on the CPU a row's tiles run side by side in vector lanes (apo__efi_round,
  * catalog_lanes.h), each lane with the run's operations (APO__EMA_STAGE, ema_tile.h): a tile's
- * chain waits on three dependent operations a bar, where TA-Lib 0.8.1's loop fuses two.
+ * chain waits on a subtraction and a fused multiply-add a bar, as TA-Lib 0.8.1's loop does.
  */
 #ifndef APO_KERNELS_EFI_TILE_H
 #define APO_KERNELS_EFI_TILE_H
@@ -86,7 +87,7 @@ static APO_CAT_SPECIALISED size_t apo__efi_steady_copy(const apo__cat_io *io,
         const apo_tv force = (c - before) * apo__cat_lanes_at(volume, sd, step, held);
         if (!apo__cat_lanes_all_finite(force))
             break;
-        e = (force - e) * k + e; /* APO__EMA_STAGE seeded */
+        e = APO__EMA_FUSED(apo_tv_fma, e, force, k); /* APO__EMA_STAGE seeded */
         apo__cat_lanes_put(out, sd->stores, step, apo_tv_or_nan(e == e, e));
         before = c;
     }
@@ -137,7 +138,7 @@ static inline void apo__efi_round(const apo__cat_io *io, const apo__tile_span *t
                 !apo__cat_lanes_all_finite(v))
                 break;
             const apo_tv force = (c - before) * v;
-            e = p == 1 && counts[0] == p ? force : APO__EMA_STAGE(e, force, counts[0], p, pd, k);
+            e = p == 1 && counts[0] == p ? force : APO__EMA_STAGE_TV(e, force, counts[0], p, pd, k);
             counts[0] += counts[0] < p;
             if (counts[0] == p)
                 y = apo_tv_or_nan(e == e, e);
