@@ -254,15 +254,9 @@ int apo__catalog_path(apo__cat_id id, int widest) {
     return apo__catalog_path_on(id, widest, (int)apo__cpu_avx512_kind());
 }
 
-/* The kernels whose tiles of a row run as rounds of lanes (catalog_entry.h). */
-static int runs_rounds(apo__cat_id id) {
-    return apo__catalog_laned(id) || id == APO_CAT_ADXR || id == APO_CAT_EFI ||
-           id == APO_CAT_MASSI || id == APO_CAT_ADOSC;
-}
-
 int apo__catalog_round_path_on(apo__cat_id id, size_t tiles, int isa, int avx512_kind) {
     if (isa == APO_CPU_ISA_AVX512 && avx512_kind == APO_AVX512_INTEL &&
-        tiles <= APO_CAT_NARROW_ROUND && runs_rounds(id) &&
+        tiles <= APO_CAT_NARROW_ROUND && apo__catalog_rounds(id) &&
         apo__cpu_isa_supported(APO_CPU_ISA_AVX2))
         return APO_CPU_ISA_AVX2;
     return isa;

@@ -54,8 +54,9 @@ static void APO_CATALOG_PATH_NAME(apo__adxr_from_adx)(const apo__cat_io *io, siz
         out[t] = apo__canonical_nan(((t >= lag ? out[t - lag] : (double)NAN) + out[t]) / 2.0);
 }
 
-/* Consecutive tiles of one row: the recurrences with a round of lanes (catalog_lanes.h) take
- * them APO_TILE_LANES at a time (a lone one cut into pieces in the lanes where that pays,
+/* Consecutive tiles of one row (the kernels with a round: apo__catalog_rounds, catalog_paths.h,
+ * which names each branch's kernel below): the recurrences with a round of lanes (catalog_lanes.h)
+ * take them APO_TILE_LANES at a time (a lone one cut into pieces in the lanes where that pays,
  * catalog_cut_entry.h), adosc a short row's in a round (adosc_lanes.h) and a longer
  * row's two at a time (adosc_pairs.h), the others one by one; every tile gets the bits of the
  * call above. Any other lone tile gains nothing from lanes of copies, so it takes the call above

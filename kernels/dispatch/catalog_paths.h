@@ -37,6 +37,15 @@ static inline int apo__catalog_laned(apo__cat_id id) {
            id == APO_CAT_TEMA || id == APO_CAT_TRIX || id == APO_CAT_T3 || id == APO_CAT_TSI;
 }
 
+/* Whether kernel id's tiles of a row run as rounds of lanes: the laned kernels' edge rounds, and
+ * adxr's, efi's, massi's and adosc's rounds of their own. A kernel that gains a round of its own
+ * takes a branch in catalog_entry.h's apo__catalog_tiles and a name here, which the Intel rule
+ * of rows of few tiles reads (apo__catalog_round_path_on, catalog_dispatch.c). */
+static inline int apo__catalog_rounds(apo__cat_id id) {
+    return apo__catalog_laned(id) || id == APO_CAT_ADXR || id == APO_CAT_EFI ||
+           id == APO_CAT_MASSI || id == APO_CAT_ADOSC;
+}
+
 /* Whether a lone tile of kernel id is cut into pieces in the lanes (catalog_split.h): every laned
  * kernel's but trix's. trix's lane step (three stages and the rate's division) costs about twice
  * a scalar step and its warm-up is 2,749 bars at 30, so at 1e4 bars its pieces measured slower
