@@ -1,15 +1,15 @@
 /*
  * wilder_step.h: one value into Wilder's average, written once for a double and for a vector
  * of tiles' lanes, so that every kernel that takes it (atr, natr, kc, supertrend, rma, their
- * lanes) performs the same operations in the same order.
+ * lanes, and kdj's and rvi's Wilder averages) performs the same operations in the same order.
  *
  * The operations are TA-Lib 0.8's where the CPU has fused multiply-add (its TA_ATR.fma): the
  * seed's sum of the first p values divided by p, then a = fma(a, keep, x * rest) with
- * keep = (p - 1) / p and rest = 1 - keep, each rounded once as a double. TA-Lib 0.6 and 0.8's
- * build for CPUs without FMA divide at every bar, (a * (p - 1) + x) / p: a division on the
- * average's chain, whose latency (about 22 cycles with the multiply and the add) paced a
- * tile, where the fused step waits 4 (docs/kernels.md, "Recurrences"). Both forms are within
- * a few ulps times p of the exact average; the fused one is what TA-Lib computes today.
+ * keep = (p - 1) / p and rest = 1 - keep, each rounded once as a double. TA-Lib 0.6 divided at
+ * every bar, (a * (p - 1) + x) / p, as the catalog did until 2026-12-01: a division on the
+ * average's chain, whose latency paced a tile, where the fused step waits for one multiply-add
+ * (docs/kernels.md, "Recurrences"); TA-Lib 0.8's build for CPUs without FMA rounds the two
+ * products apart. All are within a few ulps times p of the exact average.
  * Every path computes the fused product with one rounding: the FMA instruction on avx2 and
  * avx512 (and a GPU's fma), libm's fma() on sse2, so the bits are the same everywhere.
  */
