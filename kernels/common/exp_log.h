@@ -251,6 +251,14 @@ static inline APO_HD double apo__log10(double x) {
 #define APO_BITS_ONE 0x3ff0000000000000ULL
 #define APO_BITS_NEG_ZERO 0x8000000000000000ULL
 
+/* apo__scale2 without a branch, as (y 2^a) 2^b: where k is a normal exponent, b = 0 and the
+ * second product, by 1, is exact; elsewhere apo__scale2's two steps. */
+static inline APO_HD double apo__scale2_select(double y, int k) {
+    const int a = k > 1023 ? 1023 : (k < -1022 ? k + 1000 : k);
+    const int b = k > 1023 ? k - 1023 : (k < -1022 ? -1000 : 0);
+    return (y * apo__pow2i(a)) * apo__pow2i(b);
+}
+
 static inline APO_HD double apo__exp_select(double x) {
     const int ordinary = (x <= APO_EXP_OVERFLOW) & (x >= APO_EXP_UNDERFLOW);
     /* The others (NaN included) are reduced as 0, a k in range, and their value dropped. */
@@ -260,11 +268,7 @@ static inline APO_HD double apo__exp_select(double x) {
     const double lo = kd * APO_LN2_LO;
     const int k = (int)kd;
     const double p = apo__expm1_reduced(hi - lo);
-    /* apo__scale2(1 + p, k) as (y 2^a) 2^b: where k is a normal exponent, b = 0 and the second
-     * product, by 1, is exact; elsewhere its two steps. */
-    const int a = k > 1023 ? 1023 : (k < -1022 ? k + 1000 : k);
-    const int b = k > 1023 ? k - 1023 : (k < -1022 ? -1000 : 0);
-    const double v = ((1.0 + p) * apo__pow2i(a)) * apo__pow2i(b);
+    const double v = apo__scale2_select(1.0 + p, k);
     const uint64_t other = x > APO_EXP_OVERFLOW    ? APO_BITS_INF
                            : x < APO_EXP_UNDERFLOW ? 0
                                                    : APO_BITS_NAN;
@@ -426,6 +430,81 @@ static inline APO_HD double apo__tanh(double x) {
         v = 1.0; /* 1 - tanh(22) is below half an ulp of 1 */
     }
     return x < 0.0 ? -v : v;
+}
+
+/*
+ * sinh, cosh and tanh without a branch, for the vectorised loops as exp's above: every arm of
+ * apo__sinh (apo__cosh, apo__tanh) computed for every value, on an argument kept in the arm's
+ * range where the value is another arm's (so no arm overflows for nothing), and the value's
+ * own arm picked by its bits at the end; each arm's operations are the branching form's in its
+ * order, so the same bits (test_exp_log.c). The arms that take e^a share one reduction of a.
+ */
+
+/* a where c, else b: apo__pick_bits on doubles. */
+static inline APO_HD double apo__pick_double(int c, double a, double b) {
+    return apo__double_of(apo__pick_bits(c, apo__bits_of(a), apo__bits_of(b)));
+}
+
+/* apo__expm1's arm for k >= 0 (x from 0.7 to exp's overflow), from x's reduction p, k. */
+static inline APO_HD double apo__expm1_up_select(double p, int k) {
+    const double t = apo__pick_double(k <= 56, apo__pow2i(-k), 0.0);
+    const double small_k = (1.0 - t) + p, large_k = 1.0 + (p - t);
+    const double u = apo__pick_double(k < 20, small_k, large_k);
+    return apo__scale2_select(u, k);
+}
+
+/* |x| where it is at most APO_HYPERBOLIC_OVERFLOW, else 0 (NaN included): the argument of the
+ * arms of e^|x|. */
+static inline APO_HD double apo__hyperbolic_reducible(double x) {
+    return apo__pick_double(fabs(x) <= APO_HYPERBOLIC_OVERFLOW, fabs(x), 0.0);
+}
+
+/* The value of v where x is not NaN, else NAN's bits. */
+static inline APO_HD double apo__nan_or(double x, uint64_t v) {
+    return apo__double_of(apo__pick_bits(x == x, v, APO_BITS_NAN));
+}
+
+static inline APO_HD double apo__sinh_select(double x) {
+    const uint64_t xb = apo__bits_of(x);
+    const double a = fabs(x);
+    int k;
+    const double p = apo__exp_reduce(apo__hyperbolic_reducible(x), &k);
+    const double e = apo__expm1_up_select(p, k);
+    const double mid = 0.5 * (e + e / (e + 1.0));          /* 1 <= a < 22 */
+    const double far = apo__scale2_select(1.0 + p, k - 1); /* apo__half_exp */
+    const double near =
+        apo__sinh_series(apo__pick_double(a < 1.0, x, 0.0)); /* 2^-28 <= a < 1, signed */
+    uint64_t v = apo__pick_bits(a <= APO_HYPERBOLIC_OVERFLOW, apo__bits_of(far), APO_BITS_INF);
+    v = apo__pick_bits(a < 22.0, apo__bits_of(mid), v) | (xb & APO_BITS_NEG_ZERO);
+    v = apo__pick_bits(a < 1.0, apo__bits_of(near), v);
+    return apo__nan_or(x, apo__pick_bits(a < 0x1p-28, xb, v));
+}
+
+static inline APO_HD double apo__cosh_select(double x) {
+    const double a = fabs(x);
+    const int small = a < 0.5 * APO_LN2_HI;
+    const double e1 = apo__expm1_reduced(apo__pick_double(small, a, 0.0));
+    const double near = 1.0 + (e1 * e1) / (2.0 * (1.0 + e1));
+    int k;
+    const double p = apo__exp_reduce(apo__hyperbolic_reducible(x), &k);
+    const double e = apo__scale2_select(1.0 + p, k); /* apo__exp(a) */
+    const double mid = 0.5 * e + 0.5 / e;
+    const double far = apo__scale2_select(1.0 + p, k - 1);
+    uint64_t v = apo__pick_bits(a <= APO_HYPERBOLIC_OVERFLOW, apo__bits_of(far), APO_BITS_INF);
+    v = apo__pick_bits(a < 22.0, apo__bits_of(mid), v);
+    return apo__nan_or(x, apo__pick_bits(small, apo__bits_of(near), v));
+}
+
+static inline APO_HD double apo__tanh_select(double x) {
+    const uint64_t xb = apo__bits_of(x);
+    const double a = fabs(x);
+    const double near = apo__tanh_series(apo__pick_double(a < 1.0, a, 0.0));
+    int k;
+    const double p = apo__exp_reduce(2.0 * apo__pick_double(a < 22.0, a, 0.0), &k);
+    const double mid = 1.0 - 2.0 / (apo__expm1_up_select(p, k) + 2.0);
+    uint64_t v = apo__pick_bits(a < 22.0, apo__bits_of(mid), APO_BITS_ONE);
+    v = apo__pick_bits(a < 1.0, apo__bits_of(near), v) | (xb & APO_BITS_NEG_ZERO);
+    return apo__nan_or(x, apo__pick_bits(a < 0x1p-28, xb, v));
 }
 
 #endif /* APO_KERNELS_EXP_LOG_H */

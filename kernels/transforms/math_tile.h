@@ -76,19 +76,51 @@ static inline APO_HD void apo__floor_tile(const apo__cat_io *io, size_t begin, s
     apo__round_tile(io, begin, end, 0);
 }
 APO_ELEMENTWISE_1(sqrt, sqrt(x))
-/* On the avx2 and avx512 paths exp, ln and log10 run the branchless forms (exp_log.h), whose
- * loops gcc vectorises; the same bits as the branching ones, which the sse2 path and a GPU run. */
+/* On the avx2 and avx512 paths exp, ln, log10, sinh, cosh and tanh run the branchless forms
+ * (exp_log.h), whose loops gcc vectorises; the same bits as the branching ones, which the sse2
+ * path and a GPU run. */
 #if defined(__AVX2__) && !defined(__CUDACC__)
 APO_ELEMENTWISE_1(exp, apo__exp_select(x))
 APO_ELEMENTWISE_1(ln, apo__log_select(x))
 APO_ELEMENTWISE_1(log10, apo__log10_select(x))
+APO_ELEMENTWISE_1(sinh, apo__sinh_select(x))
+APO_ELEMENTWISE_1(cosh, apo__cosh_select(x))
+
+/* tanh's tile there: blocks of APO_TANH_BLOCK samples, where a block whose samples are all at
+ * least 22 in magnitude (tanh's last arm, +-1 exactly: a series of prices, say) takes that arm
+ * alone, a loop that vectorises as well, and any other block the branchless form, which
+ * computes every arm for every sample (five times the last arm's time alone). */
+#define APO_TANH_BLOCK 64
+static inline void apo__tanh_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *in0 = io->in[0];
+    double *out = io->out[0];
+    for (size_t t = begin; t < end;) {
+        const size_t stop = end - t < APO_TANH_BLOCK ? end : t + APO_TANH_BLOCK;
+        int saturated = 1;
+        for (size_t i = t; i < stop; i++)
+            saturated &= fabs(in0[i]) >= 22.0;
+        if (saturated)
+            for (size_t i = t; i < stop; i++) {
+                const double x = in0[i];
+                const double one =
+                    apo__double_of(APO_BITS_ONE | (apo__bits_of(x) & APO_BITS_NEG_ZERO));
+                out[i] = apo__elementwise_out(apo__finite(x), one);
+            }
+        else
+            for (size_t i = t; i < stop; i++) {
+                const double x = in0[i];
+                out[i] = apo__elementwise_out(apo__finite(x), apo__tanh_select(x));
+            }
+        t = stop;
+    }
+}
 #else
 APO_ELEMENTWISE_1(exp, apo__exp(x))
 APO_ELEMENTWISE_1(ln, apo__log(x))
 APO_ELEMENTWISE_1(log10, apo__log10(x))
-#endif
 APO_ELEMENTWISE_1(sinh, apo__sinh(x))
 APO_ELEMENTWISE_1(cosh, apo__cosh(x))
 APO_ELEMENTWISE_1(tanh, apo__tanh(x))
+#endif
 
 #endif /* APO_KERNELS_MATH_TILE_H */

@@ -20,6 +20,9 @@ static double call_tanh(double x) { return apo__tanh(x); }
 static double call_exp_select(double x) { return apo__exp_select(x); }
 static double call_log_select(double x) { return apo__log_select(x); }
 static double call_log10_select(double x) { return apo__log10_select(x); }
+static double call_sinh_select(double x) { return apo__sinh_select(x); }
+static double call_cosh_select(double x) { return apo__cosh_select(x); }
+static double call_tanh_select(double x) { return apo__tanh_select(x); }
 
 const exp_log_fn exp_log_fns[] = {
     {"exp", call_exp, expl},
@@ -29,11 +32,14 @@ const exp_log_fn exp_log_fns[] = {
     {"sinh", call_sinh, sinhl},
     {"cosh", call_cosh, coshl},
     {"tanh", call_tanh, tanhl},
-    /* The branchless forms of the vectorised loops: the same promise, and the bits of exp, log
-     * and log10 (test_exp_log.c checks that). */
+    /* The branchless forms of the vectorised loops: the same promise, and the bits of the
+     * branching forms (test_exp_log.c checks that). */
     {"exp_select", call_exp_select, expl},
     {"log_select", call_log_select, logl},
     {"log10_select", call_log10_select, log10l},
+    {"sinh_select", call_sinh_select, sinhl},
+    {"cosh_select", call_cosh_select, coshl},
+    {"tanh_select", call_tanh_select, tanhl},
 };
 const size_t n_exp_log_fns = sizeof exp_log_fns / sizeof exp_log_fns[0];
 

@@ -90,6 +90,9 @@ Test(exp_log, within_two_ulps_on_seeded_arguments) {
         {"exp_select", -60, 9, 1},
         {"log_select", -1074, 1023, 0},
         {"log10_select", -1074, 1023, 0},
+        {"sinh_select", -40, 9, 1},
+        {"cosh_select", -40, 9, 1},
+        {"tanh_select", -40, 5, 1},
     };
     for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
         const exp_log_fn *f = exp_log_fn_named(ranges[r].name);
@@ -102,10 +105,18 @@ Test(exp_log, within_two_ulps_on_seeded_arguments) {
     const struct {
         const char *name;
         double lo, hi;
-    } lines[] = {
-        {"exp", -745.2, 709.8},        {"log", 0.5, 2.0},        {"log10", 0.5, 2.0},
-        {"sinh", -711.0, 711.0},       {"cosh", -711.0, 711.0},  {"tanh", -3.0, 3.0},
-        {"exp_select", -745.2, 709.8}, {"log_select", 0.5, 2.0}, {"log10_select", 0.5, 2.0}};
+    } lines[] = {{"exp", -745.2, 709.8},
+                 {"log", 0.5, 2.0},
+                 {"log10", 0.5, 2.0},
+                 {"sinh", -711.0, 711.0},
+                 {"cosh", -711.0, 711.0},
+                 {"tanh", -3.0, 3.0},
+                 {"exp_select", -745.2, 709.8},
+                 {"log_select", 0.5, 2.0},
+                 {"log10_select", 0.5, 2.0},
+                 {"sinh_select", -711.0, 711.0},
+                 {"cosh_select", -711.0, 711.0},
+                 {"tanh_select", -3.0, 3.0}};
     for (size_t r = 0; r < sizeof lines / sizeof lines[0]; r++) {
         const exp_log_fn *f = exp_log_fn_named(lines[r].name);
         double at = 0.0;
@@ -121,34 +132,27 @@ static void assert_same_bits(double x) {
         double branching, branchless;
     } pairs[] = {{"exp", apo__exp(x), apo__exp_select(x)},
                  {"log", apo__log(x), apo__log_select(x)},
-                 {"log10", apo__log10(x), apo__log10_select(x)}};
+                 {"log10", apo__log10(x), apo__log10_select(x)},
+                 {"sinh", apo__sinh(x), apo__sinh_select(x)},
+                 {"cosh", apo__cosh(x), apo__cosh_select(x)},
+                 {"tanh", apo__tanh(x), apo__tanh_select(x)}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         cr_assert(memcmp(&pairs[i].branching, &pairs[i].branchless, sizeof(double)) == 0,
                   "%s(%a): %a, branchless %a", pairs[i].name, x, pairs[i].branching,
                   pairs[i].branchless);
 }
 
-/* apo__exp_select, apo__log_select and apo__log10_select give the branching forms' bits (a GPU
- * runs the branching forms, the avx2 and avx512 paths the branchless: the same outputs
+/* The branchless forms (apo__exp_select, ..., apo__tanh_select) give the branching forms' bits (a
+ * GPU runs the branching forms, the avx2 and avx512 paths the branchless: the same outputs
  * everywhere): on doubles of any bits (NaNs, infinities, subnormals among them), on each function's
  * range and past its thresholds, near 1, and on the neighbours of the special values. */
 Test(exp_log, the_branchless_forms_give_the_branching_forms_bits) {
-    const double specials[] = {0.0,
-                               -0.0,
-                               DBL_MIN,
-                               0x1p-1074,
-                               -1.0,
-                               1.0,
-                               DBL_MAX,
-                               INFINITY,
-                               -INFINITY,
-                               NAN,
-                               0x1.62e42fefa39efp+9,
-                               -0x1.74910d52d3052p+9,
-                               -708.4,
-                               0x1.6a09e667f3bcdp+0,
-                               0x1.fffffffffffffp-1023,
-                               22.0};
+    const double specials[] = {0.0, -0.0, DBL_MIN, 0x1p-1074, -1.0, 1.0, DBL_MAX, INFINITY,
+                               -INFINITY, NAN, 0x1.62e42fefa39efp+9, -0x1.74910d52d3052p+9, -708.4,
+                               0x1.6a09e667f3bcdp+0, 0x1.fffffffffffffp-1023, 22.0,
+                               /* the arms' edges of sinh, cosh and tanh */
+                               0x1p-28, 0.5 * 0x1.62e42feep-1, 0x1.633ce8fb9f87ep+9,
+                               -0x1.633ce8fb9f87ep+9, -22.0, 11.0, -0x1p-28};
     size_t compared = 0;
     for (int kind = 0; kind < 6; kind++)
         for (int i = 0; i < 20000; i++) {

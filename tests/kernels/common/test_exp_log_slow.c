@@ -21,6 +21,8 @@ Test(exp_log, within_two_ulps_on_dense_sweeps, .timeout = 900) {
         {"sinh", -80, 9, 1, -711.0, 711.0},        {"cosh", -80, 9, 1, -711.0, 711.0},
         {"tanh", -80, 5, 1, -25.0, 25.0},          {"exp_select", -80, 9, 1, -745.2, 709.8},
         {"log_select", -1074, 1023, 0, 0.25, 4.0}, {"log10_select", -1074, 1023, 0, 0.25, 4.0},
+        {"sinh_select", -80, 9, 1, -711.0, 711.0}, {"cosh_select", -80, 9, 1, -711.0, 711.0},
+        {"tanh_select", -80, 5, 1, -25.0, 25.0},
     };
     for (size_t s = 0; s < sizeof sweeps / sizeof sweeps[0]; s++) {
         const exp_log_fn *f = exp_log_fn_named(sweeps[s].name);

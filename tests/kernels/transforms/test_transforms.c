@@ -9,7 +9,8 @@
  * exp, ln, log10, sinh, cosh, tanh, acos, asin, atan, cos, sin, tan, maxindex, minindex,
  * minmaxindex (whose TA-Lib fixture is test_index.c's); cumsum, a running total, through the
  * whole-row table (volume/test_catalog_cumulative.c), and here by hand and bit for bit TA-Lib's
- * plain sum.
+ * plain sum. The math transforms whose vector paths run branchless forms (exp_log.h, trig_tv.h)
+ * or blocks of their own (tanh) give sse2's bits on every path, on every kind of double.
  */
 #include <criterion/criterion.h>
 
@@ -18,6 +19,8 @@
 
 #include "catalog_dispatch.h"
 #include "catalog_more_fixtures.h"
+#include "cpu_isa.h"
+#include "splitmix64.h"
 
 #define N 8
 
@@ -176,4 +179,84 @@ Test(transforms, cumsum_is_talibs_running_total) {
     apo__cpu_catalog_tile(APO_CAT_CUMSUM, &io, 5, N);
     apo__cpu_catalog_tile(APO_CAT_CUMSUM, &io, 0, 5);
     cr_assert(memcmp(out, cut, sizeof out) == 0, "a tile from bar 5 runs the total from bar 0");
+}
+
+/* The math transforms on every vector path against sse2's (the branching forms, a GPU's too),
+ * bit for bit: exp, ln, log10, sinh, cosh and tanh run exp_log.h's branchless forms on avx2 and
+ * avx512, tanh in blocks of 64 of which those whose samples all saturate (|x| >= 22) skip the
+ * arithmetic, and the trigonometric ones trig_tv.h's lanes. The row: blocks of saturated
+ * negatives and positives (one with infinities, one with a NaN), samples across every arm,
+ * small ones and signed zeros, near the overflows, prices, doubles of any bits, and a tail
+ * shorter than a block; whole and cut at odd places, so blocks start anywhere. */
+Test(transforms, math_transforms_give_sse2s_bits_on_every_path) {
+    enum { ROW = 64 * 9 + 37 };
+    double x[ROW];
+    for (size_t i = 0; i < ROW; i++) {
+        const uint64_t r = apo__splitmix64(0x7a9b, (uint64_t)i);
+        const double u = (double)(r >> 11) * 0x1p-53;
+        switch (i / 64) {
+        case 0:
+            x[i] = -22.0 - 50.0 * u;
+            break;
+        case 1:
+            x[i] = i % 17 == 3 ? (i % 2 ? INFINITY : -INFINITY) : 22.0 + 700.0 * u;
+            break;
+        case 2:
+            x[i] = i % 29 == 5 ? NAN : 22.0 + u;
+            break;
+        case 3:
+            x[i] = (u - 0.5) * 60.0;
+            break;
+        case 4:
+            x[i] = (u - 0.5) * 3.0 * ldexp(1.0, -(int)(r % 40));
+            break;
+        case 5:
+            x[i] = (r & 1 ? -1.0 : 1.0) * (700.0 + 50.0 * u);
+            break;
+        case 6:
+            x[i] = 90.0 + 20.0 * u;
+            break;
+        default:
+            memcpy(&x[i], &r, sizeof x[i]);
+            break;
+        }
+    }
+    const double edges[] = {
+        0.0, -0.0, 22.0, -22.0, 0x1p-28, -0x1p-28, 1.0, -1.0, 0x1.633ce8fb9f87ep+9};
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+        x[64 * 4 + e] = edges[e];
+    static const apo__cat_id ids[] = {APO_CAT_EXP,  APO_CAT_LN,   APO_CAT_LOG10, APO_CAT_SINH,
+                                      APO_CAT_COSH, APO_CAT_TANH, APO_CAT_ATAN,  APO_CAT_SIN,
+                                      APO_CAT_COS,  APO_CAT_TAN,  APO_CAT_ASIN,  APO_CAT_ACOS};
+    static const size_t cuts[] = {0, 5, 70, 200, 201, 450, ROW};
+    double want[ROW], got[ROW];
+    size_t compared = 0;
+    for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+        apo__cat_io io;
+        memset(&io, 0, sizeof io);
+        io.in[0] = x;
+        io.out[0] = want;
+        apo__cpu_catalog_tile_on(ids[k], &io, 0, ROW, APO_CPU_ISA_SSE2);
+        for (int isa = APO_CPU_ISA_AVX2; isa <= APO_CPU_ISA_LAST; isa++) {
+            if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                continue;
+            for (int cut = 0; cut < 2; cut++) {
+                memset(got, 0x5a, sizeof got);
+                io.out[0] = got;
+                for (size_t c = 0; c + 1 < sizeof cuts / sizeof cuts[0]; c++)
+                    if (cut)
+                        apo__cpu_catalog_tile_on(ids[k], &io, cuts[c], cuts[c + 1], isa);
+                if (!cut)
+                    apo__cpu_catalog_tile_on(ids[k], &io, 0, ROW, isa);
+                for (size_t t = 0; t < ROW; t++)
+                    cr_assert(same_bits(got[t], want[t]),
+                              "kernel %d on %s%s: t %zu x %a got %a sse2 %a", (int)ids[k],
+                              apo__cpu_isa_name((apo__cpu_isa)isa), cut ? ", cut" : "", t, x[t],
+                              got[t], want[t]);
+                compared++;
+            }
+        }
+    }
+    /* A CPU without avx2 checks nothing here; the x86-64 machines of the CI have it. */
+    cr_assert(compared > 0 || !apo__cpu_isa_supported(APO_CPU_ISA_AVX2));
 }
