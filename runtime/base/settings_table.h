@@ -103,7 +103,8 @@
       "the widest, except for the kernels measured faster on avx2 on the AMD CPUs with AVX-512 "   \
       "(Zen 4, which halves 512-bit operations, and Zen 5: a list for each) and on Intel's (a "    \
       "list, and the rounds of lanes of rows of at most four tiles); a named path runs "           \
-      "every kernel on it; one the CPU lacks is warned about and the fastest it has is used")      \
+      "every kernel on it; one the CPU lacks is warned about and the fastest it has is used "      \
+      "(`avx2` counts as present only with FMA beside it: the path is built with `-mfma`)")        \
     X(cuda_kernels, "APPORTION_CUDA_KERNELS", NULL, TEXT, "`staged`, `simple`", NULL, 0, 0,        \
       "`staged`",                                                                                  \
       "the CUDA kernels of the built-in kernels: warps staging tiles through shared memory, or "   \
