@@ -30,6 +30,26 @@
 #include "apo_hd.h"
 #include "dd.h"
 
+/* Where the build has the FMA instruction (the CPU's avx2 and avx512 paths, a GPU), the
+ * double-double products below take it: every product these functions form has arguments far
+ * from overflow and underflow (reduced angles, quotients of bounded values, squares of values
+ * at least 2^-62 in magnitude; the tiny arguments return before), where Dekker's product is
+ * exact, so fma(a, b, -a b) is the same error term in two operations instead of seventeen, and
+ * the bits are unchanged; the sse2 path keeps Dekker's (libm's fma would be a call there). */
+#if defined(__FMA__) || defined(__AVX512F__) || defined(__CUDA_ARCH__)
+#define APO_TRIG_FMA 1
+#endif
+
+/* a * b = p + e exactly, for the arguments these functions form (above). */
+static APO_HD_STEP APO_HD apo__dd apo__trig_two_prod(double a, double b) {
+#ifdef APO_TRIG_FMA
+    const double p = a * b;
+    return apo__dd_make(p, fma(a, b, -p));
+#else
+    return apo__two_prod(a, b);
+#endif
+}
+
 /* The largest |x| sin, cos and tan reduce. */
 #define APO_TRIG_MAX_ARG 0x1p20
 
@@ -130,7 +150,7 @@ static inline APO_HD apo__dd apo__trig_sin_dd(apo__dd r) {
 /* cos(r) as a double-double for |r| <= pi/4 + a little. */
 static inline APO_HD apo__dd apo__trig_cos_dd(apo__dd r) {
     const double x = r.hi;
-    const apo__dd zz = apo__two_prod(x, x);
+    const apo__dd zz = apo__trig_two_prod(x, x);
     const double z = zz.hi;
     double q;
     APO__TRIG_COS_SERIES(q, z, APO__TRIG_SCALAR);
@@ -168,7 +188,7 @@ static inline APO_HD double apo__cos(double x) {
 /* num / den for double-doubles, to about 2^-104 relative. */
 static inline APO_HD apo__dd apo__trig_div(apo__dd num, apo__dd den) {
     const double q = num.hi / den.hi;
-    const apo__dd p = apo__two_prod(q, den.hi);
+    const apo__dd p = apo__trig_two_prod(q, den.hi);
     const double rest = (((num.hi - p.hi) - p.lo) + num.lo) - q * den.lo;
     return apo__quick_two_sum(q, rest / den.hi);
 }
@@ -232,7 +252,7 @@ static inline APO_HD apo__dd apo__trig_atan01(apo__dd t) {
     /* u = (t - c) / (1 + t c), so atan t = atan c + atan u with |u| <= 1/32; t - c is exact
      * (the two are within a factor 2 of each other, or c is 0). */
     const apo__dd num = apo__two_sum(t.hi - c, t.lo);
-    const apo__dd tc = apo__two_prod(t.hi, c);
+    const apo__dd tc = apo__trig_two_prod(t.hi, c);
     const apo__dd one_tc = apo__two_sum(1.0, tc.hi);
     const apo__dd den = apo__quick_two_sum(one_tc.hi, one_tc.lo + tc.lo + t.lo * c);
     const apo__dd u = apo__trig_div(num, den);
@@ -275,13 +295,13 @@ static inline APO_HD double apo__atan(double x) {
 
 /* sqrt(1 - x^2) as a double-double for 0 <= x <= 1. */
 static inline APO_HD apo__dd apo__trig_cofactor(double x) {
-    const apo__dd xx = apo__two_prod(x, x);
+    const apo__dd xx = apo__trig_two_prod(x, x);
     const apo__dd d1 = apo__two_sum(1.0, -xx.hi);
     const apo__dd d = apo__quick_two_sum(d1.hi, d1.lo - xx.lo);
     if (d.hi <= 0.0)
         return apo__dd_make(0.0, 0.0);
     const double s = sqrt(d.hi);
-    const apo__dd ss = apo__two_prod(s, s);
+    const apo__dd ss = apo__trig_two_prod(s, s);
     return apo__quick_two_sum(s, (((d.hi - ss.hi) - ss.lo) + d.lo) / (2.0 * s));
 }
 

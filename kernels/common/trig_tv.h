@@ -35,6 +35,16 @@ static const double apo__trig_atan_lo[17] = {0.0, APO_TRIG_ATAN_TABLE(APO__TRIG_
 #undef APO__TRIG_ATAN_HI
 #undef APO__TRIG_ATAN_LO
 
+/* apo__trig_two_prod in lanes: the FMA instruction where the path has it, else Dekker's. */
+static APO_FORCE_INLINE apo__dd_tv apo__trig_two_prod_tv(apo_tv a, apo_tv b) {
+#ifdef APO_TRIG_FMA
+    const apo_tv p = a * b;
+    return apo__dd_tv_make(p, apo_tv_fma(a, b, -p));
+#else
+    return apo__two_prod_tv(a, b);
+#endif
+}
+
 /* trunc(v) for 0 <= v < 2^51, lane by lane: the nearest integer, less one where it is above. */
 static APO_FORCE_INLINE apo_tv apo__trunc_small_tv(apo_tv v) {
     const apo_tv big = apo_tv_splat(0x1p52);
@@ -45,7 +55,7 @@ static APO_FORCE_INLINE apo_tv apo__trunc_small_tv(apo_tv v) {
 /* apo__trig_div in lanes. */
 static APO_FORCE_INLINE apo__dd_tv apo__trig_div_tv(apo__dd_tv num, apo__dd_tv den) {
     const apo_tv q = num.hi / den.hi;
-    const apo__dd_tv p = apo__two_prod_tv(q, den.hi);
+    const apo__dd_tv p = apo__trig_two_prod_tv(q, den.hi);
     const apo_tv rest = (((num.hi - p.hi) - p.lo) + num.lo) - q * den.lo;
     return apo__quick_two_sum_tv(q, rest / den.hi);
 }
@@ -57,7 +67,7 @@ static APO_FORCE_INLINE apo__dd_tv apo__trig_atan01_tv(apo__dd_tv t) {
     const apo_tv k = apo__trunc_small_tv((apo__trunc_small_tv(t.hi * 32.0) + 1.0) * 0.5);
     const apo_tv c = k * 0.0625;
     const apo__dd_tv num = apo__two_sum_tv(t.hi - c, t.lo);
-    const apo__dd_tv tc = apo__two_prod_tv(t.hi, c);
+    const apo__dd_tv tc = apo__trig_two_prod_tv(t.hi, c);
     const apo__dd_tv one_tc = apo__two_sum_tv(apo_tv_splat(1.0), tc.hi);
     const apo__dd_tv den = apo__quick_two_sum_tv(one_tc.hi, one_tc.lo + tc.lo + t.lo * c);
     const apo__dd_tv u = apo__trig_div_tv(num, den);
@@ -112,11 +122,11 @@ static APO_FORCE_INLINE apo_tv apo__atan_tv(apo_tv x) {
 /* apo__trig_cofactor in lanes: sqrt(1 - x^2) for 0 <= x <= 1, (0, 0) where 1 - x^2 is not
  * above 0. */
 static APO_FORCE_INLINE apo__dd_tv apo__trig_cofactor_tv(apo_tv x) {
-    const apo__dd_tv xx = apo__two_prod_tv(x, x);
+    const apo__dd_tv xx = apo__trig_two_prod_tv(x, x);
     const apo__dd_tv d1 = apo__two_sum_tv(apo_tv_splat(1.0), -xx.hi);
     const apo__dd_tv d = apo__quick_two_sum_tv(d1.hi, d1.lo - xx.lo);
     const apo_tv s = apo_tv_sqrt(d.hi);
-    const apo__dd_tv ss = apo__two_prod_tv(s, s);
+    const apo__dd_tv ss = apo__trig_two_prod_tv(s, s);
     const apo__dd_tv c = apo__quick_two_sum_tv(s, (((d.hi - ss.hi) - ss.lo) + d.lo) / (2.0 * s));
     const apo_tm none = d.hi <= 0.0;
     const apo_tv zero = apo_tv_splat(0.0);
@@ -181,7 +191,7 @@ static APO_FORCE_INLINE apo__dd_tv apo__trig_sin_dd_tv(apo__dd_tv r) {
 
 static APO_FORCE_INLINE apo__dd_tv apo__trig_cos_dd_tv(apo__dd_tv r) {
     const apo_tv x = r.hi;
-    const apo__dd_tv zz = apo__two_prod_tv(x, x);
+    const apo__dd_tv zz = apo__trig_two_prod_tv(x, x);
     const apo_tv z = zz.hi;
     apo_tv q;
     APO__TRIG_COS_SERIES(q, z, apo_tv_splat);
