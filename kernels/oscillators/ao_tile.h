@@ -11,13 +11,17 @@
  *
  * Each output is evaluated from its own bars: an average is its window's sum of median
  * prices in index order divided by its period (as TA-Lib divides), evaluated afresh where
- * TA-Lib slides running sums in double. AC's signal average needs the s AO values ending at
- * t: the first from its windows' own sums, the others by sliding those two sums s - 1 steps
- * (each step adds the entering median and takes off the leaving one), so a bar costs
- * slow + 2 signal additions and its roundings stay within some signal ulps of the prices,
- * whatever the series' length. Every output is a function of its bars alone: tiles join, and
- * a stream keeps its position. Gaps: NaN where a high or a low the output reads is not finite
- * (its sums are then not finite, which is the test).
+ * TA-Lib slides running sums in double. AC's signal average is the mean of the s AO values
+ * ending at t, each AO's own output bit for bit (its two windows summed afresh), summed oldest
+ * first and divided by s: AC is AO less the SMA of AO's outputs, exactly as the two kernels'
+ * outputs would give it. On the CPU a block of outputs computes each AO value it reads once
+ * (apo__ao_values), so a bar costs one AO (fast + slow additions, two divisions) and s
+ * additions and a division; the scalar loop (a GPU, the bars past the blocks' bounds)
+ * computes the s values of each output again. (Until 2026-12-01 the s - 1 later values were
+ * slid from the first one's sums, eleven divisions a bar at the defaults, and the bits were
+ * not AO's.) Every output is a function of its bars alone: tiles join, and a stream keeps its
+ * position. Gaps: NaN where a high or a low the output reads is not finite (its sums are then
+ * not finite, which is the test).
  */
 #ifndef APO_KERNELS_AO_TILE_H
 #define APO_KERNELS_AO_TILE_H
@@ -37,6 +41,25 @@ static inline APO_HD double apo__median_sum(const double *high, const double *lo
     for (size_t i = t + 1 - p; i <= t; i++)
         sum = sum + apo__median_price(high, low, i);
     return sum;
+}
+
+/* AO at bar t (t at or past its lookback), before the gap test: its windows summed afresh. */
+static inline APO_HD double apo__ao_at(const double *high, const double *low, size_t t, size_t fast,
+                                       size_t slow) {
+    return apo__median_sum(high, low, t, fast) / (double)fast -
+           apo__median_sum(high, low, t, slow) / (double)slow;
+}
+
+/* AC at bar t (t at or past its lookback), before the gap test: AO at t less the mean of the
+ * signal AO values ending at t, summed oldest first. */
+static inline APO_HD double apo__ac_at(const double *high, const double *low, size_t t, size_t fast,
+                                       size_t slow, size_t signal) {
+    double ao = apo__ao_at(high, low, t + 1 - signal, fast, slow), sum = ao;
+    for (size_t u = t + 2 - signal; u <= t; u++) {
+        ao = apo__ao_at(high, low, u, fast, slow);
+        sum = sum + ao;
+    }
+    return ao - sum / (double)signal;
 }
 
 #ifdef APO_TILE_LANES
@@ -96,17 +119,18 @@ static inline void apo__ao_row_sums(const double *mf, const double *ms, size_t f
     *s = b;
 }
 
-/* AO's outputs t .. e - 1 (t at or past the lookback, e - t <= APO_AO_BLOCK, both periods up to
- * APO_AO_MAX_P): each bar's median price computed once into a row (the loop computes it once
- * for each window holding it), then the two window sums of each output, four vectors of
- * outputs at a time, each lane adding its window's median prices in index order from 0, as
- * the loop does: the same bits. */
-static inline void apo__ao_block(const double *high, const double *low, double *out, size_t t,
-                                 size_t e, size_t fast, size_t slow) {
-    double m[APO_AO_BLOCK + APO_AO_MAX_P]; /* m[q]: bar first + q */
+/* AO's values at bars t .. e - 1 (t at or past its lookback, e - t <= APO_AO_BLOCK +
+ * APO_AO_MAX_P, both periods up to APO_AO_MAX_P) into v[0 .. e - t), with the gap test where
+ * `outputs` (AO's own outputs) or without (the values AC reads): each bar's median price
+ * computed once into a row (the loop computes it once for each window holding it), then the
+ * two window sums of each value, four vectors of values at a time, each lane adding its
+ * window's median prices in index order from 0, as apo__ao_at does: the same bits. */
+static inline void apo__ao_values(const double *high, const double *low, size_t t, size_t e,
+                                  size_t fast, size_t slow, int outputs, double *v) {
+    double m[APO_AO_BLOCK + 2 * APO_AO_MAX_P]; /* m[q]: bar first + q */
     const size_t longer = fast > slow ? fast : slow, first = t + 1 - longer;
     apo__median_row(high, low, first, e - first, m);
-    const double *mf = m + (longer - fast), *ms = m + (longer - slow); /* output t's windows */
+    const double *mf = m + (longer - fast), *ms = m + (longer - slow); /* bar t's windows */
     size_t k = 0;
     for (; k + 4 * APO_TILE_LANES <= e - t; k += 4 * APO_TILE_LANES) {
         apo_tv f[4], s[4];
@@ -114,59 +138,47 @@ static inline void apo__ao_block(const double *high, const double *low, double *
         apo__ao_sums4(ms + k, slow, s);
         for (int g = 0; g < 4; g++) {
             const apo_tv ao = f[g] / (double)fast - s[g] / (double)slow;
-            apo_tv_store(out + t + k + (size_t)g * APO_TILE_LANES,
-                         apo_tv_or_nan(apo_tv_finite(ao), ao));
+            apo_tv_store(v + k + (size_t)g * APO_TILE_LANES,
+                         outputs ? apo_tv_or_nan(apo_tv_finite(ao), ao) : ao);
         }
     }
     for (; k < e - t; k++) {
         double f, s;
         apo__ao_row_sums(mf + k, ms + k, fast, slow, &f, &s);
         const double ao = f / (double)fast - s / (double)slow;
-        out[t + k] = isfinite(ao) ? ao : (double)NAN;
+        v[k] = outputs && !isfinite(ao) ? (double)NAN : ao;
     }
 }
 
+/* AO's outputs t .. e - 1 (e - t <= APO_AO_BLOCK). */
+static inline void apo__ao_block(const double *high, const double *low, double *out, size_t t,
+                                 size_t e, size_t fast, size_t slow) {
+    apo__ao_values(high, low, t, e, fast, slow, 1, out + t);
+}
+
 /* AC's outputs t .. e - 1 (t at or past the lookback, e - t <= APO_AO_BLOCK, the periods and
- * signal up to APO_AO_MAX_P): each bar's median price computed once into a row (the loop
- * computes it for every window and slide that reads it), then, four vectors of outputs at a
- * time, the two window sums of each output's first AO value (apo__ao_sums4) and its signal - 1
- * slides, with the loop's operations in its order: the same bits. */
+ * signal up to APO_AO_MAX_P): the AO values they read, bars t + 1 - signal .. e - 1, computed
+ * once (apo__ao_values), then each output's mean of its signal values, summed oldest first,
+ * vectors of consecutive outputs side by side: apo__ac_at's operations in its order, the same
+ * bits. */
 static inline void apo__ac_block(const double *high, const double *low, double *out, size_t t,
                                  size_t e, size_t fast, size_t slow, size_t signal) {
-    double m[APO_AO_BLOCK + 2 * APO_AO_MAX_P]; /* m[q]: bar first + q */
-    const size_t longer = fast > slow ? fast : slow, first = t + 2 - signal - longer;
-    apo__median_row(high, low, first, e - first, m);
-    /* Output t + k: its first AO value is at bar t + k + 1 - signal, whose windows start at
-     * mf + k and ms + k; slide j takes in m[k + longer - 1 + j] and takes off mf[k + j - 1] and
-     * ms[k + j - 1]. */
-    const double *mf = m + (longer - fast), *ms = m + (longer - slow), *in = m + (longer - 1);
+    double v[APO_AO_BLOCK + APO_AO_MAX_P]; /* v[q]: AO at bar t + 1 - signal + q */
+    apo__ao_values(high, low, t + 1 - signal, e, fast, slow, 0, v);
     size_t k = 0;
-    for (; k + 4 * APO_TILE_LANES <= e - t; k += 4 * APO_TILE_LANES) {
-        apo_tv f[4], s[4];
-        apo__ao_sums4(mf + k, fast, f);
-        apo__ao_sums4(ms + k, slow, s);
-        for (int g = 0; g < 4; g++) {
-            const size_t kg = k + (size_t)g * APO_TILE_LANES;
-            apo_tv ao = f[g] / (double)fast - s[g] / (double)slow, sum = ao;
-            for (size_t j = 1; j < signal; j++) {
-                const apo_tv entering = apo_tv_load(in + kg + j);
-                f[g] = f[g] + (entering - apo_tv_load(mf + kg + j - 1));
-                s[g] = s[g] + (entering - apo_tv_load(ms + kg + j - 1));
-                ao = f[g] / (double)fast - s[g] / (double)slow;
-                sum = sum + ao;
-            }
-            const apo_tv ac = ao - sum / (double)signal;
-            apo_tv_store(out + t + kg, apo_tv_or_nan(apo_tv_finite(ac), ac));
+    for (; k + APO_TILE_LANES <= e - t; k += APO_TILE_LANES) {
+        apo_tv ao = apo_tv_load(v + k), sum = ao;
+        for (size_t j = 1; j < signal; j++) {
+            ao = apo_tv_load(v + k + j);
+            sum = sum + ao;
         }
+        const apo_tv ac = ao - sum / (double)signal;
+        apo_tv_store(out + t + k, apo_tv_or_nan(apo_tv_finite(ac), ac));
     }
     for (; k < e - t; k++) {
-        double f, s;
-        apo__ao_row_sums(mf + k, ms + k, fast, slow, &f, &s);
-        double ao = f / (double)fast - s / (double)slow, sum = ao;
+        double ao = v[k], sum = ao;
         for (size_t j = 1; j < signal; j++) {
-            f = f + (in[k + j] - mf[k + j - 1]);
-            s = s + (in[k + j] - ms[k + j - 1]);
-            ao = f / (double)fast - s / (double)slow;
+            ao = v[k + j];
             sum = sum + ao;
         }
         const double ac = ao - sum / (double)signal;
@@ -197,9 +209,7 @@ static inline APO_HD void apo__ao_tile(const apo__cat_io *io, size_t begin, size
     }
 #endif
     for (; t < end; t++) {
-        const double f = apo__median_sum(high, low, t, fast),
-                     s = apo__median_sum(high, low, t, slow);
-        const double ao = f / (double)fast - s / (double)slow;
+        const double ao = apo__ao_at(high, low, t, fast, slow);
         out[t] = isfinite(ao) ? ao : (double)NAN;
     }
 }
@@ -212,43 +222,15 @@ static inline APO_HD void apo__ac_tile(const apo__cat_io *io, size_t begin, size
     const size_t lookback = longer - 1 + signal - 1;
     size_t t = apo__cat_nan_lead(out, begin, end, lookback);
 #ifdef APO_TILE_LANES
-    /* Blocks of outputs whose median prices are computed once (apo__ac_block). */
+    /* Blocks of outputs whose AO values are computed once (apo__ac_block). */
     for (; t < end && longer <= APO_AO_MAX_P && signal <= APO_AO_MAX_P;) {
         const size_t e = end - t < APO_AO_BLOCK ? end : t + APO_AO_BLOCK;
         apo__ac_block(high, low, out, t, e, fast, slow, signal);
         t = e;
     }
-    /* Windows past the blocks' bounds: four bars at a time, one lane each. */
-    for (; end - t >= APO_TILE_LANES; t += APO_TILE_LANES) {
-        /* The scalar loop below for the bars t .. t + APO_TILE_LANES - 1, one lane each. */
-        size_t u = t + 1 - signal;
-        apo_tv f = apo__median_sum_vec(high, low, u, fast),
-               s = apo__median_sum_vec(high, low, u, slow);
-        apo_tv ao = f / (double)fast - s / (double)slow, sum = ao;
-        for (u = u + 1; u <= t; u++) {
-            const apo_tv m = (apo_tv_load(high + u) + apo_tv_load(low + u)) / 2.0;
-            f = f + (m - (apo_tv_load(high + u - fast) + apo_tv_load(low + u - fast)) / 2.0);
-            s = s + (m - (apo_tv_load(high + u - slow) + apo_tv_load(low + u - slow)) / 2.0);
-            ao = f / (double)fast - s / (double)slow;
-            sum = sum + ao;
-        }
-        const apo_tv ac = ao - sum / (double)signal;
-        apo_tv_store(out + t, apo_tv_or_nan(apo_tv_finite(ac), ac));
-    }
 #endif
     for (; t < end; t++) {
-        /* The AO values of bars t - signal + 1 .. t, oldest first, summed in that order. */
-        size_t u = t + 1 - signal;
-        double f = apo__median_sum(high, low, u, fast), s = apo__median_sum(high, low, u, slow);
-        double ao = f / (double)fast - s / (double)slow, sum = ao;
-        for (u = u + 1; u <= t; u++) {
-            const double m = apo__median_price(high, low, u);
-            f = f + (m - apo__median_price(high, low, u - fast));
-            s = s + (m - apo__median_price(high, low, u - slow));
-            ao = f / (double)fast - s / (double)slow;
-            sum = sum + ao;
-        }
-        const double ac = ao - sum / (double)signal;
+        const double ac = apo__ac_at(high, low, t, fast, slow, signal);
         out[t] = isfinite(ac) ? ac : (double)NAN;
     }
 }

@@ -72,8 +72,7 @@ void apo__ref_cat_ac(const double *const *in, size_t n, const double *p, double 
         for (size_t u = t + 1 - signal; u <= t; u++)
             s += ao_at(in, u, fast, slow);
         out[0][t] = (double)(ao_at(in, t, fast, slow) - s / signal);
-        /* The sums slide over signal bars: some ulps of the prices each step. */
-        scale[0][t] = (double)largest(in, 2, t - lookback, t) * (1 + signal / 8.0);
+        scale[0][t] = (double)largest(in, 2, t - lookback, t);
     }
 }
 

@@ -1,12 +1,11 @@
 /*
  * test_momentum_new.c: TA-Lib 0.8's newer momentum kernels (docs/kernels/volume_statistics.md,
  * "TA-Lib 0.8's newer momentum indicators") of the oscillators' room, qstick, ao, ac, dpo, cmou,
- * er, vhf, coppock, eri and tsi, on bars worked by hand, flat series, and eri against the ema
- * kernel bit for bit (vortex: tests/kernels/trend/test_trend_vortex.c; fosc:
- * tests/kernels/statistics/test_statistics_fosc.c). Every
- * kernel against its long-double reference, over its tile grid, with gaps, at its bounds, is
- * the table of tests/kernels/common/ (catalog_more_fixtures.c, test_catalog_more.c and
- * test_catalog_more_slow.c).
+ * er, vhf, coppock, eri and tsi, on bars worked by hand, flat series, eri against the ema
+ * kernel and ac against the ao kernel bit for bit (vortex: tests/kernels/trend/test_trend_vortex.c;
+ * fosc: tests/kernels/statistics/test_statistics_fosc.c). Every kernel against its long-double
+ * reference, over its tile grid, with gaps, at its bounds, is the table of tests/kernels/common/
+ * (catalog_more_fixtures.c, test_catalog_more.c and test_catalog_more_slow.c).
  */
 #include <criterion/criterion.h>
 
@@ -16,6 +15,7 @@
 
 #include "catalog_dispatch.h"
 #include "catalog_more_fixtures.h"
+#include "cpu_isa.h"
 
 #define N 8
 
@@ -134,4 +134,62 @@ Test(momentum_new, eri_is_the_extremes_less_the_ema_kernel) {
     free(bear);
     free(e);
     series_free(&s);
+}
+
+/* ac is ao less the mean of ao's last signalperiod outputs, summed oldest first (ao_tile.h),
+ * bit for bit, on every vector path, over the tile grid, with gaps: at the defaults, at a signal
+ * longer than the slow period, and past the blocks' bounds (the scalar loop). */
+Test(momentum_new, ac_is_ao_less_the_mean_of_aos_outputs) {
+    static const struct {
+        double fast, slow, signal;
+        size_t n;
+    } cases[] = {{5, 34, 5, 20000}, {3, 7, 12, 5000}, {5, 600, 5, 3000}, {4, 9, 520, 2000}};
+    size_t compared = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        series s;
+        series_make(&s, 31 + c, cases[c].n, HLC, 100.0, 0.5, 1);
+        const double p[3] = {cases[c].fast, cases[c].slow, cases[c].signal};
+        const size_t signal = (size_t)p[2];
+        double *ac = alloc_doubles(s.n), *ao = alloc_doubles(s.n);
+        for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+            if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                continue;
+            apo__cat_io io;
+            memset(&io, 0, sizeof io);
+            io.in[0] = s.in[0];
+            io.in[1] = s.in[1];
+            io.p[0] = p[0];
+            io.p[1] = p[1];
+            io.p[2] = p[2];
+            apo__cat_io aio = io;
+            io.out[0] = ac;
+            io.h = apo__catalog_halo(APO_CAT_AC, p);
+            aio.out[0] = ao;
+            aio.h = apo__catalog_halo(APO_CAT_AO, p);
+            const size_t len = apo__catalog_tile_len(APO_CAT_AC, p);
+            for (size_t b = 0; b < s.n; b += len) {
+                const size_t end = b + len < s.n ? b + len : s.n;
+                apo__cpu_catalog_tile_on(APO_CAT_AC, &io, b, end, isa);
+                apo__cpu_catalog_tile_on(APO_CAT_AO, &aio, b, end, isa);
+            }
+            const size_t longer = p[0] > p[1] ? (size_t)p[0] : (size_t)p[1];
+            for (size_t t = longer + signal - 2; t < s.n; t++) {
+                double last = ao[t + 1 - signal], sum = last;
+                for (size_t u = t + 2 - signal; u <= t; u++) {
+                    last = ao[u];
+                    sum = sum + last;
+                }
+                double want = last - sum / (double)signal;
+                want = isfinite(want) ? want : (double)NAN;
+                cr_assert(memcmp(&ac[t], &want, sizeof want) == 0,
+                          "ac(%g, %g, %g) on %s: t %zu got %.17g want %.17g", p[0], p[1], p[2],
+                          apo__cpu_isa_name((apo__cpu_isa)isa), t, ac[t], want);
+                compared++;
+            }
+        }
+        free(ac);
+        free(ao);
+        series_free(&s);
+    }
+    cr_assert_gt(compared, 20000);
 }
