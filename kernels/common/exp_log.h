@@ -434,10 +434,11 @@ static inline APO_HD double apo__tanh(double x) {
 
 /*
  * sinh, cosh and tanh without a branch, for the vectorised loops as exp's above: every arm of
- * apo__sinh (apo__cosh, apo__tanh) computed for every value, on an argument kept in the arm's
- * range where the value is another arm's (so no arm overflows for nothing), and the value's
- * own arm picked by its bits at the end; each arm's operations are the branching form's in its
- * order, so the same bits (test_exp_log.c). The arms that take e^a share one reduction of a.
+ * apo__sinh (apo__cosh, apo__tanh) computed for every value, each reduction on an argument
+ * kept finite and in its range where the value is another arm's (an arm whose value is dropped
+ * may still overflow, harmlessly), and the value's own arm picked by its bits at the end; each
+ * arm's operations are the branching form's in its order, so the same bits (test_exp_log.c). The
+ * arms that take e^a share one reduction of a.
  */
 
 /* a where c, else b: apo__pick_bits on doubles. */

@@ -89,7 +89,8 @@ APO_ELEMENTWISE_1(cosh, apo__cosh_select(x))
 /* tanh's tile there: blocks of APO_TANH_BLOCK samples, where a block whose samples are all at
  * least 22 in magnitude (tanh's last arm, +-1 exactly: a series of prices, say) takes that arm
  * alone, a loop that vectorises as well, and any other block the branchless form, which
- * computes every arm for every sample (five times the last arm's time alone). */
+ * computes every arm for every sample (about nine times a saturated block's time over prices:
+ * docs/perf-log/2026-12-01-talib-table-xeon5.md). */
 #define APO_TANH_BLOCK 64
 static inline void apo__tanh_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *in0 = io->in[0];
