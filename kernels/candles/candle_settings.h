@@ -171,26 +171,19 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdl_black(const apo__candle_bars *b, 
 static APO_CAT_SPECIALISED APO_HD int apo__cdl_color(const apo__candle_bars *b, size_t j) {
     return apo__cdl_white(b, j) ? 1 : -1;
 }
-/* x where `pick` is 1, else y: a select on the bits by a mask (apo__pick_bits). A ternary, even
- * on the bits, became a branch when two picks on the same colour fed a pattern's comparisons
- * (the shadows of cdlshootingstar): gcc merged them into the two arms of a branch on the colour,
- * a misprediction on every other candle of a long series. */
-static APO_CAT_SPECIALISED APO_HD double apo__cdl_pick(int pick, double x, double y) {
-    return apo__double_of(apo__pick_bits(pick, apo__bits_of(x), apo__bits_of(y)));
-}
 static APO_CAT_SPECIALISED APO_HD double apo__cdl_body_top(const apo__candle_bars *b, size_t j) {
-    return apo__cdl_pick(APO_CDL_GT(b->close[j], b->open[j]), b->close[j], b->open[j]);
+    return apo__pick_double(APO_CDL_GT(b->close[j], b->open[j]), b->close[j], b->open[j]);
 }
 static APO_CAT_SPECIALISED APO_HD double apo__cdl_body_bottom(const apo__candle_bars *b, size_t j) {
-    return apo__cdl_pick(APO_CDL_LT(b->close[j], b->open[j]), b->close[j], b->open[j]);
+    return apo__pick_double(APO_CDL_LT(b->close[j], b->open[j]), b->close[j], b->open[j]);
 }
 static APO_CAT_SPECIALISED APO_HD double apo__cdl_upper_shadow(const apo__candle_bars *b,
                                                                size_t j) {
-    return b->high[j] - apo__cdl_pick(apo__cdl_white(b, j), b->close[j], b->open[j]);
+    return b->high[j] - apo__pick_double(apo__cdl_white(b, j), b->close[j], b->open[j]);
 }
 static APO_CAT_SPECIALISED APO_HD double apo__cdl_lower_shadow(const apo__candle_bars *b,
                                                                size_t j) {
-    return apo__cdl_pick(apo__cdl_white(b, j), b->open[j], b->close[j]) - b->low[j];
+    return apo__pick_double(apo__cdl_white(b, j), b->open[j], b->close[j]) - b->low[j];
 }
 static APO_CAT_SPECIALISED APO_HD double apo__cdl_high_low(const apo__candle_bars *b, size_t j) {
     return b->high[j] - b->low[j];

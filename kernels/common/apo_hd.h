@@ -130,10 +130,17 @@ static inline APO_HD double apo__double_of(uint64_t u) {
 
 /* The bits of a where c, else b, by a mask: no condition is left for gcc to turn back into a
  * branch, which a ternary on the bits can become where two selects on the same condition feed
- * the same comparisons (candle_settings.h, apo__cdl_pick). */
+ * the same comparisons (candle_settings.h's bodies and shadows: gcc merged two ternaries on a
+ * candle's colour in cdlshootingstar's loop into the arms of a branch on it, mispredicted on
+ * every other candle of a long series). */
 static inline APO_HD uint64_t apo__pick_bits(int c, uint64_t a, uint64_t b) {
     const uint64_t m = (uint64_t)0 - (uint64_t)(c != 0);
     return (a & m) | (b & ~m);
+}
+
+/* a where c, else b: apo__pick_bits on doubles (no arithmetic, so any value's bits pass). */
+static APO_HD_STEP APO_HD double apo__pick_double(int c, double a, double b) {
+    return apo__double_of(apo__pick_bits(c, apo__bits_of(a), apo__bits_of(b)));
 }
 
 #endif /* APO_HD_H */

@@ -441,11 +441,6 @@ static inline APO_HD double apo__tanh(double x) {
  * arms that take e^a share one reduction of a.
  */
 
-/* a where c, else b: apo__pick_bits on doubles. */
-static inline APO_HD double apo__pick_double(int c, double a, double b) {
-    return apo__double_of(apo__pick_bits(c, apo__bits_of(a), apo__bits_of(b)));
-}
-
 /* apo__expm1's arm for k >= 0 (x from 0.7 to exp's overflow), from x's reduction p, k. */
 static inline APO_HD double apo__expm1_up_select(double p, int k) {
     const double t = apo__pick_double(k <= 56, apo__pow2i(-k), 0.0);
