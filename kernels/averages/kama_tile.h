@@ -159,46 +159,13 @@ static inline APO_HD double apo__kama_step(const double *x, size_t p, size_t w0,
 #define APO_KAMA_VECS 2
 #define APO_KAMA_BLOCK (APO_KAMA_VECS * APO_TILE_LANES * APO_KAMA_SEG)
 
-#if defined(__has_builtin)
-#if __has_builtin(__builtin_shufflevector) /* clang, GCC 12 and later */
-#define APO_KAMA_SHUFFLES 1
-#endif
-#endif
-
-/* Transposes the square of APO_TILE_LANES vectors v in place: v[i][j] becomes v[j][i]. Row j
- * of the square is APO_TILE_LANES consecutive bars of segment j, column i bar i of each
- * segment, so contiguous loads and stores become lanes and back. Without the shuffles (an older
- * GCC) it copies through memory: the same values. */
-static inline void apo__kama_lanes_transpose(apo_tv *v) {
-#if defined(APO_KAMA_SHUFFLES) && APO_TILE_LANES == 4
-    const apo_tv a = __builtin_shufflevector(v[0], v[1], 0, 4, 2, 6);
-    const apo_tv b = __builtin_shufflevector(v[0], v[1], 1, 5, 3, 7);
-    const apo_tv c = __builtin_shufflevector(v[2], v[3], 0, 4, 2, 6);
-    const apo_tv d = __builtin_shufflevector(v[2], v[3], 1, 5, 3, 7);
-    v[0] = __builtin_shufflevector(a, c, 0, 1, 4, 5);
-    v[1] = __builtin_shufflevector(b, d, 0, 1, 4, 5);
-    v[2] = __builtin_shufflevector(a, c, 2, 3, 6, 7);
-    v[3] = __builtin_shufflevector(b, d, 2, 3, 6, 7);
-#elif defined(APO_KAMA_SHUFFLES) && APO_TILE_LANES == 2
-    const apo_tv a = __builtin_shufflevector(v[0], v[1], 0, 2);
-    v[1] = __builtin_shufflevector(v[0], v[1], 1, 3);
-    v[0] = a;
-#else
-    double w[APO_TILE_LANES][APO_TILE_LANES];
-    for (int i = 0; i < APO_TILE_LANES; i++)
-        for (int j = 0; j < APO_TILE_LANES; j++)
-            w[i][j] = v[j][i];
-    for (int i = 0; i < APO_TILE_LANES; i++)
-        v[i] = apo_tv_load(w[i]);
-#endif
-}
-
 /* Bars k .. k + APO_TILE_LANES - 1 of each lane's segment (at: bar 0 of lane 0's) as
- * columns: col[i] holds bar k + i of every segment. */
+ * columns: col[i] holds bar k + i of every segment (row j of the square, loaded, is
+ * APO_TILE_LANES consecutive bars of segment j; apo_tv_transpose makes them lanes). */
 static inline void apo__kama_lanes_columns(const double *at, size_t k, apo_tv *col) {
     for (int j = 0; j < APO_TILE_LANES; j++)
         col[j] = apo_tv_load(at + (size_t)j * APO_KAMA_SEG + k);
-    apo__kama_lanes_transpose(col);
+    apo_tv_transpose(col);
 }
 
 /* Bar k of each lane's segment: at[j APO_KAMA_SEG] in lane j. */
@@ -319,7 +286,7 @@ static inline apo__dd apo__kama_block(const double *x, double *out, size_t p, si
                 const size_t k = k0 + i;
                 y[i] = hi[k][v] + lo[k][v] * bv; /* apo__kama_dev_after */
             }
-            apo__kama_lanes_transpose(y);
+            apo_tv_transpose(y);
             for (size_t j = 0; j < W; j++) {
                 const size_t t = t0 + (v * W + j) * SEG + k0;
                 if (t >= from) {

@@ -336,23 +336,20 @@ static inline void apo__cat_lanes_put(double *const at[APO_TILE_LANES], unsigned
 
 /* Steps s .. s + APO_CAT_BLOCK - 1 of the lanes' samples at once, for a round's steady loop:
  * lane k of v[j] is its sample at step s + j (apo__cat_lanes_at), a held lane's last bar at every
- * step. On the 4-lane path a moving lane's four samples are one load and the four vectors a
- * 4 x 4 transpose (four unpacks and four lane swaps), where apo__cat_lanes_at gathers each vector
- * a sample at a time (a load and a shuffle a lane, the shuffle port's work); the other paths
- * gather them. The samples move; no bit changes. */
+ * step. On the 4-lane path a moving lane's four samples are one load and the four vectors one
+ * apo_tv_transpose, where apo__cat_lanes_at gathers each vector a sample at a time (a load and a
+ * shuffle a lane, the shuffle port's work); the other paths gather them. The samples move; no
+ * bit changes. */
 static inline void apo__cat_lanes_block(const double *const at[APO_TILE_LANES],
                                         const apo__cat_steady *sd, size_t s, const int held,
                                         apo_tv v[APO_CAT_BLOCK]) {
-#if APO_TILE_LANES == 4
-    __m256d r[4];
-    for (size_t k = 0; k < 4; k++)
-        r[k] = held && sd->moves[k] == 0 ? _mm256_broadcast_sd(at[k]) : _mm256_loadu_pd(at[k] + s);
-    const __m256d lo01 = _mm256_unpacklo_pd(r[0], r[1]), hi01 = _mm256_unpackhi_pd(r[0], r[1]),
-                  lo23 = _mm256_unpacklo_pd(r[2], r[3]), hi23 = _mm256_unpackhi_pd(r[2], r[3]);
-    v[0] = (apo_tv)_mm256_permute2f128_pd(lo01, lo23, 0x20);
-    v[1] = (apo_tv)_mm256_permute2f128_pd(hi01, hi23, 0x20);
-    v[2] = (apo_tv)_mm256_permute2f128_pd(lo01, lo23, 0x31);
-    v[3] = (apo_tv)_mm256_permute2f128_pd(hi01, hi23, 0x31);
+#if APO_TILE_LANES == APO_CAT_BLOCK
+    /* A held lane's bar broadcast from memory (apo_tv_splat of the loaded bar measured 2 to 4%
+     * slower on atr's rows of 1e4 bars). */
+    for (size_t k = 0; k < APO_CAT_BLOCK; k++)
+        v[k] =
+            held && sd->moves[k] == 0 ? (apo_tv)_mm256_broadcast_sd(at[k]) : apo_tv_load(at[k] + s);
+    apo_tv_transpose(v);
 #else
     for (size_t j = 0; j < APO_CAT_BLOCK; j++)
         v[j] = apo__cat_lanes_at(at, sd, s + j, held);
@@ -360,21 +357,18 @@ static inline void apo__cat_lanes_block(const double *const at[APO_TILE_LANES],
 }
 
 /* The outputs y[0 .. APO_CAT_BLOCK) of steps s, s + 1, ... of the lanes that store
- * (apo__cat_lanes_put): on the 4-lane path the transpose back, each storing lane's four outputs
+ * (apo__cat_lanes_put): on the 4-lane path transposed back, each storing lane's four outputs
  * one store. */
 static inline void apo__cat_lanes_put_block(double *const at[APO_TILE_LANES], unsigned stores,
                                             size_t s, const apo_tv y[APO_CAT_BLOCK]) {
-#if APO_TILE_LANES == 4
-    const __m256d lo01 = _mm256_unpacklo_pd((__m256d)y[0], (__m256d)y[1]),
-                  hi01 = _mm256_unpackhi_pd((__m256d)y[0], (__m256d)y[1]),
-                  lo23 = _mm256_unpacklo_pd((__m256d)y[2], (__m256d)y[3]),
-                  hi23 = _mm256_unpackhi_pd((__m256d)y[2], (__m256d)y[3]);
-    const __m256d rows[4] = {
-        _mm256_permute2f128_pd(lo01, lo23, 0x20), _mm256_permute2f128_pd(hi01, hi23, 0x20),
-        _mm256_permute2f128_pd(lo01, lo23, 0x31), _mm256_permute2f128_pd(hi01, hi23, 0x31)};
-    for (size_t k = 0; k < 4; k++)
+#if APO_TILE_LANES == APO_CAT_BLOCK
+    apo_tv rows[APO_CAT_BLOCK];
+    for (size_t j = 0; j < APO_CAT_BLOCK; j++)
+        rows[j] = y[j];
+    apo_tv_transpose(rows);
+    for (size_t k = 0; k < APO_CAT_BLOCK; k++)
         if (stores >> k & 1u)
-            _mm256_storeu_pd(at[k] + s, rows[k]);
+            apo_tv_store(at[k] + s, rows[k]);
 #else
     for (size_t j = 0; j < APO_CAT_BLOCK; j++)
         apo__cat_lanes_put(at, stores, s + j, y[j]);
