@@ -10,7 +10,7 @@
  * the Zen 3 VM, TA-Lib's 13). Here every arm is computed in every lane (both series for sin and
  * cos) and the lane's own selected, so APO_TILE_LANES samples go at once and no branch waits on
  * a quadrant. The series are trig.h's lists (APO__TRIG_SIN_SERIES, ...), the table of
- * atan(k/16) arrays of its list (APO_TRIG_ATAN_TABLE), read lane by lane. Every function is
+ * atan(k/16) arrays of its list (APO_TRIG_ATAN_TABLE), read by apo__trig_cell_tv. Every function is
  * always inlined: left to gcc, the angle and the cosine's series stayed calls once six tiles
  * used them, their double-doubles of vectors returned through memory (atan 0.38 ms at 1e4 bars
  * where it had taken 0.19, sin 0.14 against 0.08).
@@ -23,9 +23,9 @@
 #include "trig.h"
 
 #ifdef APO_TILE_LANES
-/* trig.h's table of atan(k/16) as arrays, k = 1..16 (0 unused), read lane by lane: the scalar
- * switch's indirect jump a lane mispredicted on cells that vary from sample to sample (25 to 27
- * ns a sample against 19 on one cell, Zen 3 VM). */
+/* trig.h's table of atan(k/16) as arrays, k = 1..16 (0 unused), read by each lane's cell: the
+ * scalar switch's indirect jump a lane mispredicted on cells that vary from sample to sample (25 to
+ * 27 ns a sample against 19 on one cell, Zen 3 VM). */
 #define APO__TRIG_ATAN_HI(k, hi, lo) hi,
 #define APO__TRIG_ATAN_LO(k, hi, lo) lo,
 static const double apo__trig_atan_hi[17] = {0.0, APO_TRIG_ATAN_TABLE(APO__TRIG_ATAN_HI)
@@ -60,6 +60,29 @@ static APO_FORCE_INLINE apo__dd_tv apo__trig_div_tv(apo__dd_tv num, apo__dd_tv d
     return apo__quick_two_sum_tv(q, rest / den.hi);
 }
 
+/* table[cell] in each lane, for a table of 17 doubles and whole cells 0 .. 16: on avx512 a
+ * permute of two registers of the table (cells 0 .. 15: the low bits of cell + 2^52 are the
+ * cell) and cell 16 picked; on avx2 a gather; else lane by lane. The same values either way: a
+ * lane's cell read from memory had stored its k and loaded the cells back, which took a tenth
+ * of atan's time on the Xeon 5 VM (docs/perf-log/2026-12-01-atan-cells.md). */
+static APO_FORCE_INLINE apo_tv apo__trig_cell_tv(const double *table, apo_tv cell) {
+#if APO_TILE_LANES == 8
+    const __m512i low_bits = _mm512_castpd_si512((__m512d)(cell + 0x1p52));
+    const apo_tv first16 = (apo_tv)_mm512_permutex2var_pd(_mm512_loadu_pd(table), low_bits,
+                                                          _mm512_loadu_pd(table + 8));
+    return apo_tv_pick(cell == 16.0, apo_tv_splat(table[16]), first16);
+#elif APO_TILE_LANES == 4 && defined(__AVX2__)
+    const __m256i index = _mm256_sub_epi64(_mm256_castpd_si256((__m256d)(cell + 0x1p52)),
+                                           _mm256_castpd_si256(_mm256_set1_pd(0x1p52)));
+    return (apo_tv)_mm256_i64gather_pd(table, index, 8);
+#else
+    apo_tv v;
+    for (size_t l = 0; l < APO_TILE_LANES; l++)
+        v[l] = table[(size_t)cell[l]];
+    return v;
+#endif
+}
+
 /* apo__trig_atan01 in lanes, for lanes whose t.hi is in [0, 1] (other lanes give values the
  * caller does not select). */
 static APO_FORCE_INLINE apo__dd_tv apo__trig_atan01_tv(apo__dd_tv t) {
@@ -77,14 +100,9 @@ static APO_FORCE_INLINE apo__dd_tv apo__trig_atan01_tv(apo__dd_tv t) {
     const apo_tv series = u.lo + u.hi * z * p;
     /* atan(k/16) of each lane's cell (cell 0, k = 0, is not selected; a lane the caller drops
      * may hold any k and reads cell 0). */
-    double k_lane[APO_TILE_LANES], base_hi[APO_TILE_LANES], base_lo[APO_TILE_LANES];
-    apo_tv_store(k_lane, k);
-    for (size_t l = 0; l < APO_TILE_LANES; l++) {
-        const size_t cell = k_lane[l] >= 1.0 && k_lane[l] <= 16.0 ? (size_t)k_lane[l] : 0;
-        base_hi[l] = apo__trig_atan_hi[cell];
-        base_lo[l] = apo__trig_atan_lo[cell];
-    }
-    const apo_tv bhi = apo_tv_load(base_hi), blo = apo_tv_load(base_lo);
+    const apo_tv cell = apo_tv_pick((k >= 1.0) & (k <= 16.0), k, apo_tv_splat(0.0));
+    const apo_tv bhi = apo__trig_cell_tv(apo__trig_atan_hi, cell);
+    const apo_tv blo = apo__trig_cell_tv(apo__trig_atan_lo, cell);
     const apo__dd_tv s = apo__two_sum_tv(bhi, u.hi);
     const apo__dd_tv with_base = apo__quick_two_sum_tv(s.hi, s.lo + (blo + series));
     const apo__dd_tv alone = apo__quick_two_sum_tv(u.hi, series);
