@@ -45,6 +45,8 @@
 
 #ifdef APO_LANES_X86
 #include <immintrin.h>
+
+#include "transpose_x86.h"
 #endif
 
 /* Masks in the k-registers of AVX-512: the 512-bit path, and the 4-lane path where it is built
@@ -307,41 +309,11 @@ static inline void apo_lanes_fence(int streamed) {
  */
 static inline void apo_vd_transpose(apo_vd *m) {
 #if APO_LANES_X86 == 512
-    __m512d t[8], u[8];
-    for (int i = 0; i < 4; i++) {
-        t[2 * i] = _mm512_unpacklo_pd((__m512d)m[2 * i], (__m512d)m[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_pd((__m512d)m[2 * i], (__m512d)m[2 * i + 1]);
-    }
-    /* u[0], u[1]: rows 0-3, even columns (0 4 | 2 6); u[2], u[3]: odd columns (1 5 | 3 7);
-     * u[4] .. u[7]: the same for rows 4-7. */
-    for (int h = 0; h < 2; h++) {
-        u[4 * h] = _mm512_shuffle_f64x2(t[4 * h], t[4 * h + 2], 0x88);
-        u[4 * h + 1] = _mm512_shuffle_f64x2(t[4 * h], t[4 * h + 2], 0xDD);
-        u[4 * h + 2] = _mm512_shuffle_f64x2(t[4 * h + 1], t[4 * h + 3], 0x88);
-        u[4 * h + 3] = _mm512_shuffle_f64x2(t[4 * h + 1], t[4 * h + 3], 0xDD);
-    }
-    m[0] = (apo_vd)_mm512_shuffle_f64x2(u[0], u[4], 0x88);
-    m[4] = (apo_vd)_mm512_shuffle_f64x2(u[0], u[4], 0xDD);
-    m[2] = (apo_vd)_mm512_shuffle_f64x2(u[1], u[5], 0x88);
-    m[6] = (apo_vd)_mm512_shuffle_f64x2(u[1], u[5], 0xDD);
-    m[1] = (apo_vd)_mm512_shuffle_f64x2(u[2], u[6], 0x88);
-    m[5] = (apo_vd)_mm512_shuffle_f64x2(u[2], u[6], 0xDD);
-    m[3] = (apo_vd)_mm512_shuffle_f64x2(u[3], u[7], 0x88);
-    m[7] = (apo_vd)_mm512_shuffle_f64x2(u[3], u[7], 0xDD);
+    apo__transpose_8x8((__m512d *)m);
 #elif APO_LANES_X86 == 256
-    const __m256d t0 = _mm256_unpacklo_pd((__m256d)m[0], (__m256d)m[1]);
-    const __m256d t1 = _mm256_unpackhi_pd((__m256d)m[0], (__m256d)m[1]);
-    const __m256d t2 = _mm256_unpacklo_pd((__m256d)m[2], (__m256d)m[3]);
-    const __m256d t3 = _mm256_unpackhi_pd((__m256d)m[2], (__m256d)m[3]);
-    m[0] = (apo_vd)_mm256_permute2f128_pd(t0, t2, 0x20);
-    m[1] = (apo_vd)_mm256_permute2f128_pd(t1, t3, 0x20);
-    m[2] = (apo_vd)_mm256_permute2f128_pd(t0, t2, 0x31);
-    m[3] = (apo_vd)_mm256_permute2f128_pd(t1, t3, 0x31);
+    apo__transpose_4x4((__m256d *)m);
 #elif APO_LANES_X86 == 128
-    const __m128d t0 = _mm_unpacklo_pd((__m128d)m[0], (__m128d)m[1]);
-    const __m128d t1 = _mm_unpackhi_pd((__m128d)m[0], (__m128d)m[1]);
-    m[0] = (apo_vd)t0;
-    m[1] = (apo_vd)t1;
+    apo__transpose_2x2((__m128d *)m);
 #else
     for (int i = 0; i < APO_LANES; i++) {
         for (int j = i + 1; j < APO_LANES; j++) {

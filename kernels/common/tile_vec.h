@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "force_inline.h"
+#include "transpose_x86.h"
 
 #if defined(__AVX512F__)
 #define APO_TILE_LANES 8
@@ -49,32 +50,17 @@ static inline apo_tv apo_tv_load(const double *at) {
 static inline void apo_tv_store(double *at, apo_tv v) { memcpy(at, &v, sizeof v); }
 
 /* Transposes the square of APO_TILE_LANES vectors v in place: lane j of v[i] becomes lane i of
- * v[j]. A body that reads APO_TILE_LANES consecutive samples of each lane's row as one vector
- * turns them into one vector a step this way (and its outputs back), rather than gathering a
- * sample at a time (kama's segments, the rounds' blocks of catalog_lanes.h). Moves only. The
- * 8-lane path copies through memory. Always inlined: left a call in the catalog's dispatch
- * units, its vectors went through the stack (atr's rows of 1e4 bars 4% slower). */
+ * v[j] (transpose_x86.h). A body that reads APO_TILE_LANES consecutive samples of each lane's
+ * row as one vector turns them into one vector a step this way (and its outputs back), rather
+ * than gathering a sample at a time (kama's segments, the rounds' blocks of catalog_lanes.h).
+ * Moves only. */
 static APO_FORCE_INLINE void apo_tv_transpose(apo_tv *v) {
-#if APO_TILE_LANES == 4
-    const __m256d lo01 = _mm256_unpacklo_pd((__m256d)v[0], (__m256d)v[1]),
-                  hi01 = _mm256_unpackhi_pd((__m256d)v[0], (__m256d)v[1]),
-                  lo23 = _mm256_unpacklo_pd((__m256d)v[2], (__m256d)v[3]),
-                  hi23 = _mm256_unpackhi_pd((__m256d)v[2], (__m256d)v[3]);
-    v[0] = (apo_tv)_mm256_permute2f128_pd(lo01, lo23, 0x20);
-    v[1] = (apo_tv)_mm256_permute2f128_pd(hi01, hi23, 0x20);
-    v[2] = (apo_tv)_mm256_permute2f128_pd(lo01, lo23, 0x31);
-    v[3] = (apo_tv)_mm256_permute2f128_pd(hi01, hi23, 0x31);
-#elif APO_TILE_LANES == 2
-    const __m128d lo = _mm_unpacklo_pd((__m128d)v[0], (__m128d)v[1]);
-    v[1] = (apo_tv)_mm_unpackhi_pd((__m128d)v[0], (__m128d)v[1]);
-    v[0] = (apo_tv)lo;
+#if APO_TILE_LANES == 8
+    apo__transpose_8x8((__m512d *)v);
+#elif APO_TILE_LANES == 4
+    apo__transpose_4x4((__m256d *)v);
 #else
-    double w[APO_TILE_LANES][APO_TILE_LANES];
-    for (int i = 0; i < APO_TILE_LANES; i++)
-        for (int j = 0; j < APO_TILE_LANES; j++)
-            w[i][j] = v[j][i];
-    for (int i = 0; i < APO_TILE_LANES; i++)
-        v[i] = apo_tv_load(w[i]);
+    apo__transpose_2x2((__m128d *)v);
 #endif
 }
 
