@@ -176,7 +176,9 @@
  * linearreg_intercept and tsf by the stricter rule of a later Zen 4 VM, avx2 faster by more than
  * 10% at both sizes in each of two runs a path (docs/perf-log/2026-11-27-zen4-catalog.md), and
  * dema and tema by that rule when their tiles went into lanes
- * (docs/perf-log/2026-11-28-ema-chains-in-lanes.md). The
+ * (docs/perf-log/2026-11-28-ema-chains-in-lanes.md), and plus_dm, minus_dm, rma, tsi and efi by
+ * it once in lanes, in two runs of six processes a path at 1e4 and 1e6 bars
+ * (docs/perf-log/2026-12-01-zen4-table.md). The
  * Wilder recurrences' lanes are tiles side by side, gathered a bar at a time: a step of 8 costs
  * about twice a step of 4, and a 1e4-bar row has tiles for only four.
  * AVX2_ZEN5: measured slower on 8 lanes than on 4 on a Zen 5 EPYC (whole 512-bit
@@ -353,9 +355,9 @@
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_INTEL,           \
       APO_CAT_WHOLE_ROW_RULE)                                                                      \
     X(PLUS_DM, plus_dm, trend, APO_CAT_HL, (1, "plus_dm"), (1, APO_CAT_PERIOD(14, 1)),             \
-      APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_AHEAD, APO_CAT_DM_RULE)                       \
+      APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4, APO_CAT_DM_RULE) \
     X(MINUS_DM, minus_dm, trend, APO_CAT_HL, (1, "minus_dm"), (1, APO_CAT_PERIOD(14, 1)),          \
-      APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_AHEAD, APO_CAT_DM_RULE)                       \
+      APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4, APO_CAT_DM_RULE) \
     X(DX, dx, trend, APO_CAT_HLC, (1, "dx"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0), WILDER(1),  \
       RUN, APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4, APO_CAT_WILDER_RULE)                             \
     X(ADXR, adxr, trend, APO_CAT_HLC, (1, "adxr"), (1, APO_CAT_PERIOD(14, 2)),                     \
@@ -652,7 +654,7 @@
     X(RVOL, rvol, volume, (1, "volume"), (1, "rvol"), (1, APO_CAT_PERIOD(20, 1)), APO_CAT_P(0),    \
       WINDOW, RUN, 0, "timeperiod: the baseline's bars before the bar")                            \
     X(EFI, efi, volume, (2, "close", "volume"), (1, "efi"), (1, APO_CAT_PERIOD(13, 1)),            \
-      APO_CAT_P(0), EMA(1), NONE, 0,                                                               \
+      APO_CAT_P(0), EMA(1), NONE, APO_CAT_T_AVX2_ZEN4,                                             \
       "timeperiod + the steps the EMA takes to forget its seed (to 2^-64)")                        \
     X(PVO, pvo, volume, (1, "volume"), (1, "pvo"),                                                 \
       (3, {"fastperiod", 12, 2, APO_CAT_PERIOD_MAX, 1},                                            \
@@ -682,7 +684,7 @@
       (1, APO_CAT_PERIOD(13, 1)), APO_CAT_P(0) - 1, EMA(1), RUN, APO_CAT_T_JOIN,                   \
       "(timeperiod - 1) + the steps the EMA takes to forget its seed (to 2^-64)")                  \
     X(TSI, tsi, oscillators, APO_CAT_CLOSE, (1, "tsi"), APO_CAT_TSI_PARAMS,                        \
-      APO_CAT_P(0) + APO_CAT_P(1) - 1, TSI, RUN, 0,                                                \
+      APO_CAT_P(0) + APO_CAT_P(1) - 1, TSI, RUN, APO_CAT_T_AVX2_ZEN4,                              \
       "firstperiod + secondperiod - 1 + the steps each EMA takes to forget its seed (to 2^-64), "  \
       "and the longer once more for the chain")                                                    \
     X(VORTEX, vortex, trend, APO_CAT_HLC, (2, "plusvi", "minusvi"), (1, APO_CAT_PERIOD(14, 1)),    \
@@ -713,7 +715,7 @@
     X(VWMA, vwma, volume, (2, "close", "volume"), (1, "vwma"), (1, APO_CAT_PERIOD(30, 1)),         \
       APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
     X(RMA, rma, averages, APO_CAT_CLOSE, (1, "rma"), (1, APO_CAT_PERIOD(30, 1)), APO_CAT_P(0) - 1, \
-      WILDER(1), NONE, 0,                                                                          \
+      WILDER(1), NONE, APO_CAT_T_AVX2_ZEN4,                                                        \
       "(timeperiod - 1) + the steps Wilder's average takes to forget its seed (to 2^-64)")         \
     X(ZLEMA, zlema, averages, APO_CAT_CLOSE, (1, "zlema"), (1, APO_CAT_PERIOD(30, 1)),             \
       (APO_CAT_P(0) - 1) / 2 + APO_CAT_P(0) - 1, EMA(1), NONE, APO_CAT_T_JOIN,                     \
