@@ -188,7 +188,7 @@
  * pvt by more than 10% at both sizes in each of three runs a path over the whole catalog; ad,
  * wad and rvi at both sizes in each of five runs a path over 47 kernels, by more than 10% at
  * one of them in each, all alternated (docs/perf-log/2026-12-01-intel-rounds.md); the
- * recurrences' rows of few tiles narrow on Intel by their tile count instead
+ * recurrences' rows of few tiles narrow on Intel and Zen 4 by their tile count instead
  * (apo__catalog_round_path).
  * READS_WINDOW: a stream's one-bar update reads every bar of the window (each output evaluated
  * from its window's own bars), so a stream asks the memory for all of its lines ahead of the

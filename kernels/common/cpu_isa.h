@@ -65,8 +65,9 @@ typedef enum apo__avx512_kind {
 
 /* Which of them this CPU is, from cpuid's vendor and family, read once (a hypervisor answers
  * cpuid with a trap of microseconds). Kernels whose 8-lane form loses there (gathered lanes,
- * loops the compiler widens) then run on avx2 when the runtime picks the path; on Intel, the
- * rounds of lanes of at most four tiles (catalog_dispatch.h, apo__catalog_round_path_on). */
+ * loops the compiler widens) then run on avx2 when the runtime picks the path; on Intel and
+ * Zen 4, the rounds of lanes of at most four tiles (catalog_dispatch.h,
+ * apo__catalog_round_path_on). */
 apo__avx512_kind apo__cpu_avx512_kind(void);
 
 /* Whether the avx512 path may run bollinger's 4-lane rounds in 256-bit vectors with

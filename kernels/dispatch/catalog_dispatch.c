@@ -255,7 +255,8 @@ int apo__catalog_path(apo__cat_id id, int widest) {
 }
 
 int apo__catalog_round_path_on(apo__cat_id id, size_t tiles, int isa, int avx512_kind) {
-    if (isa == APO_CPU_ISA_AVX512 && avx512_kind == APO_AVX512_INTEL &&
+    if (isa == APO_CPU_ISA_AVX512 &&
+        (avx512_kind == APO_AVX512_INTEL || avx512_kind == APO_AVX512_AMD_HALVED) &&
         tiles <= APO_CAT_NARROW_ROUND && apo__catalog_rounds(id) &&
         apo__cpu_isa_supported(APO_CPU_ISA_AVX2))
         return APO_CPU_ISA_AVX2;

@@ -90,9 +90,10 @@ int apo__catalog_path(apo__cat_id id, int widest);
 
 /* The path for rows of `tiles` tiles of kernel id, given the kernel's path `isa`
  * (apo__catalog_path) and the CPU's `avx512_kind`: avx2 where `isa` is avx512, the CPU an Intel
- * one, the kernel's tiles of a row run as rounds of lanes (or a lone one is cut into them) and a
- * row holds at most APO_CAT_NARROW_ROUND tiles, since its round then keeps four lanes busy at
- * most and an 8-lane step there cost 2 to 3 times a 4-lane one (atr at 1e4 bars, four tiles:
+ * one or a Zen 4, the kernel's tiles of a row run as rounds of lanes (or a lone one is cut into
+ * them) and a row holds at most APO_CAT_NARROW_ROUND tiles, since its round then keeps four
+ * lanes busy at most, and an 8-lane step there cost 2 to 3 times a 4-lane one on Intel (atr at
+ * 1e4 bars, four tiles) and about twice on Zen 4, whose 512-bit operations run in halves (massi:
  * docs/kernels-vector-paths.md, "Vector paths"); else `isa`. The same bits either way. */
 #define APO_CAT_NARROW_ROUND 4
 int apo__catalog_round_path_on(apo__cat_id id, size_t tiles, int isa, int avx512_kind);

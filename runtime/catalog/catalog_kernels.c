@@ -221,8 +221,8 @@ static apo_status catalog_run_tiles(const apo__call *call, uint64_t first, uint6
 }
 
 /* The path the kernel runs fastest on (apo__catalog_path): avx2 for some kernels on the AMD
- * CPUs measured faster there (Zen 4, Zen 5), and on Intel for the rounds of lanes of rows of a
- * few tiles (apo__catalog_round_path), else the widest. */
+ * CPUs measured faster there (Zen 4, Zen 5), and on Intel and Zen 4 for the rounds of lanes of
+ * rows of a few tiles (apo__catalog_round_path), else the widest. */
 static int catalog_path(const apo__call *call, int widest) {
     const apo__cat_id id = id_of(call->kernel);
     return apo__catalog_round_path(id, call->tiles_per_row, apo__catalog_path(id, widest));
