@@ -60,9 +60,12 @@ static APO_CAT_SPECIALISED APO_HD int apo__candle_all_clean(const apo__candle_ba
  * summed afresh where the pattern asks for it, with the same bits) for the block's candles, then
  * the pattern bar by bar; where the block's window holds no gap and none before it reaches in, the
  * bars skip the gap test. APO_CANDLE_TILE for the patterns without parameter,
- * APO_CANDLE_TILE_PENETRATION for those that take TA-Lib's penetration (the first parameter).
+ * APO_CANDLE_TILE_PENETRATION for those that take TA-Lib's penetration (the first parameter),
+ * APO_CANDLE_TILE_BLOCK for those that compute something once a block: `state` declares it
+ * (before the blocks), `prepare` computes it for the block's bars [block_first, stop) after
+ * their means, and `call` reads it.
  */
-#define APO__CANDLE_TILE(name, uses, call)                                                         \
+#define APO__CANDLE_TILE(name, uses, state, prepare, call)                                         \
     static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
                                                  size_t end) {                                     \
         const apo__candle_bars bars = apo__candle_bars_of(io);                                     \
@@ -73,11 +76,15 @@ static APO_CAT_SPECIALISED APO_HD int apo__candle_all_clean(const apo__candle_ba
             return;                                                                                \
         size_t clean = apo__candle_first_clean(&bars, t, lookback);                                \
         apo__candle_block blk;                                                                     \
+        state;                                                                                     \
         while (t < end) {                                                                          \
             const size_t stop = end - t < APO_CDL_BLOCK ? end : t + APO_CDL_BLOCK;                 \
             const apo__candle_bars with_means =                                                    \
                 apo__cdl_with_means(bars, (uses), t - lookback, stop, &blk);                       \
             const apo__candle_bars *const b = &with_means;                                         \
+            const size_t block_first = t;                                                          \
+            (void)block_first;                                                                     \
+            prepare;                                                                               \
             if (t >= clean && apo__candle_all_clean(b, t, stop)) {                                 \
                 for (; t < stop; t++)                                                              \
                     out[t] = (double)(call);                                                       \
@@ -90,8 +97,11 @@ static APO_CAT_SPECIALISED APO_HD int apo__candle_all_clean(const apo__candle_ba
             }                                                                                      \
         }                                                                                          \
     }
-#define APO_CANDLE_TILE(name, uses) APO__CANDLE_TILE(name, uses, apo__##name##_at(b, t))
+#define APO_CANDLE_TILE(name, uses)                                                                \
+    APO__CANDLE_TILE(name, uses, (void)0, (void)0, apo__##name##_at(b, t))
 #define APO_CANDLE_TILE_PENETRATION(name, uses)                                                    \
-    APO__CANDLE_TILE(name, uses, apo__##name##_at(b, t, io->p[0]))
+    APO__CANDLE_TILE(name, uses, (void)0, (void)0, apo__##name##_at(b, t, io->p[0]))
+#define APO_CANDLE_TILE_BLOCK(name, uses, state, prepare, call)                                    \
+    APO__CANDLE_TILE(name, uses, state, prepare, call)
 
 #endif /* APO_KERNELS_CANDLE_TILE_H */

@@ -43,8 +43,19 @@ APO_CANDLE_TILE(cdlhangingman, APO_CDL_USES(BODY10) | APO_CDL_USES(RANGE10) | AP
 APO_CANDLE_TILE(cdlharami, APO_CDL_USES(BODY10))
 APO_CANDLE_TILE(cdlharamicross, APO_CDL_USES(BODY10) | APO_CDL_USES(RANGE10))
 APO_CANDLE_TILE(cdlhighwave, APO_CDL_USES(BODY10))
+#ifdef __CUDA_ARCH__
 APO_CANDLE_TILE(cdlhikkake, 0)
 APO_CANDLE_TILE(cdlhikkakemod, APO_CDL_USES(RANGE5))
+#else
+/* On the CPU each bar's pattern once a block (patterns_more.h), where each value read four. */
+#define APO__CDL_HIKKAKE_TILE(name, uses, modified)                                                \
+    APO_CANDLE_TILE_BLOCK(name, uses, int pat[APO_CDL_BLOCK + APO_CDL_HIKKAKE_BEFORE],             \
+                          apo__cdl_hikkake_patterns(b, block_first, stop, (modified), pat),        \
+                          apo__cdl_hikkake_from(b, t, block_first, pat))
+APO__CDL_HIKKAKE_TILE(cdlhikkake, 0, 0)
+APO__CDL_HIKKAKE_TILE(cdlhikkakemod, APO_CDL_USES(RANGE5), 1)
+#undef APO__CDL_HIKKAKE_TILE
+#endif
 APO_CANDLE_TILE(cdlhomingpigeon, APO_CDL_USES(BODY10))
 APO_CANDLE_TILE(cdlidentical3crows, APO_CDL_USES(RANGE10) | APO_CDL_USES(RANGE5))
 APO_CANDLE_TILE(cdlinneck, APO_CDL_USES(BODY10) | APO_CDL_USES(RANGE5))

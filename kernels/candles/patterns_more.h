@@ -216,17 +216,18 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkake_confirms(const apo__candl
            ((signal < 0) & APO_CDL_LT(b->close[k], b->low[j - 1]));
 }
 
-/* The value at t of a hikkake (modified: 1 for the modified hikkake's), from the bars t - 3 ..
- * t: the pattern at t, else the confirmation (200 or -200, twice the pattern) of the latest
- * pattern of the three bars before, if none of the bars between confirmed it. Every pattern
- * and confirmation is computed and the value selected, without a branch on the data. */
-static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkake_value(const apo__candle_bars *b, size_t t,
-                                                             int modified) {
-#define APO__HIKKAKE_AT(j)                                                                         \
-    (modified ? apo__cdl_hikkakemod_pattern(b, j) : apo__cdl_hikkake_pattern(b, j))
-    const int p0 = APO__HIKKAKE_AT(t), p1 = APO__HIKKAKE_AT(t - 1), p2 = APO__HIKKAKE_AT(t - 2),
-              p3 = APO__HIKKAKE_AT(t - 3);
-#undef APO__HIKKAKE_AT
+/* The pattern at j of a hikkake (modified: 1 for the modified hikkake's). */
+static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkake_pattern_of(const apo__candle_bars *b,
+                                                                  size_t j, int modified) {
+    return modified ? apo__cdl_hikkakemod_pattern(b, j) : apo__cdl_hikkake_pattern(b, j);
+}
+
+/* The value at t of a hikkake from the patterns p0 .. p3 at t .. t - 3: the pattern at t, else
+ * the confirmation (200 or -200, twice the pattern) of the latest pattern of the three bars
+ * before, if none of the bars between confirmed it. Every confirmation is computed and the
+ * value selected, without a branch on the data. */
+static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkake_pick(const apo__candle_bars *b, size_t t,
+                                                            int p0, int p1, int p2, int p3) {
     /* Written out bar by bar, not as loops: gcc vectorises no loop nest in the tile's loop. */
     const int c1 = apo__cdl_hikkake_confirms(b, p1, t - 1, t);
     const int c2 = apo__cdl_hikkake_confirms(b, p2, t - 2, t) &
@@ -241,12 +242,42 @@ static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkake_value(const apo__candle_b
     return p0 + (p0 == 0) * before;
 }
 
+/* The value at t of a hikkake, each of the four patterns computed where it is read: a GPU
+ * thread's form, which keeps no buffer. */
+static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkake_value(const apo__candle_bars *b, size_t t,
+                                                             int modified) {
+    return apo__cdl_hikkake_pick(b, t, apo__cdl_hikkake_pattern_of(b, t, modified),
+                                 apo__cdl_hikkake_pattern_of(b, t - 1, modified),
+                                 apo__cdl_hikkake_pattern_of(b, t - 2, modified),
+                                 apo__cdl_hikkake_pattern_of(b, t - 3, modified));
+}
+
 static APO_CAT_SPECIALISED APO_HD int apo__cdlhikkake_at(const apo__candle_bars *b, size_t t) {
     return apo__cdl_hikkake_value(b, t, 0);
 }
 
 static APO_CAT_SPECIALISED APO_HD int apo__cdlhikkakemod_at(const apo__candle_bars *b, size_t t) {
     return apo__cdl_hikkake_value(b, t, 1);
+}
+
+/* The bars a hikkake's value reads the patterns of, before its own. */
+#define APO_CDL_HIKKAKE_BEFORE 3
+
+/* The patterns of bars [from - APO_CDL_HIKKAKE_BEFORE, to) into pat[0 ..], each once, so that a
+ * block's values read them rather than computing each four times (a CPU tile's form: a loop
+ * the compiler keeps in vector lanes). */
+static APO_CAT_SPECIALISED APO_HD void apo__cdl_hikkake_patterns(const apo__candle_bars *b,
+                                                                 size_t from, size_t to,
+                                                                 int modified, int *pat) {
+    for (size_t j = from - APO_CDL_HIKKAKE_BEFORE; j < to; j++)
+        pat[j - (from - APO_CDL_HIKKAKE_BEFORE)] = apo__cdl_hikkake_pattern_of(b, j, modified);
+}
+
+/* The value at t from the block's patterns (apo__cdl_hikkake_patterns from `from`). */
+static APO_CAT_SPECIALISED APO_HD int apo__cdl_hikkake_from(const apo__candle_bars *b, size_t t,
+                                                            size_t from, const int *pat) {
+    const int *p = pat + (t - from) + APO_CDL_HIKKAKE_BEFORE;
+    return apo__cdl_hikkake_pick(b, t, p[0], p[-1], p[-2], p[-3]);
 }
 
 #endif /* APO_KERNELS_PATTERNS_MORE_H */
