@@ -65,7 +65,7 @@ static APO_CAT_SPECIALISED APO_HD int apo__candle_all_clean(const apo__candle_ba
  * (before the blocks), `prepare` computes it for the block's bars [block_first, stop) after
  * their means, and `call` reads it.
  */
-#define APO__CANDLE_TILE(name, uses, state, prepare, call)                                         \
+#define APO_CANDLE_TILE_BLOCK(name, uses, state, prepare, call)                                    \
     static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
                                                  size_t end) {                                     \
         const apo__candle_bars bars = apo__candle_bars_of(io);                                     \
@@ -98,10 +98,8 @@ static APO_CAT_SPECIALISED APO_HD int apo__candle_all_clean(const apo__candle_ba
         }                                                                                          \
     }
 #define APO_CANDLE_TILE(name, uses)                                                                \
-    APO__CANDLE_TILE(name, uses, (void)0, (void)0, apo__##name##_at(b, t))
+    APO_CANDLE_TILE_BLOCK(name, uses, (void)0, (void)0, apo__##name##_at(b, t))
 #define APO_CANDLE_TILE_PENETRATION(name, uses)                                                    \
-    APO__CANDLE_TILE(name, uses, (void)0, (void)0, apo__##name##_at(b, t, io->p[0]))
-#define APO_CANDLE_TILE_BLOCK(name, uses, state, prepare, call)                                    \
-    APO__CANDLE_TILE(name, uses, state, prepare, call)
+    APO_CANDLE_TILE_BLOCK(name, uses, (void)0, (void)0, apo__##name##_at(b, t, io->p[0]))
 
 #endif /* APO_KERNELS_CANDLE_TILE_H */
