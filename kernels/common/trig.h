@@ -288,6 +288,11 @@ static inline APO_HD double apo__atan(double x) {
     double v;
     if (ax > 0x1p60)
         v = APO_TRIG_PIO2_HI;
+    else if (ax <= 1.0)
+        /* apo__trig_angle((ax, 0), (1, 0)) divides by one first, exactly: (ax, 0) with its
+         * rounding error +0, so the same bits without a double-double division on the chain
+         * of the Hilbert transform's period, whose tangents are mostly below one. */
+        v = apo__trig_round(apo__trig_atan01(apo__dd_make(ax, 0.0)));
     else
         v = apo__trig_round(apo__trig_angle(apo__dd_make(ax, 0.0), apo__dd_make(1.0, 0.0)));
     return x < 0.0 ? -v : v;
