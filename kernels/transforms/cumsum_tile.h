@@ -15,7 +15,7 @@
  *
  * Gaps: a bar with a non-finite sample gives NaN and adds nothing (obv's rule), so the clean
  * bars' outputs are the running total of the series with its gap bars taken out. A sum that
- * overflows is stored as the NAN constant. A stream carries the sum (apo__cumsum_carry).
+ * overflows is inf from there on, as TA-Lib's. A stream carries the sum (apo__cumsum_carry).
  */
 #ifndef APO_KERNELS_CUMSUM_TILE_H
 #define APO_KERNELS_CUMSUM_TILE_H
@@ -25,24 +25,74 @@
 /* The running state a stream carries: the sum. */
 #define APO_CUMSUM_CARRY 1
 
-/* Adds bars [from, end) to *sum, writing the outputs of those from `begin` on. The tile and a
- * stream's carried run both are this loop. */
-static inline APO_HD void apo__cumsum_run(double *sum, const apo__cat_io *io, size_t from,
-                                          size_t begin, size_t end) {
-    const double *x = io->in[0];
-    double *out = io->out[0];
-    double s = *sum;
+/* Adds bars [from, end) to *s one by one, each tested, writing the outputs of those from
+ * `begin` on: the definition's loop. */
+static inline APO_HD void apo__cumsum_bars(double *s, const double *x, double *out, size_t from,
+                                           size_t begin, size_t end) {
+    double v = *s;
     for (size_t t = from; t < end; t++) {
         if (!isfinite(x[t])) {
             if (t >= begin)
                 out[t] = NAN;
             continue;
         }
-        s += x[t];
+        v += x[t];
         if (t >= begin)
-            out[t] = apo__canonical_nan(s);
+            out[t] = apo__canonical_nan(v);
     }
-    *sum = s;
+    *s = v;
+}
+
+#ifndef __CUDA_ARCH__
+/* Bars a clean stretch takes at most before its samples are scanned again. */
+#define APO_CUMSUM_BLOCK 256
+
+/* Whether x[from .. to) are all finite: a scan without a branch a bar, which gcc vectorises. */
+static inline int apo__cumsum_clean(const double *x, size_t from, size_t to) {
+    int finite = 1;
+    for (size_t t = from; t < to; t++)
+        finite &= (x[t] - x[t]) == 0.0;
+    return finite;
+}
+
+/* Bars [from, end) of a block whose samples are all finite, from a sum that is not a NaN:
+ * apo__cumsum_bars' operations without its tests (a finite sample is added, and a sum of
+ * finite samples onto a number is never a NaN, so its NaN test changes nothing), so the same
+ * bits. The chain is the addition alone, where the tests a bar took TA-Lib's one-add loop to
+ * 0.64 (1e4) and 0.70 (1e6) of its pace on the Xeon 5 VM. */
+static inline void apo__cumsum_clean_bars(double *s, const double *x, double *out, size_t from,
+                                          size_t begin, size_t end) {
+    double v = *s;
+    size_t t = from;
+    for (; t < end && t < begin; t++)
+        v += x[t];
+    for (; t < end; t++) {
+        v += x[t];
+        out[t] = v;
+    }
+    *s = v;
+}
+#endif
+
+/* Adds bars [from, end) to *sum, writing the outputs of those from `begin` on. The tile and a
+ * stream's carried run both are this loop; on the CPU in blocks, a clean block's bars without
+ * the tests (apo__cumsum_clean_bars). */
+static inline APO_HD void apo__cumsum_run(double *sum, const apo__cat_io *io, size_t from,
+                                          size_t begin, size_t end) {
+    const double *x = io->in[0];
+    double *out = io->out[0];
+#ifdef __CUDA_ARCH__
+    apo__cumsum_bars(sum, x, out, from, begin, end);
+#else
+    for (size_t t = from; t < end;) {
+        const size_t e = end - t < APO_CUMSUM_BLOCK ? end : t + APO_CUMSUM_BLOCK;
+        if (!isnan(*sum) && apo__cumsum_clean(x, t, e))
+            apo__cumsum_clean_bars(sum, x, out, t, begin, e);
+        else
+            apo__cumsum_bars(sum, x, out, t, begin, e);
+        t = e;
+    }
+#endif
 }
 
 static inline APO_HD void apo__cumsum_tile(const apo__cat_io *io, size_t begin, size_t end) {

@@ -181,6 +181,46 @@ Test(transforms, cumsum_is_talibs_running_total) {
     cr_assert(memcmp(out, cut, sizeof out) == 0, "a tile from bar 5 runs the total from bar 0");
 }
 
+/* cumsum over several of the CPU's blocks of 256 bars, which a clean block adds without the
+ * per-bar tests: against the plain loop of the definition, bit for bit, with a gap inside the
+ * third block, samples that overflow the sum to inf in the last, and tiles that begin inside a
+ * block, whose outputs before `begin` stay unwritten. */
+#define CUMSUM_BARS 1000
+Test(transforms, cumsum_blocks_are_the_running_total) {
+    static double x[CUMSUM_BARS], want[CUMSUM_BARS], out[CUMSUM_BARS];
+    for (size_t t = 0; t < CUMSUM_BARS; t++)
+        x[t] = (double)(apo__splitmix64(52, t) >> 11) * 0x1p-53 - 0.37;
+    x[600] = NAN;
+    x[601] = INFINITY;
+    x[900] = 1.7e308;
+    x[901] = 1.7e308;
+    double sum = 0.0;
+    for (size_t t = 0; t < CUMSUM_BARS; t++) {
+        if (!isfinite(x[t])) {
+            want[t] = NAN;
+            continue;
+        }
+        sum += x[t];
+        want[t] = sum;
+    }
+    cr_assert(isinf(want[CUMSUM_BARS - 1]), "the reference overflows");
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    io.in[0] = x;
+    io.out[0] = out;
+    const size_t begins[] = {0, 1, 255, 256, 300, 600, 899, 999};
+    for (size_t b = 0; b < sizeof begins / sizeof *begins; b++) {
+        for (size_t t = 0; t < CUMSUM_BARS; t++)
+            out[t] = -7.0;
+        apo__cpu_catalog_tile(APO_CAT_CUMSUM, &io, begins[b], CUMSUM_BARS);
+        for (size_t t = 0; t < CUMSUM_BARS; t++)
+            cr_assert(
+                t < begins[b] ? out[t] == -7.0
+                              : same_bits(out[t], want[t]) || (isnan(out[t]) && isnan(want[t])),
+                "begin %zu, t %zu: %.17g, the plain sum %.17g", begins[b], t, out[t], want[t]);
+    }
+}
+
 /* The math transforms on every vector path against sse2's (the branching forms, a GPU's too),
  * bit for bit: exp, ln, log10, sinh, cosh and tanh run exp_log.h's branchless forms on avx2 and
  * avx512, tanh in blocks of 64 of which those whose samples all saturate (|x| >= 22) skip the
