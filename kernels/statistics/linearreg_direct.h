@@ -146,7 +146,8 @@ static inline void apo__linreg_direct_groups(const double *x, size_t p, size_t t
      * twentieth of it: docs/kernels/talib.md). */
     if (what == APO_LINREG_ANGLE)
         for (size_t k = 0; k < (size_t)APO_LINREG_GROUPS * APO_TILE_LANES; k += APO_TILE_LANES)
-            apo_tv_store(out + t + k, apo__atan_tv(apo_tv_load(out + t + k)) * APO_LINREG_DEGREES);
+            apo_tv_store(out + t + k,
+                         apo__atan_small_tv(apo_tv_load(out + t + k)) * APO_LINREG_DEGREES);
 }
 #endif
 

@@ -166,4 +166,33 @@ Test(trig, lanes_give_the_scalar_bits, .timeout = 60) {
                      lane_forms[f].name, differ, at, lane, lane_forms[f].scalar(at));
     }
 }
+
+/* apo__atan_small_tv (linearreg_angle's angles), which leaves out the angle's division by one
+ * where every lane is at most 1 in magnitude: apo__atan's bits on vectors all within [-1, 1]
+ * (uniform values, tiny ones, zeros, subnormals, the cells' edges, 1 and the doubles beside it),
+ * and on vectors with one lane above 1 (the general arm). */
+Test(trig, small_atan_lanes_give_the_scalar_bits, .timeout = 60) {
+    enum { N = 40000 };
+    static double xs[N];
+    size_t n = 0;
+    const double edges[] = {0.0, 0x1p-1074, 0x1p-1022, 0x1p-60, 0x1p-27, 0x1p-26, 0.5, 1.0};
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+        push_edges(xs, &n, edges[e] == 1.0 ? nextafter(1.0, 0.0) : edges[e]);
+    xs[n++] = 1.0;
+    xs[n++] = -1.0;
+    for (int k = 1; k <= 16; k++)
+        push_edges(xs, &n, nextafter((double)k / 16.0, 0.0));
+    for (uint64_t i = 0; n < N; i++) {
+        const uint64_t bits = apo__splitmix64(54, i);
+        const double u = 2.0 * (double)(bits >> 11) * 0x1p-53 - 1.0;
+        /* One vector in eight gets a lane of 1.5: the general arm beside the short one. */
+        xs[n++] = (i / APO_TILE_LANES) % 8 == 7 && i % APO_TILE_LANES == 3 ? 1.5 : u;
+    }
+    n -= n % APO_TILE_LANES;
+    const trig_lanes small = {"atan_small", apo__atan, apo__atan_small_tv};
+    double at = 0.0, lane = 0.0;
+    const size_t differ = lanes_differ(&small, xs, n, &at, &lane);
+    cr_expect_eq(differ, 0, "%zu samples differ, the first %a (lanes %a, scalar %a)", differ, at,
+                 lane, apo__atan(at));
+}
 #endif
