@@ -144,7 +144,7 @@ static APO_FORCE_INLINE apo_tv apo__atan_tv(apo_tv x) {
 
 /* apo__atan_tv for values mostly at most 1 in magnitude (linearreg_angle's slopes): where every
  * lane is, the angle's exact division by one is left out, as apo__atan leaves it out, so the
- * same bits (linearreg_angle 0.75 of its time on the Zen 4 VM). Not apo__atan_tv's own test:
+ * same bits (linearreg_angle 0.73 of its time on the Zen 4 VM). Not apo__atan_tv's own test:
  * there the second copy of the table's step cost the atan kernel, whose prices are above 1,
  * 16% more time. */
 static APO_FORCE_INLINE apo_tv apo__atan_small_tv(apo_tv x) {
