@@ -14,7 +14,8 @@
  * kept ad's loop above the chain's add a bar (docs/PERF.md).
  *
  * ad's blocks (ad_tile.h) take apo__running_block alone, with their own dispatch and the long
- * calls' stores past the caches; pvt's and wad's take it through apo__running_turn.
+ * calls' stores past the caches, and so do cumsum's (cumsum_tile.h: its steps are the samples);
+ * pvt's and wad's take it through apo__running_turn.
  */
 #ifndef APO_KERNELS_RUNNING_BLOCKS_H
 #define APO_KERNELS_RUNNING_BLOCKS_H
