@@ -263,6 +263,13 @@ static inline APO_HD int apo__catalog_wilder(apo__cat_id id) {
     return (apo__catalog_traits(id) & APO_CAT_T_WILDER) != 0;
 }
 
+/* 1 for a recurrence whose lone tile may be cut into pieces whose runs are checked at the cuts
+ * (APO_CAT_T_CUT: the Wilder recurrences, dx, the DMs, rma and the EMA chains but trix; on the
+ * CPU dispatch/catalog_split.h, on a GPU cuda/cut.cu). */
+static inline APO_HD int apo__catalog_cuts(apo__cat_id id) {
+    return (apo__catalog_traits(id) & APO_CAT_T_CUT) != 0;
+}
+
 #ifdef __cplusplus
 }
 #endif

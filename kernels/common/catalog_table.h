@@ -194,6 +194,13 @@
  * from its window's own bars), so a stream asks the memory for all of its lines ahead of the
  * update, not only the new bar's and the leaving bar's (runtime/streaming/stream.c,
  * prefetch_series). A hint: no bit depends on it.
+ * CUT: a recurrence whose lone tile may be cut into pieces, each from its own warm-up, whose
+ * runs at the cuts are checked against the run before them (common/lone_tile_cut.h): on the
+ * CPU in vector lanes (dispatch/catalog_split.h), on a GPU a thread a piece (cuda/cut.cu, for
+ * those whose stream is RUN). The Wilder recurrences, dx, the DMs, rma and the EMA chains but
+ * trix: trix's lane step (three stages and the rate's division) costs about twice a scalar
+ * step and its warm-up is 2,749 bars at 30, so at 1e4 bars its pieces measured slower than its
+ * serial chain on the CPU (docs/perf-log/2026-11-28-ema-chains-in-lanes.md).
  */
 #define APO_CAT_T_JOIN 1
 #define APO_CAT_T_SIDE_BY_SIDE 2
@@ -204,6 +211,7 @@
 #define APO_CAT_T_AVX2_ZEN5 64
 #define APO_CAT_T_READS_WINDOW 128
 #define APO_CAT_T_AVX2_INTEL 256
+#define APO_CAT_T_CUT 512
 
 /* The families, in the order of apo__cat_family: (room, ID). A new family is a row here, a
  * line APO__CAT_SAME_<room>_<room> below, its <room>_tiles.h and its <room>.cu. */
@@ -249,10 +257,10 @@
     X(WMA, wma, averages, APO_CAT_CLOSE, (1, "wma"), (1, APO_CAT_PERIOD(30, 2)), APO_CAT_P(0) - 1, \
       WINDOW, RUN, 0, "timeperiod - 1")                                                            \
     X(DEMA, dema, averages, APO_CAT_CLOSE, (1, "dema"), (1, APO_CAT_PERIOD(30, 2)),                \
-      2 * (APO_CAT_P(0) - 1), EMA(3), RUN, APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,                  \
+      2 * (APO_CAT_P(0) - 1), EMA(3), RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,  \
       "2 (timeperiod - 1) + 3 times the steps an EMA takes to forget its seed (to 2^-64)")         \
     X(TEMA, tema, averages, APO_CAT_CLOSE, (1, "tema"), (1, APO_CAT_PERIOD(30, 2)),                \
-      3 * (APO_CAT_P(0) - 1), EMA(4), RUN, APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,                  \
+      3 * (APO_CAT_P(0) - 1), EMA(4), RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,  \
       "3 (timeperiod - 1) + 4 times the steps an EMA takes to forget its seed (to 2^-64)")         \
     X(MOM, mom, oscillators, APO_CAT_CLOSE, (1, "mom"), (1, APO_CAT_PERIOD(10, 1)), APO_CAT_P(0),  \
       WINDOW, POSITION, APO_CAT_T_JOIN | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5, "timeperiod")  \
@@ -260,11 +268,13 @@
       WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod")                                              \
     X(RSI, rsi, oscillators, APO_CAT_CLOSE, (1, "rsi"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0),  \
       WILDER(1), RUN,                                                                              \
-      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      APO_CAT_T_CUT | APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 |                   \
+          APO_CAT_T_AVX2_ZEN5,                                                                     \
       APO_CAT_WILDER_RULE)                                                                         \
     X(CMO, cmo, oscillators, APO_CAT_CLOSE, (1, "cmo"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0),  \
       WILDER(1), RUN,                                                                              \
-      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      APO_CAT_T_CUT | APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 |                   \
+          APO_CAT_T_AVX2_ZEN5,                                                                     \
       APO_CAT_WILDER_RULE)                                                                         \
     X(WILLR, willr, oscillators, APO_CAT_HLC, (1, "willr"), (1, APO_CAT_PERIOD(14, 2)),            \
       APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
@@ -310,11 +320,13 @@
       APO_CAT_T_JOIN | APO_CAT_T_AVX2_ZEN5, "1: the close before")                                 \
     X(ATR, atr, trend, APO_CAT_HLC, (1, "atr"), (1, APO_CAT_PERIOD(14, 1)), APO_CAT_P(0),          \
       WILDER(1), RUN,                                                                              \
-      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      APO_CAT_T_CUT | APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 |                   \
+          APO_CAT_T_AVX2_ZEN5,                                                                     \
       APO_CAT_WILDER_RULE)                                                                         \
     X(NATR, natr, trend, APO_CAT_HLC, (1, "natr"), (1, APO_CAT_PERIOD(14, 1)), APO_CAT_P(0),       \
       WILDER(1), RUN,                                                                              \
-      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      APO_CAT_T_CUT | APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 |                   \
+          APO_CAT_T_AVX2_ZEN5,                                                                     \
       APO_CAT_WILDER_RULE)                                                                         \
     X(AROON, aroon, trend, (2, "high", "low"), (2, "aroondown", "aroonup"),                        \
       (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0), WINDOW, RUN, APO_CAT_T_AVX2_ZEN4, "timeperiod")    \
@@ -322,15 +334,18 @@
       APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
     X(PLUS_DI, plus_di, trend, APO_CAT_HLC, (1, "plus_di"), (1, APO_CAT_PERIOD(14, 1)),            \
       APO_CAT_P(0), WILDER(1), RUN,                                                                \
-      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      APO_CAT_T_CUT | APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 |                   \
+          APO_CAT_T_AVX2_ZEN5,                                                                     \
       APO_CAT_WILDER_RULE)                                                                         \
     X(MINUS_DI, minus_di, trend, APO_CAT_HLC, (1, "minus_di"), (1, APO_CAT_PERIOD(14, 1)),         \
       APO_CAT_P(0), WILDER(1), RUN,                                                                \
-      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      APO_CAT_T_CUT | APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 |                   \
+          APO_CAT_T_AVX2_ZEN5,                                                                     \
       APO_CAT_WILDER_RULE)                                                                         \
     X(ADX, adx, trend, APO_CAT_HLC, (1, "adx"), (1, APO_CAT_PERIOD(14, 2)), 2 * APO_CAT_P(0) - 1,  \
       WILDER(2), RUN,                                                                              \
-      APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,              \
+      APO_CAT_T_CUT | APO_CAT_T_WILDER | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 |                   \
+          APO_CAT_T_AVX2_ZEN5,                                                                     \
       "2 timeperiod - 1 + twice the steps Wilder's average takes to forget its seed (to "          \
       "2^-64): the DIs', then ADX's")                                                              \
     X(MFI, mfi, volume, APO_CAT_HLCV, (1, "mfi"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0),        \
@@ -355,11 +370,13 @@
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_INTEL,           \
       APO_CAT_WHOLE_ROW_RULE)                                                                      \
     X(PLUS_DM, plus_dm, trend, APO_CAT_HL, (1, "plus_dm"), (1, APO_CAT_PERIOD(14, 1)),             \
-      APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4, APO_CAT_DM_RULE) \
+      APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,  \
+      APO_CAT_DM_RULE)                                                                             \
     X(MINUS_DM, minus_dm, trend, APO_CAT_HL, (1, "minus_dm"), (1, APO_CAT_PERIOD(14, 1)),          \
-      APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4, APO_CAT_DM_RULE) \
+      APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,  \
+      APO_CAT_DM_RULE)                                                                             \
     X(DX, dx, trend, APO_CAT_HLC, (1, "dx"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0), WILDER(1),  \
-      RUN, APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4, APO_CAT_WILDER_RULE)                             \
+      RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4, APO_CAT_WILDER_RULE)             \
     X(ADXR, adxr, trend, APO_CAT_HLC, (1, "adxr"), (1, APO_CAT_PERIOD(14, 2)),                     \
       3 * APO_CAT_P(0) - 2, WILDER(2), NONE, APO_CAT_T_AVX2_ZEN4,                                  \
       "3 timeperiod - 2 + twice the steps Wilder's average takes to forget its seed (to 2^-64): "  \
@@ -436,7 +453,7 @@
       APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")                        \
     X(T3, t3, averages, APO_CAT_CLOSE, (1, "t3"),                                                  \
       (2, APO_CAT_PERIOD(5, 1), {"vfactor", 0.7, 0, 1, 0}), 6 * (APO_CAT_P(0) - 1), EMA(7), RUN,   \
-      APO_CAT_T_AHEAD,                                                                             \
+      APO_CAT_T_CUT | APO_CAT_T_AHEAD,                                                             \
       "6 (timeperiod - 1) + 7 times the steps an EMA takes to forget its seed (to 2^-64)")         \
     X(MIDPOINT, midpoint, averages, APO_CAT_CLOSE, (1, "midpoint"), (1, APO_CAT_PERIOD(14, 2)),    \
       APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")                        \
@@ -684,7 +701,7 @@
       (1, APO_CAT_PERIOD(13, 1)), APO_CAT_P(0) - 1, EMA(1), RUN, APO_CAT_T_JOIN,                   \
       "(timeperiod - 1) + the steps the EMA takes to forget its seed (to 2^-64)")                  \
     X(TSI, tsi, oscillators, APO_CAT_CLOSE, (1, "tsi"), APO_CAT_TSI_PARAMS,                        \
-      APO_CAT_P(0) + APO_CAT_P(1) - 1, TSI, RUN, APO_CAT_T_AVX2_ZEN4,                              \
+      APO_CAT_P(0) + APO_CAT_P(1) - 1, TSI, RUN, APO_CAT_T_CUT | APO_CAT_T_AVX2_ZEN4,              \
       "firstperiod + secondperiod - 1 + the steps each EMA takes to forget its seed (to 2^-64), "  \
       "and the longer once more for the chain")                                                    \
     X(VORTEX, vortex, trend, APO_CAT_HLC, (2, "plusvi", "minusvi"), (1, APO_CAT_PERIOD(14, 1)),    \
@@ -715,7 +732,7 @@
     X(VWMA, vwma, volume, (2, "close", "volume"), (1, "vwma"), (1, APO_CAT_PERIOD(30, 1)),         \
       APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
     X(RMA, rma, averages, APO_CAT_CLOSE, (1, "rma"), (1, APO_CAT_PERIOD(30, 1)), APO_CAT_P(0) - 1, \
-      WILDER(1), NONE, APO_CAT_T_AVX2_ZEN4,                                                        \
+      WILDER(1), NONE, APO_CAT_T_CUT | APO_CAT_T_AVX2_ZEN4,                                        \
       "(timeperiod - 1) + the steps Wilder's average takes to forget its seed (to 2^-64)")         \
     X(ZLEMA, zlema, averages, APO_CAT_CLOSE, (1, "zlema"), (1, APO_CAT_PERIOD(30, 1)),             \
       (APO_CAT_P(0) - 1) / 2 + APO_CAT_P(0) - 1, EMA(1), NONE, APO_CAT_T_JOIN,                     \

@@ -46,15 +46,6 @@ static inline int apo__catalog_rounds(apo__cat_id id) {
            id == APO_CAT_MASSI || id == APO_CAT_ADOSC;
 }
 
-/* Whether a lone tile of kernel id is cut into pieces in the lanes (catalog_split.h): every laned
- * kernel's but trix's. trix's lane step (three stages and the rate's division) costs about twice
- * a scalar step and its warm-up is 2,749 bars at 30, so at 1e4 bars its pieces measured slower
- * than its serial chain (docs/perf-log/2026-11-28-ema-chains-in-lanes.md); its tiles of a row
- * still run in rounds, a round short of lanes too (catalog_entry.h). */
-static inline int apo__catalog_cuts(apo__cat_id id) {
-    return apo__catalog_laned(id) && id != APO_CAT_TRIX;
-}
-
 /* A lone tile of a kernel apo__catalog_cuts() takes, cut into pieces in the path's lanes where that
  * pays (catalog_split.h), with the bits of the call above: the pieces computed again serially, or
  * (size_t)-1 when the tile was not cut. */

@@ -23,45 +23,10 @@
 #ifndef APO_KERNELS_CATALOG_SPLIT_H
 #define APO_KERNELS_CATALOG_SPLIT_H
 
-#include <string.h>
-
 #include "catalog_dispatch.h"
 #include "catalog_paths.h"
 #include "catalog_rounds.h"
 #include "lone_tile_cut.h"
-
-/* Whether two runs of kernel id continue alike: the same position and values to the bit, and
- * counts alike once capped at p + 1. A count is only compared with p and p + 1 (the seeds'
- * <, == and <= tests, catalog.h); plus_di's, minus_di's and adx's grow with every bar, so the
- * whole tile's and a piece's differ by the bars before the piece's warm-up. atr's, natr's and
- * rma's seed sum (v[0]) is read only while seeding (APO__WILDER_STEP, apo__rma_run), and so
- * are dema's and tema's stages' (v[0 .. 2], apo__ema_chain_run): once both runs are seeded
- * (the last stage, and so every stage, for the chains) they are sums of different bars and are
- * not compared. t3's counts are its filling stage and that stage's values (t3_tile.h), never past
- * 6 and p, and tsi's its two seeds' values and whether its first bar is past (tsi_tile.h), never
- * past its two periods: compared as they are, since a cap at p + 1 would take t3's stage 3 for
- * stage 6 at p = 2, and tsi's second seed's counts alike past firstperiod + 1. */
-static inline int apo__cat_runs_alike(apo__cat_id id, const apo__cat_run *a, const apo__cat_run *b,
-                                      size_t p) {
-    const int chain = id == APO_CAT_DEMA || id == APO_CAT_TEMA;
-    const int last_stage = id == APO_CAT_TEMA ? 2 : chain ? 1 : 0;
-    const int seeded = a->n[last_stage] >= p && b->n[last_stage] >= p;
-    size_t from = 0;
-    if (seeded && chain)
-        from = 3;
-    else if (seeded && (id == APO_CAT_ATR || id == APO_CAT_NATR || id == APO_CAT_RMA))
-        from = 1;
-    if (a->t != b->t || memcmp(a->v + from, b->v + from, sizeof a->v - from * sizeof a->v[0]) != 0)
-        return 0;
-    const size_t cap = id == APO_CAT_T3 || id == APO_CAT_TSI ? (size_t)-1 : p + 1;
-    for (int c = 0; c < 4; c++) {
-        const size_t na = a->n[c] < cap ? a->n[c] : cap;
-        const size_t nb = b->n[c] < cap ? b->n[c] : cap;
-        if (na != nb)
-            return 0;
-    }
-    return 1;
-}
 
 #ifdef APO_TILE_LANES
 

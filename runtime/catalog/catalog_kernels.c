@@ -13,6 +13,7 @@
 #include "catalog/kernel.h"
 #include "catalog_cuda.h"
 #include "catalog_dispatch.h"
+#include "cut.h"
 
 static apo__cat_id id_of(const apo__kernel *k);
 
@@ -246,7 +247,17 @@ static int catalog_cuda(const apo__call *call, const apo__cuda_chunk *chunk, voi
     apo__cuda_view views[3];
     const size_t n = apo__cuda_views(call, chunk, views);
     for (size_t v = 0; v < n; v++) {
-        int rc = 0;
+        /* A recurrence with a cut takes the cut launch where it pays (docs/cuda.md, "Lone
+         * tiles cut into pieces"), else its family's thread a tile. */
+        int rc = apo__catalog_cuts(id)
+                     ? apo__cuda_catalog_cut((int)id, &views[v], &base, stream, NULL)
+                     : APO_CUDA_NOT_CUT;
+        if (rc != APO_CUDA_NOT_CUT) {
+            if (rc != 0)
+                return rc;
+            continue;
+        }
+        rc = 0;
         switch (apo__catalog_family(id)) {
 #define CATALOG_LAUNCHER(room, ID)                                                                 \
     case APO_CAT_##ID:                                                                             \

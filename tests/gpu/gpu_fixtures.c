@@ -140,6 +140,10 @@ const gcase cases[] = {
     {"bootstrap", 1, 3000, "replicates", 203},
     {"bootstrap", 3, 500, "replicates", 64},
     {"bootstrap", 2, 100003, "replicates", 24},
+    /* Two catalog recurrences with a cut, whose tiles a GPU cuts into pieces on threads of
+     * their own (kernels/cuda/cut.cu): rsi's tiles of 3,065 bars, dema's of 32,912. */
+    {"rsi", 3, 9001, NULL, 0},
+    {"dema", 1, 70001, NULL, 0},
 };
 const size_t n_gpu_cases = sizeof cases / sizeof cases[0];
 

@@ -51,7 +51,8 @@ typedef struct gcase {
 } gcase;
 
 /* Shapes with several tiles per row, ragged last tiles, sizes just off the tile, rows > 1,
- * and the smallest series each kernel accepts; N_CASES of them. */
+ * and the smallest series each kernel accepts, and two catalog recurrences whose tiles the GPU
+ * cuts into pieces (rsi, dema); N_CASES of them. */
 extern const gcase cases[];
 extern const size_t n_gpu_cases;
 #define N_CASES n_gpu_cases

@@ -2,7 +2,8 @@
  * The gpu suite, host arrays: the determinism contract and the kernels' accuracy on the CUDA
  * backend.
  *
- * Every built-in kernel runs on "cuda" alone and on "cuda,cpu" with several explicit ratios
+ * Every built-in kernel, and rsi and dema (catalog recurrences whose tiles the GPU cuts into
+ * pieces: kernels/cuda/cut.cu), runs on "cuda" alone and on "cuda,cpu" with several explicit ratios
  * (both split axes, odd sizes, rows > 1), twice each, and must give the bits of the run on
  * "cpu" alone (guarantees 1 to 3 of docs/determinism.md). Sweeps and ragged rows on cuda,cpu
  * give the bits of the cpu alone, and so do non-finite and constant inputs. Bollinger and

@@ -22,6 +22,7 @@
 #include "catalog_cuda.h"
 #include "catalog_dispatch.h"
 #include "catalog_shapes.h"
+#include "cut.h"
 #include "helpers.h"
 #include "simt_api.h"
 #include "simt_bars.h"
@@ -615,6 +616,82 @@ Test(catalog_simt, the_anchored_launch_cuts_tiles_at_their_anchors, .timeout = 3
     }
     for (int i = 0; i < APO_CAT_MAX_IN; i++)
         free(in[i]);
+}
+
+/* The cut launch (kernels/cuda/cut.cu; docs/cuda.md, "Lone tiles cut into pieces"): every
+ * kernel with a cut, at its defaults, on rows of a tile and a half, must give the CPU's tile
+ * bits (a) on the plain walk of row 0 alone, where the pieces' warm-ups forget their seeds and
+ * nearly every piece stands, (b) on the three rows of simt_bars (NaN runs, an infinity, a flat
+ * stretch, lone NaN closes), and (c) on bars with a spike of 1e300 five bars into each tile,
+ * which no warm-up forgets to the bit: a piece whose warm-up starts after the spike, while the
+ * spike's trace in the tile's run is still above its last bit, has a head unlike that run and
+ * is run again from the tail before it (from a quarter to a half of the pieces for the EMA
+ * chains, whose traces fade soonest, more for the Wilder recurrences). The launch's counts say
+ * so: a check that always passed, or never ran a piece again, fails (c) by its counts and its
+ * bits, and one that ran every piece again fails (a). rma has the trait but no RUN stream: it
+ * is not cut. */
+Test(catalog_simt, lone_tiles_cut_into_pieces_give_the_cpu_bits, .timeout = 600) {
+    set_catalog_options(19, 1);
+    for (size_t k = 0; k < N_TABLE; k++) {
+        const apo__cat_id id = table[k].id;
+        if (!apo__catalog_cuts(id))
+            continue;
+        double probe[APO_CAT_MAX_PAR] = {0};
+        for (size_t i = 0; i < table[k].n; i++)
+            probe[i] = table[k].defaults[i];
+        const size_t tile = apo__catalog_tile_len(id, probe);
+        const size_t cols = tile + tile / 2;
+        double *bars[APO_CAT_MAX_IN] = {0}, *spiked[APO_CAT_MAX_IN] = {0};
+        make_bars(cols, bars);
+        make_bars(cols, spiked);
+        for (size_t i = 0; i < SIMT_BARS_INPUTS; i++)
+            for (size_t r = 0; r < ROWS; r++)
+                spiked[i][r * cols + 5] = spiked[i][r * cols + tile + 5] = 1e300;
+        static const char *const data_names[] = {"walk", "bars", "spiked"};
+        for (int data = 0; data < 3; data++) {
+            double *const *in = data == 2 ? spiked : bars;
+            double *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
+            poisoned_outputs(ref, ROWS * cols);
+            poisoned_outputs(got, ROWS * cols);
+            const apo__cat_io io = io_of(id, in, ref, table[k].defaults, table[k].n);
+            for (size_t r = 0; r < ROWS; r++) {
+                apo__cat_io row = row_io(&io, in, ref, r, cols);
+                apo__cpu_catalog_tile(id, &row, 0, tile);
+                apo__cpu_catalog_tile(id, &row, tile, cols);
+            }
+            apo__cuda_view v;
+            memset(&v, 0, sizeof v);
+            v.rows = data == 0 ? 1 : ROWS;
+            v.end = v.cols = v.out_cols = cols;
+            v.tile = tile;
+            apo__cat_io base = io_of(id, in, got, table[k].defaults, table[k].n);
+            size_t pieces[2] = {0, 0};
+            const int rc = apo__cuda_catalog_cut((int)id, &v, &base, NULL, pieces);
+            char what[96];
+            snprintf(what, sizeof what, "kernel %d, %s: %zu pieces, %zu run again", (int)id,
+                     data_names[data], pieces[0], pieces[1]);
+            if (id == APO_CAT_RMA) {
+                cr_expect_eq(rc, APO_CUDA_NOT_CUT, "%s: cut (%d)", what, rc);
+            } else {
+                cr_assert_eq(rc, 0, "%s: launch failed (%d): %s", what, rc, simt_last_failure());
+                const size_t wrong = wrong_positions(ref, got, ROWS, cols, &v, what);
+                cr_expect_eq(wrong, 0, "%s: %zu positions differ", what, wrong);
+                /* Two tiles a row, the first cut in at least 4. */
+                cr_expect(pieces[0] >= v.rows * 5, "%s: not cut", what);
+                const size_t cuts = pieces[0] - 2 * v.rows;
+                if (data == 0)
+                    cr_expect(pieces[1] * 4 <= cuts, "%s: most pieces run again", what);
+                if (data == 2)
+                    cr_expect(pieces[1] >= 2 * v.rows, "%s: too few pieces run again", what);
+            }
+            free_outputs(ref);
+            free_outputs(got);
+        }
+        for (int i = 0; i < APO_CAT_MAX_IN; i++) {
+            free(bars[i]);
+            free(spiked[i]);
+        }
+    }
 }
 
 /* The launchers' refusals: a view without inputs or outputs, or tiles of 0, is
