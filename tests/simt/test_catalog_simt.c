@@ -374,20 +374,33 @@ static void set_catalog_options(uint64_t seed, int first_block_only) {
     simt_set_options(&o);
 }
 
+/* The CPU's outputs of kernel id at parameters p (n_p of them) on rows x cols bars into fresh
+ * poisoned arrays ref, each row computed tile by tile (tiles of `tile` bars; the kernel's own
+ * length where 0), as the runtime hands them out. */
+static void cpu_reference(apo__cat_id id, const double *p, size_t n_p, double *const *in,
+                          double **ref, size_t rows, size_t cols, size_t tile) {
+    poisoned_outputs(ref, rows * cols);
+    apo__cat_io io = io_of(id, in, ref, p, n_p);
+    if (tile == 0)
+        tile = apo__catalog_tile_len(id, io.p);
+    for (size_t r = 0; r < rows; r++) {
+        apo__cat_io row = row_io(&io, in, ref, r, cols);
+        for (size_t b = 0; b < cols; b += tile)
+            apo__cpu_catalog_tile(id, &row, b, b + tile < cols ? b + tile : cols);
+    }
+}
+
 /* Runs one kernel at one parameter list: the CPU tile by tile over every row, then each view
  * through the SIMT layer into fresh poisoned outputs, compared position by position. Returns
  * the positions that differ. */
 static size_t check_kernel(apo__cat_id id, const double *p, size_t n_p, double *const *in,
                            size_t cols) {
     double *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
-    poisoned_outputs(ref, ROWS * cols);
-    apo__cat_io io = io_of(id, in, ref, p, n_p);
-    const size_t tile = apo__catalog_tile_len(id, io.p);
-    for (size_t r = 0; r < ROWS; r++) {
-        apo__cat_io row = row_io(&io, in, ref, r, cols);
-        for (size_t b = 0; b < cols; b += tile)
-            apo__cpu_catalog_tile(id, &row, b, b + tile < cols ? b + tile : cols);
-    }
+    cpu_reference(id, p, n_p, in, ref, ROWS, cols, 0);
+    double probe[APO_CAT_MAX_PAR] = {0};
+    for (size_t k = 0; k < n_p && k < APO_CAT_MAX_PAR; k++)
+        probe[k] = p[k];
+    const size_t tile = apo__catalog_tile_len(id, probe);
 
     const size_t tiles = (cols + tile - 1) / tile;
     apo__cuda_view views[2];
@@ -516,13 +529,8 @@ Test(catalog_simt, the_position_launch_walks_many_short_rows, .timeout = 300) {
         const apo__cat_id id = kernels[k].id;
         cr_assert(apo__catalog_gpu_per_position(id), "kernel %d does not take the launch", (int)id);
         double *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
-        poisoned_outputs(ref, rows * cols);
+        cpu_reference(id, kernels[k].defaults, kernels[k].n, in, ref, rows, cols, cols);
         poisoned_outputs(got, rows * cols);
-        const apo__cat_io io = io_of(id, in, ref, kernels[k].defaults, kernels[k].n);
-        for (size_t r = 0; r < rows; r++) {
-            apo__cat_io row = row_io(&io, in, ref, r, cols);
-            apo__cpu_catalog_tile(id, &row, 0, cols);
-        }
         char what[64];
         snprintf(what, sizeof what, "kernel %d", (int)id);
         launch(id, &v, in, got, kernels[k].defaults, kernels[k].n, what);
@@ -651,14 +659,8 @@ Test(catalog_simt, lone_tiles_cut_into_pieces_give_the_cpu_bits, .timeout = 600)
         for (int data = 0; data < 3; data++) {
             double *const *in = data == 2 ? spiked : bars;
             double *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
-            poisoned_outputs(ref, ROWS * cols);
+            cpu_reference(id, table[k].defaults, table[k].n, in, ref, ROWS, cols, tile);
             poisoned_outputs(got, ROWS * cols);
-            const apo__cat_io io = io_of(id, in, ref, table[k].defaults, table[k].n);
-            for (size_t r = 0; r < ROWS; r++) {
-                apo__cat_io row = row_io(&io, in, ref, r, cols);
-                apo__cpu_catalog_tile(id, &row, 0, tile);
-                apo__cpu_catalog_tile(id, &row, tile, cols);
-            }
             apo__cuda_view v;
             memset(&v, 0, sizeof v);
             v.rows = data == 0 ? 1 : ROWS;
