@@ -270,6 +270,12 @@ static inline APO_HD int apo__catalog_cuts(apo__cat_id id) {
     return (apo__catalog_traits(id) & APO_CAT_T_CUT) != 0;
 }
 
+/* 1 for a recurrence whose tiles a GPU cuts into pieces (cuda/cut.cu, for those whose stream is
+ * RUN): the CPU's (APO_CAT_T_CUT) and trix, which the CPU runs its own way (APO_CAT_T_GPU_CUT). */
+static inline APO_HD int apo__catalog_gpu_cuts(apo__cat_id id) {
+    return (apo__catalog_traits(id) & (APO_CAT_T_CUT | APO_CAT_T_GPU_CUT)) != 0;
+}
+
 #ifdef __cplusplus
 }
 #endif

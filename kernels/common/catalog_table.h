@@ -201,6 +201,13 @@
  * trix: trix's lane step (three stages and the rate's division) costs about twice a scalar
  * step and its warm-up is 2,749 bars at 30, so at 1e4 bars its pieces measured slower than its
  * serial chain on the CPU (docs/perf-log/2026-11-28-ema-chains-in-lanes.md).
+ * GPU_CUT: a recurrence with a warm-up and a RUN stream whose tiles a GPU cuts as the CUT
+ * kernels' (cuda/cut.cu) while the CPU runs them its own way: trix (its rounds; the note of CUT
+ * says why not its cut). Its pieces' runs are compared whole, every count exactly
+ * (common/lone_tile_cut.h), where the CUT kernels' counts are compared as their seeds read them.
+ * Tried and left out (2026-12-02): ema and eri, whose whole runs almost never agree (a count
+ * that grows with the bars: 46 of 48 and 62 of 64 pieces run again on a plain walk), kama (62 of
+ * 64 too), and adosc, of a room cut.cu does not include.
  */
 #define APO_CAT_T_JOIN 1
 #define APO_CAT_T_SIDE_BY_SIDE 2
@@ -212,6 +219,7 @@
 #define APO_CAT_T_READS_WINDOW 128
 #define APO_CAT_T_AVX2_INTEL 256
 #define APO_CAT_T_CUT 512
+#define APO_CAT_T_GPU_CUT 1024
 
 /* The families, in the order of apo__cat_family: (room, ID). A new family is a row here, a
  * line APO__CAT_SAME_<room>_<room> below, its <room>_tiles.h and its <room>.cu. */
@@ -480,7 +488,7 @@
       "the halo of the matype's kernel (sma, ema, ...) at timeperiod; the whole row at matype 7 "  \
       "(MAMA)")                                                                                    \
     X(TRIX, trix, oscillators, APO_CAT_CLOSE, (1, "trix"), (1, APO_CAT_PERIOD(30, 1)),             \
-      3 * (APO_CAT_P(0) - 1) + 1, EMA(4), RUN, APO_CAT_T_AHEAD,                                    \
+      3 * (APO_CAT_P(0) - 1) + 1, EMA(4), RUN, APO_CAT_T_GPU_CUT | APO_CAT_T_AHEAD,                \
       "3 (timeperiod - 1) + 1 + 4 times the steps an EMA takes to forget its seed (to 2^-64)")     \
     X(MACDFIX, macdfix, oscillators, APO_CAT_CLOSE, (3, "macd", "macdsignal", "macdhist"),         \
       (1, {"signalperiod", 9, 1, APO_CAT_PERIOD_MAX, 1}), 25 + (APO_CAT_P(0) - 1), MACDFIX, NONE,  \

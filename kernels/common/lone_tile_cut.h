@@ -112,7 +112,9 @@ static inline APO_HD int apo__cut_same_bits(const double *a, const double *b, si
  * not compared. t3's counts are its filling stage and that stage's values (t3_tile.h), never past
  * 6 and p, and tsi's its two seeds' values and whether its first bar is past (tsi_tile.h), never
  * past its two periods: compared as they are, since a cap at p + 1 would take t3's stage 3 for
- * stage 6 at p = 2, and tsi's second seed's counts alike past firstperiod + 1. */
+ * stage 6 at p = 2, and tsi's second seed's counts alike past firstperiod + 1. The kernels that
+ * only a GPU cuts (APO_CAT_T_GPU_CUT: trix) are compared whole, every value and count as it
+ * is: the same run, so the same future, whatever their counts mean. */
 static inline APO_HD int apo__cat_runs_alike(apo__cat_id id, const apo__cat_run *a,
                                              const apo__cat_run *b, size_t p) {
     const int chain = id == APO_CAT_DEMA || id == APO_CAT_TEMA;
@@ -126,7 +128,8 @@ static inline APO_HD int apo__cat_runs_alike(apo__cat_id id, const apo__cat_run 
     const size_t values = sizeof a->v / sizeof a->v[0];
     if (a->t != b->t || !apo__cut_same_bits(a->v + from, b->v + from, values - from))
         return 0;
-    const size_t cap = id == APO_CAT_T3 || id == APO_CAT_TSI ? (size_t)-1 : p + 1;
+    const int whole = id == APO_CAT_T3 || id == APO_CAT_TSI || !apo__catalog_cuts(id);
+    const size_t cap = whole ? (size_t)-1 : p + 1;
     for (int c = 0; c < 4; c++) {
         const size_t na = a->n[c] < cap ? a->n[c] : cap;
         const size_t nb = b->n[c] < cap ? b->n[c] : cap;

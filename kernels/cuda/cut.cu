@@ -1,8 +1,8 @@
 /*
- * cut.cu: the catalog's recurrences with a cut (APO_CAT_T_CUT, a RUN stream: the Wilder
- * recurrences, dx, the DMs and the EMA chains dema, tema, t3 and tsi) on a GPU, each tile cut
- * into pieces that run on threads of their own, with the bits of one thread a tile
- * (docs/cuda.md, "Lone tiles cut into pieces").
+ * cut.cu: the catalog's recurrences with a warm-up and a RUN stream (the CUT trait: the Wilder
+ * recurrences, dx, the DMs and the EMA chains dema, tema, t3 and tsi; and GPU_CUT: trix) on
+ * a GPU, each tile cut into pieces that run on threads of their own, with the bits of
+ * one thread a tile (docs/cuda.md, "Lone tiles cut into pieces").
  *
  * Why: the families' launch (catalog_launch.h), which the runtime calls where this one answers
  * APO_CUDA_NOT_CUT (runtime/catalog/catalog_kernels.c), gives a tile one thread, and the tile is a
@@ -53,12 +53,14 @@ typedef struct apo__cut_edges {
     apo__cat_run head, tail;
 } apo__cut_edges;
 
-/* The rows of the table cut.cu runs: a RUN stream with the CUT trait, in the rooms whose tile
- * headers are included above (a CUT kernel of another room would be left to its family's
+/* The rows of the table cut.cu runs: a RUN stream with the CUT or GPU_CUT trait, in the rooms whose
+ * tile headers are included above (a CUT kernel of another room would be left to its family's
  * launch, which the catalog_simt test would show as a kernel not cut). */
 #define APO__CUT_IN_ROOMS(room, code)                                                              \
     APO_CAT_WHEN(room, averages)                                                                   \
     (code) APO_CAT_WHEN(room, oscillators)(code) APO_CAT_WHEN(room, trend)(code)
+/* The traits of the kernels a GPU cuts (apo__catalog_gpu_cuts). */
+#define APO__CUT_TRAITS (APO_CAT_T_CUT | APO_CAT_T_GPU_CUT)
 #define APO__CUT_RUN(code) code
 #define APO__CUT_POSITION(code)
 #define APO__CUT_PAIR(code)
@@ -71,7 +73,7 @@ static inline __device__ void apo__cut_start(int id, const apo__cat_io *io, size
     switch (id) {
 #define APO__CUT_START(ID, name, room, inputs, outputs, par, lb, halo, stream, traits, ...)        \
     APO__CUT_IN_ROOMS(room, APO__CUT_##stream(case APO_CAT_##ID                                    \
-                                              : if ((traits)&APO_CAT_T_CUT)                        \
+                                              : if ((traits)&APO__CUT_TRAITS)                      \
                                                   apo__##name##_stream_start(io, begin, r);        \
                                               break;))
         APO_CATALOG(APO__CUT_START)
@@ -87,7 +89,7 @@ static inline __device__ void apo__cut_run(int id, const apo__cat_io *io, size_t
     switch (id) {
 #define APO__CUT_RUN_TO(ID, name, room, inputs, outputs, par, lb, halo, stream, traits, ...)       \
     APO__CUT_IN_ROOMS(room, APO__CUT_##stream(case APO_CAT_##ID                                    \
-                                              : if ((traits)&APO_CAT_T_CUT)                        \
+                                              : if ((traits)&APO__CUT_TRAITS)                      \
                                                   apo__##name##_stream_run(io, begin, end, r);     \
                                               break;))
         APO_CATALOG(APO__CUT_RUN_TO)
@@ -103,7 +105,7 @@ static int apo__cut_runs(int id) {
     switch (id) {
 #define APO__CUT_KNOWN(ID, name, room, inputs, outputs, par, lb, halo, stream, traits, ...)        \
     APO__CUT_IN_ROOMS(room, APO__CUT_##stream(case APO_CAT_##ID                                    \
-                                              : return ((traits)&APO_CAT_T_CUT) != 0;))
+                                              : return ((traits)&APO__CUT_TRAITS) != 0;))
         APO_CATALOG(APO__CUT_KNOWN)
 #undef APO__CUT_KNOWN
     default:
@@ -139,8 +141,9 @@ static __global__ void apo__cut_pieces_kernel(apo__cuda_view v, size_t tiles, si
 }
 
 /* Tile item k: walks its pieces, running again from the tail before each piece whose head is
- * not alike it; counts[2k] and counts[2k + 1], where counts is not NULL, take its pieces and the
- * pieces run again. */
+ * not alike it, as a stream's resumed piece of the tile runs (its `begin` the tile's: kama's
+ * run, given the piece's, wrote other bits); counts[2k] and counts[2k + 1], where counts is not
+ * NULL, take its pieces and the pieces run again. */
 static __global__ void apo__cut_check_kernel(apo__cuda_view v, size_t tiles, size_t most, int id,
                                              apo__cat_io base, const apo__cut_edges *edges,
                                              size_t *counts) {
@@ -159,7 +162,7 @@ static __global__ void apo__cut_check_kernel(apo__cuda_view v, size_t tiles, siz
                 continue;
             }
             const apo__tile_span s = apo__cut_span(it.begin, it.end, base.h, pieces, j);
-            apo__cut_run(id, &io, s.begin, s.end, &run);
+            apo__cut_run(id, &io, it.begin, s.end, &run);
             again++;
         }
         if (counts != NULL) {

@@ -249,7 +249,7 @@ static int catalog_cuda(const apo__call *call, const apo__cuda_chunk *chunk, voi
     for (size_t v = 0; v < n; v++) {
         /* A recurrence with a cut takes the cut launch where it pays (docs/cuda.md, "Lone
          * tiles cut into pieces"), else its family's thread a tile. */
-        int rc = apo__catalog_cuts(id)
+        int rc = apo__catalog_gpu_cuts(id)
                      ? apo__cuda_catalog_cut((int)id, &views[v], &base, stream, NULL)
                      : APO_CUDA_NOT_CUT;
         if (rc != APO_CUDA_NOT_CUT) {

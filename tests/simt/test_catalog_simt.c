@@ -642,7 +642,7 @@ Test(catalog_simt, lone_tiles_cut_into_pieces_give_the_cpu_bits, .timeout = 600)
     set_catalog_options(19, 1);
     for (size_t k = 0; k < N_TABLE; k++) {
         const apo__cat_id id = table[k].id;
-        if (!apo__catalog_cuts(id))
+        if (!apo__catalog_gpu_cuts(id))
             continue;
         double probe[APO_CAT_MAX_PAR] = {0};
         for (size_t i = 0; i < table[k].n; i++)
