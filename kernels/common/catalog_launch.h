@@ -48,9 +48,10 @@
  * into shared memory with coalesced asynchronous copies, each lane runs its block there, and
  * the warp stores the outputs coalesced: the same bodies on the same positions, the same bits.
  *
- * The recurrences with a cut (APO_CAT_T_CUT, a RUN stream) take the cut launch of cuda/cut.cu
- * before their family's, where it pays (the runtime's choice: runtime/catalog/catalog_kernels.c):
- * each tile cut into pieces on threads of their own, with the bits of a thread a tile.
+ * The recurrences with a cut on a GPU (APO_CAT_T_CUT or APO_CAT_T_GPU_CUT, a RUN stream) take
+ * the cut launch of cuda/cut.cu before their family's, where it pays (the runtime's choice:
+ * runtime/catalog/catalog_kernels.c): each tile cut into pieces on threads of their own, with
+ * the bits of a thread a tile.
  *
  * No state is shared between threads and every output is written by one thread, so the bits
  * are the CPU's (catalog.h).

@@ -17,8 +17,11 @@
 /* Defines apo__<name>_stream_start(io, begin, r) and apo__<name>_stream_run(io, begin, end, r).
  * START is the start's call and RUN the run's, each written with the entry points' own parameter
  * names: io, begin and r for START; io, begin, end and r for RUN (a run that does not need
- * `begin` ignores it). For a body whose tile takes another way than the stream's (var, stddev
- * and zscore by position at short periods) and defines its own tile. */
+ * `begin` ignores it). `begin` is always the tile's start, also for a run resumed inside the
+ * tile (a stream's, apo__cpu_catalog_resume; a GPU's piece run again, cuda/cut.cu): kama's run
+ * places its folds from it, so a run given a later `begin` is another tile's. For a body whose tile
+ * takes another way than the stream's (var, stddev and zscore by position at short periods) and
+ * defines its own tile. */
 #define APO_CAT_STREAM_ENTRIES(name, START, RUN)                                                   \
     static inline APO_HD void apo__##name##_stream_start(const apo__cat_io *io, size_t begin,      \
                                                          apo__cat_run *r) {                        \
