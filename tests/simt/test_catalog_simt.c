@@ -633,8 +633,8 @@ Test(catalog_simt, the_anchored_launch_cuts_tiles_at_their_anchors, .timeout = 3
  * stretch, lone NaN closes), and (c) on bars with a spike of 1e300 five bars into each tile,
  * which no warm-up forgets to the bit: a piece whose warm-up starts after the spike, while the
  * spike's trace in the tile's run is still above its last bit, has a head unlike that run and
- * is run again from the tail before it (from a quarter to a half of the pieces for the EMA
- * chains, whose traces fade soonest, more for the Wilder recurrences). The launch's counts say
+ * is run again from the tail before it (from an eighth of the pieces for t3, whose trace fades
+ * soonest, to nearly all for the DMs, dx and adx). The launch's counts say
  * so: a check that always passed, or never ran a piece again, fails (c) by its counts and its
  * bits, and one that ran every piece again fails (a). rma has the trait but no RUN stream: it
  * is not cut. */
