@@ -16,8 +16,6 @@
 #define APO_KERNELS_LONE_TILE_CUT_H
 
 #include <stddef.h>
-#include <stdint.h>
-#include <string.h>
 
 #include "apo_hd.h"
 #include "catalog.h"
@@ -92,13 +90,9 @@ static inline APO_HD void apo__cut_spans(size_t begin, size_t end, size_t h, siz
 /* Whether the doubles a[0 .. n) and b[0 .. n) are the same bits (a NaN's payload and a zero's
  * sign included, as memcmp tells them; memcmp is not in a GPU's device code). */
 static inline APO_HD int apo__cut_same_bits(const double *a, const double *b, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t x, y;
-        memcpy(&x, &a[i], sizeof x);
-        memcpy(&y, &b[i], sizeof y);
-        if (x != y)
+    for (size_t i = 0; i < n; i++)
+        if (apo__bits_of(a[i]) != apo__bits_of(b[i]))
             return 0;
-    }
     return 1;
 }
 

@@ -374,6 +374,14 @@ static void set_catalog_options(uint64_t seed, int first_block_only) {
     simt_set_options(&o);
 }
 
+/* Kernel id's tile length at parameters p (n_p of them), the others 0 as io_of leaves them. */
+static size_t tile_of(apo__cat_id id, const double *p, size_t n_p) {
+    double all[APO_CAT_MAX_PAR] = {0};
+    for (size_t k = 0; k < n_p && k < APO_CAT_MAX_PAR; k++)
+        all[k] = p[k];
+    return apo__catalog_tile_len(id, all);
+}
+
 /* The CPU's outputs of kernel id at parameters p (n_p of them) on rows x cols bars into fresh
  * poisoned arrays ref, each row computed tile by tile (tiles of `tile` bars; the kernel's own
  * length where 0), as the runtime hands them out. */
@@ -382,7 +390,7 @@ static void cpu_reference(apo__cat_id id, const double *p, size_t n_p, double *c
     poisoned_outputs(ref, rows * cols);
     apo__cat_io io = io_of(id, in, ref, p, n_p);
     if (tile == 0)
-        tile = apo__catalog_tile_len(id, io.p);
+        tile = tile_of(id, p, n_p);
     for (size_t r = 0; r < rows; r++) {
         apo__cat_io row = row_io(&io, in, ref, r, cols);
         for (size_t b = 0; b < cols; b += tile)
@@ -397,10 +405,7 @@ static size_t check_kernel(apo__cat_id id, const double *p, size_t n_p, double *
                            size_t cols) {
     double *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
     cpu_reference(id, p, n_p, in, ref, ROWS, cols, 0);
-    double probe[APO_CAT_MAX_PAR] = {0};
-    for (size_t k = 0; k < n_p && k < APO_CAT_MAX_PAR; k++)
-        probe[k] = p[k];
-    const size_t tile = apo__catalog_tile_len(id, probe);
+    const size_t tile = tile_of(id, p, n_p);
 
     const size_t tiles = (cols + tile - 1) / tile;
     apo__cuda_view views[2];
@@ -644,10 +649,7 @@ Test(catalog_simt, lone_tiles_cut_into_pieces_give_the_cpu_bits, .timeout = 600)
         const apo__cat_id id = table[k].id;
         if (!apo__catalog_gpu_cuts(id))
             continue;
-        double probe[APO_CAT_MAX_PAR] = {0};
-        for (size_t i = 0; i < table[k].n; i++)
-            probe[i] = table[k].defaults[i];
-        const size_t tile = apo__catalog_tile_len(id, probe);
+        const size_t tile = tile_of(id, table[k].defaults, table[k].n);
         const size_t cols = tile + tile / 2;
         double *bars[APO_CAT_MAX_IN] = {0}, *spiked[APO_CAT_MAX_IN] = {0};
         make_bars(cols, bars);
