@@ -11,6 +11,8 @@
     gpu_check_tables.py stalls LOGS       step ncu's table: the stall reasons sampled in the
                                           staged bollinger and macd kernels
     gpu_check_tables.py catalog-detail LOGS  step bench-catalog's verdict line (one line)
+    gpu_check_tables.py cuts LOGS         step bench-cut's verdict line: simple/cut per kernel
+                                          and size (one line)
 
 Standard library only: the GPU machine has python3 and nothing more. Every file is optional:
 a figure whose file is missing or unreadable prints "-" and the table says which step gives
@@ -296,6 +298,34 @@ def variants(logs):
           "median ms; simple/staged below 1: the simple kernels are faster")
 
 
+def cuts(logs, summary=False):
+    """The cut of the recurrences' tiles (step bench-cut): each kernel and size device-resident
+    under the simple kernels (a thread a tile) and the staged ones (the cut), medians side by
+    side."""
+    runs = {v: load(os.path.join(logs, f"bench-cut-{v}.json")) for v in ("simple", "staged")}
+    if not any(runs.values()):
+        if summary:
+            print("no bench-cut-*.json")
+        return
+    med, gpus = {}, []
+    for v, b in runs.items():
+        for g in ((b or {}).get("gpu_catalog") or {}).get("gpus") or []:
+            gpus.append(g)
+            for r in g.get("device_resident") or []:
+                if not r.get("skipped"):
+                    key = (str(r.get("kernel")), r.get("samples") or 0, short(g))
+                    med.setdefault(key, {})[v] = r.get("time_ms_median")
+    rows = [[k, n, gpu, fmt(m.get("simple"), ".3f"), fmt(m.get("staged"), ".3f"),
+             fmt(m["simple"] / m["staged"], ".2f") if m.get("simple") and m.get("staged") else "-"]
+            for (k, n, gpu), m in sorted(med.items())]
+    if summary:
+        print(simulated_note(gpus) + "; ".join(f"{r[0]} {r[1]}: {r[5]}x" for r in rows)[:400])
+        return
+    table("the cut against a thread a tile, device-resident (step bench-cut)",
+          ["kernel", "samples", "gpu", "simple_ms", "cut_ms", "simple/cut"], rows,
+          simulated_note(gpus) + "median ms; simple/cut above 1: the cut is faster")
+
+
 def check_run(path):
     """The profile-run verdict: the call ran whole (no failover, no failed device), and a GPU
     that got no share says why (the configuration guard may rightly keep a memory-bound
@@ -563,7 +593,7 @@ def catalog_detail(logs):
 def main(argv):
     if len(argv) == 3 and argv[1] == "tables":
         for part in (stall_table, bandwidth, device_resident, catalog_resident, scored_sweeps,
-                     host_resident, overlap, balance, balance_targets, verdicts, variants):
+                     host_resident, overlap, balance, balance_targets, verdicts, variants, cuts):
             part(argv[2])
         return 0
     if len(argv) == 3 and argv[1] == "check-run":
@@ -577,6 +607,9 @@ def main(argv):
         return 0
     if len(argv) == 3 and argv[1] == "catalog-detail":
         return catalog_detail(argv[2])
+    if len(argv) == 3 and argv[1] == "cuts":
+        cuts(argv[2], summary=True)
+        return 0
     print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
     return 2
 

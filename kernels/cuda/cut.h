@@ -21,10 +21,11 @@ extern "C" {
 /* Kernel id (APO_CAT_T_CUT, a RUN stream) on the chunk view v, each tile cut into pieces on
  * threads of their own, with the bits of a thread a tile (the family's launch); `base` as the
  * family launchers take it (catalog_cuda.h). Returns APO_CUDA_NOT_CUT where the kernel has no
- * cut here, the view is empty, or even its longest tile's cut does not pay (the family's
- * launcher then runs the view), else the CUDA error of the launches (0: launched). `pieces`,
- * where not NULL, receives the pieces launched in [0] and those run again, their head unlike
- * the run before them, in [1]: a copy and a wait, for the tests (the runtime passes NULL). */
+ * cut here, the view is empty, even its longest tile's cut does not pay, or the process runs
+ * the simple kernels (APPORTION_CUDA_KERNELS=simple; the family's launcher then runs the
+ * view), else the CUDA error of the launches (0: launched). `pieces`, where not NULL,
+ * receives the pieces launched in [0] and those run again, their head unlike the run before
+ * them, in [1]: a copy and a wait, for the tests (the runtime passes NULL). */
 int apo__cuda_catalog_cut(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream,
                           size_t *pieces);
 

@@ -108,8 +108,10 @@
     X(cuda_kernels, "APPORTION_CUDA_KERNELS", NULL, TEXT, "`staged`, `simple`", NULL, 0, 0,        \
       "`staged`",                                                                                  \
       "the CUDA kernels of the built-in kernels: warps staging tiles through shared memory, or "   \
-      "one thread per tile ([cuda.md](cuda.md#staged-kernels)); another value is warned about "    \
-      "and `staged` is used")                                                                      \
+      "one thread per tile ([cuda.md](cuda.md#staged-kernels)); `staged` also cuts the tiles of "  \
+      "the recurrences with a warm-up into pieces, `simple` keeps a thread a tile for them too "   \
+      "([cuda.md](cuda.md#lone-tiles-cut-into-pieces-the-recurrences-with-a-warm-up)); the bits "  \
+      "never change; another value is warned about and `staged` is used")                          \
     X(cuda_blocks_per_sm, "APPORTION_CUDA_BLOCKS_PER_SM", NULL, INT, "an integer", 1, 1, 64,       \
       "`1`",                                                                                       \
       "the most 256-thread blocks of an anchored catalog kernel that a GPU's multiprocessor runs " \

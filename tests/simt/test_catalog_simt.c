@@ -642,7 +642,7 @@ Test(catalog_simt, the_anchored_launch_cuts_tiles_at_their_anchors, .timeout = 3
  * soonest, to nearly all for the DMs, dx and adx). The launch's counts say
  * so: a check that always passed, or never ran a piece again, fails (c) by its counts and its
  * bits, and one that ran every piece again fails (a). rma has the trait but no RUN stream: it
- * is not cut. */
+ * is not cut. Under the simple kernels (APPORTION_CUDA_KERNELS=simple) no kernel is cut. */
 Test(catalog_simt, lone_tiles_cut_into_pieces_give_the_cpu_bits, .timeout = 600) {
     set_catalog_options(19, 1);
     for (size_t k = 0; k < N_TABLE; k++) {
@@ -670,6 +670,12 @@ Test(catalog_simt, lone_tiles_cut_into_pieces_give_the_cpu_bits, .timeout = 600)
             v.tile = tile;
             apo__cat_io base = io_of(id, in, got, table[k].defaults, table[k].n);
             size_t pieces[2] = {0, 0};
+            /* The simple kernels keep a thread a tile (APPORTION_CUDA_KERNELS=simple): no cut. */
+            apo__cuda_kernels_set(APO_CUDA_KERNELS_SIMPLE);
+            const int simple = apo__cuda_catalog_cut((int)id, &v, &base, NULL, pieces);
+            apo__cuda_kernels_set(APO_CUDA_KERNELS_STAGED);
+            cr_expect_eq(simple, APO_CUDA_NOT_CUT, "kernel %d: cut under the simple kernels (%d)",
+                         (int)id, simple);
             const int rc = apo__cuda_catalog_cut((int)id, &v, &base, NULL, pieces);
             char what[96];
             snprintf(what, sizeof what, "kernel %d, %s: %zu pieces, %zu run again", (int)id,
