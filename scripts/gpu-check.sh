@@ -77,14 +77,14 @@ $pack && ! $bundle_only && { echo "gpu-check: --pack goes with --bundle-only" >&
 # sampling of the staged bollinger and macd (ncu: it decides whether the kernels' step
 # accounting holds before anything else is tuned), then the device-resident table of every
 # kernel and the scored sweeps (bench-catalog, each row bitwise checked first): these four
-# caps fit one run of under 8 minutes. Then the cut against a thread a tile (bench-cut: the
-# first step of the next call, or of the first with --only), CPU == GPU and the machine code
-# (selftest, sass),
+# caps fit one run of under 8 minutes. Then the staged kernels against the simple ones where
+# they changed since the last GPU (bench-ab: the first step of the next call, or of the first
+# with --only), CPU == GPU and the machine code (selftest, sass),
 # the figures the other tables print (the runtime's planning, host memory, bandwidth and
 # throughput, the catalog host-resident, sweeps and scores), the gpu suite, the sanitizers,
 # and the variants last: the budget cuts from the end, and the plan names what it cut. Each
 # entry is NAME:CAP.
-steps=(gpu:30 ptx:5 ncu:150 bench-catalog:210 bench-cut:120 selftest:150 sass:60 balance:240 host-memory:120
+steps=(gpu:30 ptx:5 ncu:150 bench-catalog:210 bench-ab:150 selftest:150 sass:60 balance:240 host-memory:120
     bench:180 profile-run:150 gpu-catalog:240 gpu-suite:300 memcheck:150 racecheck:150
     synccheck:120 initcheck:120 bench-variants:300 ncu-variants:200)
 
@@ -566,21 +566,24 @@ step_bench_catalog() {
     return $rc
 }
 
-# The cut of the recurrences' tiles (kernels/cuda/cut.cu, docs/cuda.md "Lone tiles cut into
-# pieces") against a thread a tile, in one library: the cut runs with the staged kernels and
-# not with APPORTION_CUDA_KERNELS=simple. apo-bench-kernels --gpu-catalog (no sweeps) over the
-# kernels it cuts, at $small and $big samples, under each variant, every row bitwise against the
-# cpu first; bench-cut-<variant>.json, read by gpu_check_tables.py (the "cut" table).
-step_bench_cut() {
+# The staged kernels against the simple ones where they differ since the last GPU, in one
+# library (APPORTION_CUDA_KERNELS, docs/env.md): the cut of the recurrences' tiles
+# (kernels/cuda/cut.cu, docs/cuda.md "Lone tiles cut into pieces") against a thread a tile, and
+# a lone set's fold in registers (kernels/scores/scored.cu) against the array of folds.
+# apo-bench-kernels --gpu-catalog over the kernels the GPU cuts, at $small and $big samples,
+# with its scored sweeps (rsi over 199 periods: a set a unit), under each variant, every row
+# bitwise against the cpu first; bench-ab-<variant>.json, read by gpu_check_tables.py ("ab").
+step_bench_ab() {
     have_gpu || { detail "no GPU: nothing to compare"; return 77; }
-    local v rc=0 half=$((STEP_TIMEOUT / 2))
+    local v rc=0 half=$((STEP_TIMEOUT / 2)) sim=()
+    $simulated && sim=(--gpu-sweep-rows 4 --gpu-call-limit 3600)
     for v in simple staged; do
-        APPORTION_CUDA_KERNELS=$v run "$bin/apo-bench-kernels" --gpu-catalog --gpu-sweep-rows 0 \
-            --kernels rsi,atr,adx,dema,t3,trix --gpu-sizes "$small,$big" --reps 3 \
-            --gpu-seconds $((half > 40 ? half - 20 : 20)) --json "$logs/bench-cut-$v.json" \
-            >"$logs/bench-cut-$v.txt" || rc=1
+        APPORTION_CUDA_KERNELS=$v run "$bin/apo-bench-kernels" --gpu-catalog \
+            --kernels rsi,atr,adx,dema,t3,trix --gpu-sizes "$small,$big" --reps 3 "${sim[@]}" \
+            --gpu-seconds $((half > 40 ? half - 20 : 20)) --json "$logs/bench-ab-$v.json" \
+            >"$logs/bench-ab-$v.txt" || rc=1
     done
-    detail "exit $rc; $(tables cuts "$logs")"
+    detail "exit $rc; $(tables ab "$logs")"
     return $rc
 }
 

@@ -11,8 +11,8 @@
     gpu_check_tables.py stalls LOGS       step ncu's table: the stall reasons sampled in the
                                           staged bollinger and macd kernels
     gpu_check_tables.py catalog-detail LOGS  step bench-catalog's verdict line (one line)
-    gpu_check_tables.py cuts LOGS         step bench-cut's verdict line: simple/cut per kernel
-                                          and size (one line)
+    gpu_check_tables.py ab LOGS           step bench-ab's verdict line: simple/staged per
+                                          kernel and size, and per scored sweep (one line)
 
 Standard library only: the GPU machine has python3 and nothing more. Every file is optional:
 a figure whose file is missing or unreadable prints "-" and the table says which step gives
@@ -298,14 +298,14 @@ def variants(logs):
           "median ms; simple/staged below 1: the simple kernels are faster")
 
 
-def cuts(logs, summary=False):
-    """The cut of the recurrences' tiles (step bench-cut): each kernel and size device-resident
-    under the simple kernels (a thread a tile) and the staged ones (the cut), medians side by
-    side."""
-    runs = {v: load(os.path.join(logs, f"bench-cut-{v}.json")) for v in ("simple", "staged")}
+def ab(logs, summary=False):
+    """The staged kernels against the simple ones (step bench-ab): each kernel and size
+    device-resident, and each scored sweep, under APPORTION_CUDA_KERNELS=simple and =staged,
+    medians side by side."""
+    runs = {v: load(os.path.join(logs, f"bench-ab-{v}.json")) for v in ("simple", "staged")}
     if not any(runs.values()):
         if summary:
-            print("no bench-cut-*.json")
+            print("no bench-ab-*.json")
         return
     med, gpus = {}, []
     for v, b in runs.items():
@@ -313,7 +313,12 @@ def cuts(logs, summary=False):
             gpus.append(g)
             for r in g.get("device_resident") or []:
                 if not r.get("skipped"):
-                    key = (str(r.get("kernel")), r.get("samples") or 0, short(g))
+                    key = (str(r.get("kernel")), str(r.get("samples") or 0), short(g))
+                    med.setdefault(key, {})[v] = r.get("time_ms_median")
+            for r in g.get("scored_sweeps") or []:
+                if not r.get("skipped"):
+                    key = (f"{r.get('kernel')} {r.get('rule')}",
+                           f"{r.get('sets')} sets x {r.get('series')} x {r.get('bars')}", short(g))
                     med.setdefault(key, {})[v] = r.get("time_ms_median")
     rows = [[k, n, gpu, fmt(m.get("simple"), ".3f"), fmt(m.get("staged"), ".3f"),
              fmt(m["simple"] / m["staged"], ".2f") if m.get("simple") and m.get("staged") else "-"]
@@ -321,9 +326,11 @@ def cuts(logs, summary=False):
     if summary:
         print(simulated_note(gpus) + "; ".join(f"{r[0]} {r[1]}: {r[5]}x" for r in rows)[:400])
         return
-    table("the cut against a thread a tile, device-resident (step bench-cut)",
-          ["kernel", "samples", "gpu", "simple_ms", "cut_ms", "simple/cut"], rows,
-          simulated_note(gpus) + "median ms; simple/cut above 1: the cut is faster")
+    table("staged against simple where they differ, device-resident rows and scored sweeps "
+          "(step bench-ab)",
+          ["kernel", "samples", "gpu", "simple_ms", "staged_ms", "simple/staged"], rows,
+          simulated_note(gpus) + "median ms; above 1: the staged kernels (the cut, a lone set's "
+          "fold in registers) are faster")
 
 
 def check_run(path):
@@ -593,7 +600,7 @@ def catalog_detail(logs):
 def main(argv):
     if len(argv) == 3 and argv[1] == "tables":
         for part in (stall_table, bandwidth, device_resident, catalog_resident, scored_sweeps,
-                     host_resident, overlap, balance, balance_targets, verdicts, variants, cuts):
+                     host_resident, overlap, balance, balance_targets, verdicts, variants, ab):
             part(argv[2])
         return 0
     if len(argv) == 3 and argv[1] == "check-run":
@@ -607,8 +614,8 @@ def main(argv):
         return 0
     if len(argv) == 3 and argv[1] == "catalog-detail":
         return catalog_detail(argv[2])
-    if len(argv) == 3 and argv[1] == "cuts":
-        cuts(argv[2], summary=True)
+    if len(argv) == 3 and argv[1] == "ab":
+        ab(argv[2], summary=True)
         return 0
     print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
     return 2

@@ -175,7 +175,7 @@ static __global__ void apo__cut_check_kernel(apo__cuda_view v, size_t tiles, siz
 extern "C" int apo__cuda_catalog_cut(int id, const apo__cuda_view *v, const apo__cat_io *base,
                                      void *stream, size_t *pieces) {
     /* The cut is a staged-variant kernel: APPORTION_CUDA_KERNELS=simple keeps a thread a tile,
-     * so that one library times both (scripts/gpu-check.sh, bench-cut). */
+     * so that one library times both (scripts/gpu-check.sh, bench-ab). */
     if (v == NULL || base == NULL || !apo__cut_runs(id) || v->rows == 0 || v->begin >= v->end ||
         v->tile == 0 || apo__cuda_kernels_get() != APO_CUDA_KERNELS_STAGED)
         return APO_CUDA_NOT_CUT;

@@ -72,6 +72,7 @@ enum {
  * parameters are copied at the launch, so nothing on the host must outlive it. */
 typedef struct apo__scored_folds {
     size_t n; /* 1 .. APO_SCORED_CUDA_FOLDS */
+    int lone; /* n is 1 and the process runs the staged kernels: the fold in registers */
     double params[APO_SCORED_CUDA_FOLDS][APO_CAT_MAX_PAR];
     apo__rule rule[APO_SCORED_CUDA_FOLDS];
     double cost[APO_SCORED_CUDA_FOLDS], sqrt_periods[APO_SCORED_CUDA_FOLDS];
@@ -91,6 +92,8 @@ static void apo__scored_folds_of(const apo__scored_cuda_set *sets, size_t j0, si
                                  apo__scored_folds *folds) {
     memset(folds, 0, sizeof *folds);
     folds->n = n;
+    /* APPORTION_CUDA_KERNELS=simple keeps the array, so that one library times both. */
+    folds->lone = n == 1 && apo__cuda_kernels_get() == APO_CUDA_KERNELS_STAGED;
     for (size_t j = 0; j < n; j++) {
         const apo__scored_cuda_set *s = &sets[j0 + j];
         memcpy(folds->params[j], s->params, sizeof folds->params[j]);
@@ -129,9 +132,32 @@ static __device__ void apo__scored_pass_tile(const apo__scored_cuda_set *s, cons
         apo__volume_tile(CatId, &io, begin, end);
 }
 
+/* Folds bars [t0, t1) of the tile into one set's running scores f: its outputs at bar t from
+ * the pass (pass_in, at window index t - origin) with its own parameters, then its rule and
+ * cost, as apo__scored_series's loop over the sets does for each. */
+static __device__ __forceinline__ void
+apo__scored_fold_bars(const apo__scored_cuda_set *s, const double *params, const apo__rule *rule,
+                      double cost, const double *const *pass_in, const double *close, size_t origin,
+                      size_t t0, size_t t1, apo__score_fold *f) {
+    for (size_t t = t0; t < t1; t++) {
+        const double prev = t > 0 ? close[t - 1] : (double)NAN;
+        double out[APO_CAT_MAX_OUT];
+        apo__score_pass_outputs_of(s->pass, params, pass_in, t - origin, s->n_out, 1, out);
+        apo__score_bar(f, rule, cost, prev, close[t], out, s->n_out);
+    }
+}
+
 /* The running scores of every set of the launch over one series of n samples (x[i]: its
  * inputs), in a window of scratch of `cap` bars per pass double: the pass once per tile, each
- * set's outputs at a bar from it. */
+ * set's outputs at a bar from it.
+ *
+ * A launch or unit of one set (a sweep whose sets each have a pass of their own, as rsi's
+ * periods) folds into `lone`, which no index reaches, so that the compiler keeps it in
+ * registers; the sets of a launch of several are an array indexed by a count known at run
+ * time, kept in local memory, whose loads and stores come at every bar (docs/cuda.md, "Scored
+ * sweeps on a GPU").
+ * The same operations on the same values either way: the same bits. Not for stoch and stochf,
+ * whose kernels spill at ptxas's 255 registers already (twice the spill stores with it). */
 template <int Body, int CatId>
 static __device__ void apo__scored_series(const apo__scored_cuda_set *s,
                                           const apo__scored_folds *folds, const double *const *x,
@@ -142,6 +168,11 @@ static __device__ void apo__scored_series(const apo__scored_cuda_set *s,
     for (size_t k = 0; k < s->n_pass; k++)
         pass_in[k] = pass_out[k] = scratch + k * cap;
     const double *close = x[s->close_in];
+    const bool spills =
+        Body == APO_SCORED_BODY_OSCILLATORS && (CatId == APO_CAT_STOCH || CatId == APO_CAT_STOCHF);
+    const bool one = !spills && folds->lone;
+    apo__score_fold lone;
+    apo__score_fold_init(&lone);
     for (size_t j = 0; j < folds->n; j++)
         apo__score_fold_init(&f[j]);
     for (size_t t0 = 0; t0 < n; t0 += s->tile) {
@@ -151,6 +182,11 @@ static __device__ void apo__scored_series(const apo__scored_cuda_set *s,
         for (size_t i = 0; i < s->n_in; i++)
             window[i] = x[i] + origin;
         apo__scored_pass_tile<Body, CatId>(s, window, t0 - origin, t1 - origin, pass_out);
+        if (one) {
+            apo__scored_fold_bars(s, folds->params[0], &folds->rule[0], folds->cost[0], pass_in,
+                                  close, origin, t0, t1, &lone);
+            continue;
+        }
         for (size_t t = t0; t < t1; t++) {
             const double prev = t > 0 ? close[t - 1] : (double)NAN;
             for (size_t j = 0; j < folds->n; j++) {
@@ -162,6 +198,8 @@ static __device__ void apo__scored_series(const apo__scored_cuda_set *s,
             }
         }
     }
+    if (one)
+        f[0] = lone;
 }
 
 /* Global row `row` scored in the window `mine` (`cap` bars per pass double) for every set of

@@ -110,8 +110,10 @@
       "the CUDA kernels of the built-in kernels: warps staging tiles through shared memory, or "   \
       "one thread per tile ([cuda.md](cuda.md#staged-kernels)); `staged` also cuts the tiles of "  \
       "the recurrences with a warm-up into pieces, `simple` keeps a thread a tile for them too "   \
-      "([cuda.md](cuda.md#lone-tiles-cut-into-pieces-the-recurrences-with-a-warm-up)); the bits "  \
-      "never change; another value is warned about and `staged` is used")                          \
+      "([cuda.md](cuda.md#lone-tiles-cut-into-pieces-the-recurrences-with-a-warm-up)) and folds "  \
+      "a scored launch's lone set in registers, `simple` keeps the array of folds "                \
+      "([cuda.md](cuda.md#scored-sweeps-on-a-gpu)); the bits never change; another value is "      \
+      "warned about and `staged` is used")                                                         \
     X(cuda_blocks_per_sm, "APPORTION_CUDA_BLOCKS_PER_SM", NULL, INT, "an integer", 1, 1, 64,       \
       "`1`",                                                                                       \
       "the most 256-thread blocks of an anchored catalog kernel that a GPU's multiprocessor runs " \

@@ -22,6 +22,7 @@
 
 #include "bollinger.h"
 #include "catalog_dispatch.h"
+#include "kernels_cuda.h"
 #include "macd.h"
 #include "score.h"
 #include "score_pass_outputs.h"
@@ -262,20 +263,28 @@ static void simt_free_random(uint64_t seed) {
     simt_set_options(&o);
 }
 
+/* Each case is one set, so the staged kernels fold it in registers (scored.cu, `lone`) and
+ * the simple ones in the launch's array of folds: both must give the cpu's scores. */
 Test(scored_simt, every_built_in_rule_gives_the_cpu_scores_through_the_launcher, .timeout = 600) {
     simt_free_random(7);
+    static const int variants[] = {APO_CUDA_KERNELS_STAGED, APO_CUDA_KERNELS_SIMPLE};
     for (size_t i = 0; i < N_CASES; i++) {
         const scored_case *c = &cases[i];
         /* Two tiles and a part, so that the windows of the later tiles start at their halos. */
         const size_t cols = 2 * tile_of(c) + 311;
         double *bars[SIMT_BARS_INPUTS];
         make_bars(cols, bars);
-        /* Every row on its own thread; then a chunk from row 1 on two threads, which take
-         * two and one rows in turn. */
-        size_t wrong = check_case(c, bars, cols, 0, ROWS, 0);
-        wrong += check_case(c, bars, cols, 1, 3, 2);
-        cr_expect_eq(wrong, 0, "%s (%g, %g, %g): %zu scores differ", c->name, c->params[0],
-                     c->params[1], c->params[2], wrong);
+        for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+            apo__cuda_kernels_set(variants[v]);
+            /* Every row on its own thread; then a chunk from row 1 on two threads, which take
+             * two and one rows in turn. */
+            size_t wrong = check_case(c, bars, cols, 0, ROWS, 0);
+            wrong += check_case(c, bars, cols, 1, 3, 2);
+            apo__cuda_kernels_set(APO_CUDA_KERNELS_STAGED);
+            cr_expect_eq(wrong, 0, "%s (%g, %g, %g), %s kernels: %zu scores differ", c->name,
+                         c->params[0], c->params[1], c->params[2], v == 0 ? "staged" : "simple",
+                         wrong);
+        }
         free_bars(bars);
     }
 }
