@@ -280,6 +280,14 @@ def verdicts(logs):
     table("CPU == GPU", ["check", "verdict", "detail"], rows, None)
 
 
+def variant_rows(med):
+    """Rows of a simple-against-staged table from {(kernel, size, gpu): {variant: median ms}}:
+    both medians and simple/staged."""
+    return [[k, n, gpu, fmt(m.get("simple"), ".3f"), fmt(m.get("staged"), ".3f"),
+             fmt(m["simple"] / m["staged"], ".2f") if m.get("simple") and m.get("staged") else "-"]
+            for (k, n, gpu), m in sorted(med.items())]
+
+
 def variants(logs):
     runs = {v: load(os.path.join(logs, f"bench-{v}.json")) for v in ("simple", "staged")}
     if not any(runs.values()):
@@ -290,9 +298,7 @@ def variants(logs):
             for r in g.get("device_resident") or []:
                 key = (str(r.get("kernel")), r.get("samples") or 0, short(g))
                 med.setdefault(key, {})[v] = r.get("time_ms_median")
-    rows = [[k, n, gpu, fmt(m.get("simple"), ".3f"), fmt(m.get("staged"), ".3f"),
-             fmt(m["simple"] / m["staged"], ".2f") if m.get("simple") and m.get("staged") else "-"]
-            for (k, n, gpu), m in sorted(med.items())]
+    rows = variant_rows(med)
     table("kernel variants, device-resident (step bench-variants)",
           ["kernel", "samples", "gpu", "simple_ms", "staged_ms", "simple/staged"], rows,
           "median ms; simple/staged below 1: the simple kernels are faster")
@@ -320,9 +326,7 @@ def ab(logs, summary=False):
                     key = (f"{r.get('kernel')} {r.get('rule')}",
                            f"{r.get('sets')} sets x {r.get('series')} x {r.get('bars')}", short(g))
                     med.setdefault(key, {})[v] = r.get("time_ms_median")
-    rows = [[k, n, gpu, fmt(m.get("simple"), ".3f"), fmt(m.get("staged"), ".3f"),
-             fmt(m["simple"] / m["staged"], ".2f") if m.get("simple") and m.get("staged") else "-"]
-            for (k, n, gpu), m in sorted(med.items())]
+    rows = variant_rows(med)
     if summary:
         print(simulated_note(gpus) + "; ".join(f"{r[0]} {r[1]}: {r[5]}x" for r in rows)[:400])
         return
