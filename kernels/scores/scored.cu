@@ -155,9 +155,9 @@ apo__scored_fold_bars(const apo__scored_cuda_set *s, const double *params, const
  * periods) folds into `lone`, which no index reaches, so that the compiler keeps it in
  * registers; the sets of a launch of several are an array indexed by a count known at run
  * time, kept in local memory, whose loads and stores come at every bar (docs/cuda.md, "Scored
- * sweeps on a GPU").
- * The same operations on the same values either way: the same bits. Not for stoch and stochf,
- * whose kernels spill at ptxas's 255 registers already (twice the spill stores with it). */
+ * sweeps on a GPU"). The same operations on the same values either way: the same bits. Not
+ * for stoch and stochf, whose kernels spill at ptxas's 255 registers already (twice the spill
+ * stores with it). */
 template <int Body, int CatId>
 static __device__ void apo__scored_series(const apo__scored_cuda_set *s,
                                           const apo__scored_folds *folds, const double *const *x,
