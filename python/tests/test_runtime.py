@@ -45,7 +45,10 @@ def test_plan_ratios_and_profile_in_memory(rt):
     assert rt.plan("macd", (64, 10000), tag="py_forced")["shares"] == {"cpu": 0.5, "sim:b": 0.5}
     rt.set_ratios("py_forced", None)
     assert rt.plan("macd", (64, 10000), tag="py_forced")["ratio_source"] != "explicit"
-    result = rt.profile(kernel="returns_stats", tag="py_profiled", sizes=[2000, 8000], runs=1)
+    # Sizes 20 times apart, three runs each: a loaded machine's noise (a first call's faults,
+    # a neighbour's burst) ordered 2,000 and 8,000 samples the wrong way in one clean clone's
+    # CI, which the profile rightly refuses; the C profile tests space theirs the same way.
+    result = rt.profile(kernel="returns_stats", tag="py_profiled", sizes=[20000, 400000], runs=3)
     assert result["tag"] == "py_profiled" and not result["written"]
     assert [d["id"] for d in result["devices"]] == ["cpu", "sim:b"]
     assert all(d["valid"] for d in result["devices"])
