@@ -132,19 +132,17 @@ static __device__ void apo__scored_pass_tile(const apo__scored_cuda_set *s, cons
         apo__volume_tile(CatId, &io, begin, end);
 }
 
-/* Folds bars [t0, t1) of the tile into one set's running scores f: its outputs at bar t from
- * the pass (pass_in, at window index t - origin) with its own parameters, then its rule and
- * cost, as apo__scored_series's loop over the sets does for each. */
-static __device__ __forceinline__ void
-apo__scored_fold_bars(const apo__scored_cuda_set *s, const double *params, const apo__rule *rule,
-                      double cost, const double *const *pass_in, const double *close, size_t origin,
-                      size_t t0, size_t t1, apo__score_fold *f) {
-    for (size_t t = t0; t < t1; t++) {
-        const double prev = t > 0 ? close[t - 1] : (double)NAN;
-        double out[APO_CAT_MAX_OUT];
-        apo__score_pass_outputs_of(s->pass, params, pass_in, t - origin, s->n_out, 1, out);
-        apo__score_bar(f, rule, cost, prev, close[t], out, s->n_out);
-    }
+/* Folds one bar into set j's running scores f: the set's outputs at window index i from the
+ * pass (pass_in) with its own parameters, then its rule and cost; prev and close are the bar's
+ * close before and its own. */
+static __device__ __forceinline__ void apo__scored_fold_bar(const apo__scored_cuda_set *s,
+                                                            const apo__scored_folds *folds,
+                                                            size_t j, const double *const *pass_in,
+                                                            size_t i, double prev, double close,
+                                                            apo__score_fold *f) {
+    double out[APO_CAT_MAX_OUT];
+    apo__score_pass_outputs_of(s->pass, folds->params[j], pass_in, i, s->n_out, 1, out);
+    apo__score_bar(f, &folds->rule[j], folds->cost[j], prev, close, out, s->n_out);
 }
 
 /* The running scores of every set of the launch over one series of n samples (x[i]: its
@@ -182,20 +180,13 @@ static __device__ void apo__scored_series(const apo__scored_cuda_set *s,
         for (size_t i = 0; i < s->n_in; i++)
             window[i] = x[i] + origin;
         apo__scored_pass_tile<Body, CatId>(s, window, t0 - origin, t1 - origin, pass_out);
-        if (one) {
-            apo__scored_fold_bars(s, folds->params[0], &folds->rule[0], folds->cost[0], pass_in,
-                                  close, origin, t0, t1, &lone);
-            continue;
-        }
         for (size_t t = t0; t < t1; t++) {
             const double prev = t > 0 ? close[t - 1] : (double)NAN;
-            for (size_t j = 0; j < folds->n; j++) {
-                double out[APO_CAT_MAX_OUT];
-                apo__score_pass_outputs_of(s->pass, folds->params[j], pass_in, t - origin, s->n_out,
-                                           1, out);
-                apo__score_bar(&f[j], &folds->rule[j], folds->cost[j], prev, close[t], out,
-                               s->n_out);
-            }
+            if (one)
+                apo__scored_fold_bar(s, folds, 0, pass_in, t - origin, prev, close[t], &lone);
+            else
+                for (size_t j = 0; j < folds->n; j++)
+                    apo__scored_fold_bar(s, folds, j, pass_in, t - origin, prev, close[t], &f[j]);
         }
     }
     if (one)
