@@ -61,6 +61,25 @@
     } while (0)
 #endif
 
+/*
+ * Where a sliding step leaves the run for a reason known before its arithmetic (a sample out
+ * of range, a constant next window). The CPU leaves there, as soon as the reason is known: its
+ * branches are predicted and cost next to nothing. Device code (the CUDA kernels, and the
+ * staged kernels' host emulation, which defines APO_STAGED_ACCESS) computes the step whatever
+ * the samples and tests the three reasons once, after the arithmetic, which throws away what a
+ * step that stops computed (the state is committed after the test): the step's three reads
+ * then go out together, where each waited on the branch before it (docs/cuda.md, "The staged
+ * bollinger's step"). The outputs are the same: a step that goes on has passed the three
+ * tests either way.
+ */
+#if defined(__CUDA_ARCH__) || defined(APO_STAGED_ACCESS)
+#define APO_BOLLINGER_EARLY_EXIT(ok) ((void)0)
+#else
+#define APO_BOLLINGER_EARLY_EXIT(ok)                                                               \
+    if (!(ok))                                                                                     \
+    break
+#endif
+
 /* Counts of non-finite samples inside the window, and the last index k (0 if none yet) with
  * x[k] != x[k-1]: the window ending at t is constant exactly when last_change <= t + 1 - p,
  * which costs one comparison per sample to maintain (NaN compares unequal, so a NaN never
@@ -137,18 +156,17 @@ static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t 
 
     const double limit = 65536.0; /* 2^-34 / (8 * 2^-53), see apo__bollinger_slide_run */
     while (t + 1 < end) {
+        /* The run goes on while the entering sample is in range (which also rejects NaN and,
+         * since the range is finite, infinities), the next window is not constant (a change
+         * entering now makes it non-constant; p >= 2 here, or the window could not be
+         * non-constant), and the error bound holds (below). */
         const double xn = APO_IN(x, t + 1);
-        /* Also rejects NaN and, since the range is finite, infinities. */
-        if (!(xn >= lo && xn <= hi)) {
-            break;
-        }
+        const int in_range = xn >= lo && xn <= hi;
+        APO_BOLLINGER_EARLY_EXIT(in_range);
         const double xo = APO_IN(x, t + 1 - p);
-        /* The next window is constant when no change entered it; a change entering now
-         * makes it non-constant (p >= 2 here, or the window could not be non-constant). */
         const int changed = xn != APO_IN(x, t);
-        if (!changed && w->last_change + p <= t + 2) {
-            break;
-        }
+        const int varies = changed || w->last_change + p > t + 2;
+        APO_BOLLINGER_EARLY_EXIT(varies);
 
         /* d = xn - xo rounded, with its exact error ed, which is +0 in a shifted run (both
          * samples lie in [lo, hi], within a factor 2 of each other: Sterbenz); then the sum
@@ -173,7 +191,8 @@ static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t 
         const double b = yo - ybar;
         const double var_new = var + dp * (a + b);
         const double acc_new = acc + fabs(dp) * ((fabs(a) + fabs(b)) + 2.0 * fabs(ybar_new));
-        if (!(acc_new <= limit * var_new)) {
+        const int accurate = acc_new <= limit * var_new;
+        if (!(in_range & varies & accurate)) {
             break;
         }
 
