@@ -228,7 +228,7 @@ build_and_bundle() {
     name=$(readelf -d "$build/runtime/libapportion.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
     cp -L "$build/runtime/libapportion.so" "$bundle/lib/${name:-libapportion.so}"
     cp tests/data/talib_close252.f64 "$bundle/data/"
-    cp scripts/gpu-check.sh scripts/gpu_check_tables.py "$bundle/"
+    cp scripts/gpu-check.sh scripts/gpu_check_tables.py scripts/sass-loops.py "$bundle/"
     # Every shared library the binaries load, except glibc's: what ldd resolves here.
     for b in "$bundle"/bin/* "$bundle"/lib/libapportion*; do
         ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
@@ -476,6 +476,13 @@ step_sass() {
         }' "$logs/sass.txt" >"$logs/sass-dfma.txt"
     local rc=$?
     cat "$logs/sass-dfma.txt"
+    # What one trip of each loop of the staged kernels issues (a tile body's step is one):
+    # sass-loops.txt, for docs/cuda.md's "The staged bollinger's step".
+    local loops=$src/scripts/sass-loops.py
+    [ -f "$loops" ] || loops=$bundle/sass-loops.py
+    if command -v python3 >/dev/null && [ -f "$loops" ]; then
+        python3 "$loops" "$logs/sass.txt" --kernel staged_kernel >"$logs/sass-loops.txt"
+    fi
     if [ $rc -eq 2 ]; then
         if ! grep -q '^pass' "$bundle/ptx-verdict" 2>/dev/null; then
             detail "$(tail -n 1 "$logs/sass-dfma.txt"); no passed PTX check to attribute them"
