@@ -477,7 +477,7 @@ step_sass() {
     local rc=$?
     cat "$logs/sass-dfma.txt"
     # What one trip of each loop of the staged kernels issues (a tile body's step is one):
-    # sass-loops.txt, for docs/cuda.md's "The staged bollinger's step".
+    # sass-loops.txt, for docs/cuda.md's "The staged kernels' steps".
     local loops=$src/scripts/sass-loops.py
     [ -f "$loops" ] || loops=$bundle/sass-loops.py
     if command -v python3 >/dev/null && [ -f "$loops" ]; then

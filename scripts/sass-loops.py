@@ -10,7 +10,7 @@ branch: the instructions from its target label to the branch. For each, in each 
 mangled name contains SUBSTRING, it prints the address range, the instruction count and
 the counts of FP64 arithmetic (DADD, DMUL, DFMA), MUFU, shared loads and stores (LDS, STS),
 asynchronous copies (LDGSTS), global stores (STG, ST.E), branches (BRA) and 64-bit integer
-halves (the .X and .EX forms). docs/cuda.md ("The staged bollinger's step") quotes its counts
+halves (the .X and .EX forms). docs/cuda.md ("The staged kernels' steps") quotes its counts
 of a tile body's step: a static count of the machine code, which says what one trip issues,
 not how long it takes.
 """

@@ -69,7 +69,7 @@
  * the samples and tests the three reasons once, after the arithmetic, which throws away what a
  * step that stops computed (the state is committed after the test): the step's three reads
  * then go out together, where each waited on the branch before it (docs/cuda.md, "The staged
- * bollinger's step"). The outputs are the same: a step that goes on has passed the three
+ * kernels' steps"). The outputs are the same: a step that goes on has passed the three
  * tests either way.
  */
 #if defined(__CUDA_ARCH__) || defined(APO_STAGED_ACCESS)

@@ -171,9 +171,14 @@ static inline APO_HD int apo__macd_prepare(apo__in x, size_t begin, size_t end, 
     return st->t < end;
 }
 
-/* One steady step of one tile at index st->t; the lane kernels (macd_lanes.h) do the same
- * operations in the same order, so both give the same bits. */
-static inline APO_HD void apo__macd_step(apo__in x, const apo__macd_rates *r, apo__macd_state *st) {
+/* One steady step of one tile at index st->t, writing its outputs through macd, signal_line
+ * and hist (the state's own, apo__macd_step; the staged CUDA kernel passes its shared-memory
+ * rings, so that the compiler stores to shared memory rather than through generic addresses,
+ * docs/cuda.md, "The staged kernels' steps"); the lane kernels (macd_lanes.h) do the same
+ * operations in the same order, so all give the same bits. */
+static inline APO_HD void apo__macd_step_to(apo__in x, const apo__macd_rates *r,
+                                            apo__macd_state *st, apo__out macd,
+                                            apo__out signal_line, apo__out hist) {
     const size_t t = st->t;
     const double v = APO_IN(x, t);
     if (isfinite(v)) {
@@ -181,13 +186,17 @@ static inline APO_HD void apo__macd_step(apo__in x, const apo__macd_rates *r, ap
         st->es = (v - st->es) * r->ks + st->es;
         const double m = st->ef - st->es;
         st->eg = (m - st->eg) * r->kg + st->eg;
-        APO_OUT(st->macd, t) = m;
-        APO_OUT(st->signal_line, t) = st->eg;
-        APO_OUT(st->hist, t) = m - st->eg;
+        APO_OUT(macd, t) = m;
+        APO_OUT(signal_line, t) = st->eg;
+        APO_OUT(hist, t) = m - st->eg;
     } else {
-        apo__macd_emit_nan(t, st->macd, st->signal_line, st->hist);
+        apo__macd_emit_nan(t, macd, signal_line, hist);
     }
     st->t = t + 1;
+}
+
+static inline APO_HD void apo__macd_step(apo__in x, const apo__macd_rates *r, apo__macd_state *st) {
+    apo__macd_step_to(x, r, st, st->macd, st->signal_line, st->hist);
 }
 
 static inline APO_HD void apo__macd_finish(apo__in x, const apo__macd_rates *r,
