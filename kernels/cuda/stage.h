@@ -59,6 +59,16 @@
 #define APO_STAGE_RING_MAX 128u /* the largest input ring, doubles per lane */
 #define APO_STAGE_OUTS_MAX 3u
 
+/* Tells nvcc that an output row lies in global memory: the rows come from descriptors in shared
+ * memory, whose pointers it cannot trace, so without it the stores are generic (ST.E, the
+ * address space found at run time) where they can be STG (docs/cuda.md, "The staged kernels'
+ * steps"). Nothing elsewhere: the SIMT layer compiles device code with another compiler. */
+#if defined(__CUDA_ARCH__) && defined(__NVCC__)
+#define APO_STAGE_GLOBAL(p) __builtin_assume(__isGlobal(p))
+#else
+#define APO_STAGE_GLOBAL(p) ((void)0)
+#endif
+
 #if defined(__CUDA_ARCH__)
 #include <cuda_pipeline_primitives.h>
 #define APO_LANE_STATES 1
@@ -271,7 +281,9 @@ static inline APO_HD void apo__stage_flush(const apo__stage_warp *w, size_t k) {
             }
             for (unsigned o = 0; o < w->g.outs; ++o) {
                 const double *ring = w->out + (o * APO_STAGE_LANES + i) * (APO_STAGE_SEG + 1);
-                s->out[o][pos] = ring[pos & (APO_STAGE_SEG - 1)];
+                double *row = s->out[o];
+                APO_STAGE_GLOBAL(row);
+                row[pos] = ring[pos & (APO_STAGE_SEG - 1)];
             }
         }
     }
@@ -325,7 +337,9 @@ static inline APO_HD void apo__stage_flush_uniform(const apo__stage_warp *w,
             }
             for (unsigned o = 0; o < outs; ++o) {
                 const double *ring = w->out + (o * APO_STAGE_LANES + i) * (APO_STAGE_SEG + 1);
-                sp->out[o][pos] = ring[pos & (APO_STAGE_SEG - 1)];
+                double *row = sp->out[o];
+                APO_STAGE_GLOBAL(row);
+                row[pos] = ring[pos & (APO_STAGE_SEG - 1)];
             }
         }
     }
