@@ -114,26 +114,35 @@ SAMPLE_CUOBJDUMP = """
 """
 
 
+# (listing, kernel filter, the report expected)
+SELF_TEST_CASES = (
+    (
+        SAMPLE,
+        "kernel",
+        [
+            "_Z6kernelv: 8 instructions",
+            "  loop 0x0010-0x0050 n=5 fp64=1 mufu=0 lds=1 sts=0 ldgsts=0 stg=0 bra=1 x64=1",
+        ],
+    ),
+    (
+        SAMPLE_CUOBJDUMP,
+        "",
+        [
+            "_Z6kernelv: 3 instructions",
+            "  loop 0x0010-0x0020 n=2 fp64=1 mufu=0 lds=0 sts=0 ldgsts=0 stg=0 bra=1 x64=0",
+        ],
+    ),
+    (SAMPLE, "missing", []),
+)
+
+
 def self_test():
-    got = report(SAMPLE, "kernel")
-    want = [
-        "_Z6kernelv: 8 instructions",
-        "  loop 0x0010-0x0050 n=5 fp64=1 mufu=0 lds=1 sts=0 ldgsts=0 stg=0 bra=1 x64=1",
-    ]
-    if got != want:
-        print("sass-loops self-test failed:\n" + "\n".join(got), file=sys.stderr)
-        return 1
-    got = report(SAMPLE_CUOBJDUMP, "")
-    want = [
-        "_Z6kernelv: 3 instructions",
-        "  loop 0x0010-0x0020 n=2 fp64=1 mufu=0 lds=0 sts=0 ldgsts=0 stg=0 bra=1 x64=0",
-    ]
-    if got != want:
-        print("sass-loops self-test failed (cuobjdump):\n" + "\n".join(got), file=sys.stderr)
-        return 1
-    if report(SAMPLE, "missing"):
-        print("sass-loops self-test failed: a filter that matches nothing printed", file=sys.stderr)
-        return 1
+    for listing, kernel, want in SELF_TEST_CASES:
+        got = report(listing, kernel)
+        if got != want:
+            print(f"sass-loops self-test failed (filter '{kernel}'):", *got, sep="\n",
+                  file=sys.stderr)
+            return 1
     print("sass-loops self-test: ok")
     return 0
 
