@@ -111,9 +111,9 @@ static inline APO_HD void apo__macd_staged_warp(const apo__stage_warp *w, const 
         const apo__in x = apo__stage_in(w, lane);
         const size_t begin = w->stream[lane].out_from;
         apo__macd_state *m = &st[APO_LANE_SLOT(lane)];
-        /* The rings again, derived here from the shared memory: the state's copies are a
-         * phi with the global rows apo__macd_prepare wrote through, which left the step's
-         * stores generic. */
+        /* The rings again, derived here from the shared memory: the state's copies held the
+         * global rows apo__macd_prepare wrote through before the warp replaced them, so to
+         * nvcc they could be either and the step's stores through them were generic. */
         const apo__out macd = apo__stage_out(w, 0, lane);
         const apo__out signal_line = apo__stage_out(w, 1, lane);
         const apo__out hist = apo__stage_out(w, 2, lane);
