@@ -69,6 +69,12 @@
 #define APO_STAGE_GLOBAL(p) ((void)0)
 #endif
 
+/* Stores v at position pos of output row `row`, a row in global memory (both flushes). */
+static inline APO_HD void apo__stage_store(double *row, size_t pos, double v) {
+    APO_STAGE_GLOBAL(row);
+    row[pos] = v;
+}
+
 #if defined(__CUDA_ARCH__)
 #include <cuda_pipeline_primitives.h>
 #define APO_LANE_STATES 1
@@ -281,9 +287,7 @@ static inline APO_HD void apo__stage_flush(const apo__stage_warp *w, size_t k) {
             }
             for (unsigned o = 0; o < w->g.outs; ++o) {
                 const double *ring = w->out + (o * APO_STAGE_LANES + i) * (APO_STAGE_SEG + 1);
-                double *row = s->out[o];
-                APO_STAGE_GLOBAL(row);
-                row[pos] = ring[pos & (APO_STAGE_SEG - 1)];
+                apo__stage_store(s->out[o], pos, ring[pos & (APO_STAGE_SEG - 1)]);
             }
         }
     }
@@ -337,9 +341,7 @@ static inline APO_HD void apo__stage_flush_uniform(const apo__stage_warp *w,
             }
             for (unsigned o = 0; o < outs; ++o) {
                 const double *ring = w->out + (o * APO_STAGE_LANES + i) * (APO_STAGE_SEG + 1);
-                double *row = sp->out[o];
-                APO_STAGE_GLOBAL(row);
-                row[pos] = ring[pos & (APO_STAGE_SEG - 1)];
+                apo__stage_store(sp->out[o], pos, ring[pos & (APO_STAGE_SEG - 1)]);
             }
         }
     }
