@@ -11,10 +11,10 @@
 
 #include "bollinger_pass_flat.h"
 
-#define APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, sd, nbdev_up, nbdev_dn)             \
+#define APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, var, nbdev_up, nbdev_dn)            \
     do {                                                                                           \
         (void)(lower), (void)(nbdev_up), (void)(nbdev_dn);                                         \
-        APO_OUT(upper, t) = (sd);                                                                  \
+        APO_OUT(upper, t) = sqrt(var);                                                             \
         APO_OUT(middle, t) = (mean);                                                               \
     } while (0)
 #define APO_BOLLINGER_PUT_FLAT(upper, middle, lower, t, v)                                         \

@@ -33,19 +33,35 @@
  * file that wants the windows in another form defines all three before it includes this
  * header and gets the same windows, computed by the same operations: bollinger_pass.c
  * stores each window's mean and standard deviation once for every band width (the shared
- * pass of a scored sweep, docs/scores.md "Scores"). By default they store the bands:
- *   - BANDS: a window with a mean and a standard deviation: middle +- nbdev * sd;
+ * pass of a scored sweep, docs/scores.md "Scores"), and the split staged kernel of the GPU its
+ * mean and variance (kernels/cuda/bollinger_split.h). By default they store the bands:
+ *   - BANDS: a window with a mean and a variance: middle +- nbdev * sqrt(variance)
+ *     (apo__bollinger_bands); the root is taken by the store, so that a form that stores the
+ *     variance leaves it to code off the sliding chain (kernels/cuda/bollinger_split.h);
  *   - FLAT: a constant window, whose bands and middle are the constant itself;
  *   - UNDEF: no deviation (the warm-up, a window with a non-finite sample): the bands are
  *     NaN and the middle is `mid`.
  */
+/* The bands of a window with mean `mean` and variance `var`: every form that stores bands takes
+ * them from here, so that they have one sequence of operations. NaN canonicalisation
+ * (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
+static inline APO_HD void apo__bollinger_bands(double mean, double var, double nbdev_up,
+                                               double nbdev_dn, double *upper, double *middle,
+                                               double *lower) {
+    const double sd = sqrt(var);
+    *upper = apo__canonical_nan(mean + nbdev_up * sd);
+    *middle = apo__canonical_nan(mean);
+    *lower = apo__canonical_nan(mean - nbdev_dn * sd);
+}
+
 #ifndef APO_BOLLINGER_PUT_BANDS
-/* NaN canonicalisation (apo_hd.h): nbdev 0 times an sd that overflowed is a NaN. */
-#define APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, sd, nbdev_up, nbdev_dn)             \
+#define APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, var, nbdev_up, nbdev_dn)            \
     do {                                                                                           \
-        APO_OUT(upper, t) = apo__canonical_nan((mean) + (nbdev_up) * (sd));                        \
-        APO_OUT(middle, t) = apo__canonical_nan(mean);                                             \
-        APO_OUT(lower, t) = apo__canonical_nan((mean) - (nbdev_dn) * (sd));                        \
+        double up_, mid_, low_;                                                                    \
+        apo__bollinger_bands((mean), (var), (nbdev_up), (nbdev_dn), &up_, &mid_, &low_);           \
+        APO_OUT(upper, t) = up_;                                                                   \
+        APO_OUT(middle, t) = mid_;                                                                 \
+        APO_OUT(lower, t) = low_;                                                                  \
     } while (0)
 #define APO_BOLLINGER_PUT_FLAT(upper, middle, lower, t, v)                                         \
     do {                                                                                           \
@@ -206,9 +222,8 @@ static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t 
         var = var_new;
         acc = acc_new;
 
-        const double sd = sqrt(var);
         const double mean = shift + ybar;
-        APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, sd, nbdev_up, nbdev_dn);
+        APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, var, nbdev_up, nbdev_dn);
     }
     *tp = t;
 
@@ -290,9 +305,8 @@ static inline APO_HD void apo__bollinger_slide_run(apo__in x, size_t end, size_t
         m2 += dev * dev;
     }
     const double var = m2 / pd;
-    const double sd = sqrt(var);
     const double mean = shift + ybar;
-    APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, sd, nbdev_up, nbdev_dn);
+    APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, var, nbdev_up, nbdev_dn);
 
     run->shift = shift;
     run->lo = lo;
