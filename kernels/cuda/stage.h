@@ -162,6 +162,37 @@ static inline APO_HD void apo__stage_stream_none(apo__stage_stream *s) {
     s->out_from = 0;
 }
 
+/* The stream of lane `lane` for item i of view v (or none past the items): the tile's
+ * positions, the halo below them and its output rows. */
+static inline APO_HD int apo__stage_item(const apo__stage_warp *w, const apo__cuda_view *v,
+                                         size_t tiles, size_t group, unsigned lane,
+                                         apo__chunk_item *it) {
+    apo__stage_stream *s = &w->stream[lane];
+    const size_t i = group * APO_STAGE_LANES + lane;
+    if (i >= v->rows * tiles) {
+        apo__stage_stream_none(s);
+        return 0;
+    }
+    *it = apo__chunk_item_of(v, tiles, i);
+    s->x = v->x + it->row * v->cols;
+    for (unsigned o = 0; o < APO_STAGE_OUTS_MAX; ++o) {
+        s->out[o] = v->out[o] != NULL ? v->out[o] + it->row * v->out_cols : NULL;
+    }
+    s->lo = it->begin;
+    s->from = it->begin;
+    s->end = it->end;
+    s->out_from = it->begin;
+    return 1;
+}
+
+/* Blocks of a launch of one group of 32 work items a block: ceil(items / 32), at most
+ * APO_STAGE_GRID_MAX, the kernels' grid-stride loops taking the groups beyond. */
+#define APO_STAGE_GRID_MAX 65535u
+static inline unsigned int apo__stage_grid(size_t items) {
+    const size_t groups = (items + APO_STAGE_LANES - 1) / APO_STAGE_LANES;
+    return (unsigned int)(groups < APO_STAGE_GRID_MAX ? groups : APO_STAGE_GRID_MAX);
+}
+
 /* The samples a lane's tile body reads: its input ring. */
 static inline APO_HD apo__in apo__stage_in(const apo__stage_warp *w, unsigned lane) {
     return apo__in_ring(w->in + lane * w->g.in_stride, w->g.ring - 1);
@@ -303,19 +334,31 @@ static inline APO_HD void apo__stage_span_segment(const apo__stage_span *sp, uns
 }
 
 /* apo__stage_load for a uniform warp: the same copies, their bounds computed from the span
- * rather than read from 16 descriptors. */
+ * rather than read from 16 descriptors. Past the first segment a thread copies one position a
+ * tile, lane 0's moved by i * step, and whether it is inside the tile is the same for every
+ * tile it serves: tested once. */
 static inline APO_HD void apo__stage_load_uniform(const apo__stage_warp *w,
                                                   const apo__stage_span *sp, size_t k, int fill) {
     APO_FOR_LANES(thr) {
-        for (unsigned i = thr / APO_STAGE_SEG; i < APO_STAGE_LANES && k < sp->segs;
-             i += APO_STAGE_LANES / APO_STAGE_SEG) {
-            size_t a, b;
-            apo__stage_span_segment(sp, i, k, &a, &b);
-            if (fill) {
+        if (fill) {
+            for (unsigned i = thr / APO_STAGE_SEG; i < APO_STAGE_LANES && k < sp->segs;
+                 i += APO_STAGE_LANES / APO_STAGE_SEG) {
+                size_t a, b;
+                apo__stage_span_segment(sp, i, k, &a, &b);
                 const size_t lo = sp->lo + i * sp->step;
                 a = a > lo + w->g.lookback ? a - w->g.lookback : lo;
+                apo__stage_copy_range(w, i, sp->x, thr, a, b);
             }
-            apo__stage_copy_range(w, i, sp->x, thr, a, b);
+        } else {
+            const size_t pos0 = sp->from + k * APO_STAGE_SEG + thr % APO_STAGE_SEG;
+            if (k < sp->segs && pos0 < sp->end) {
+                for (unsigned i = thr / APO_STAGE_SEG; i < APO_STAGE_LANES;
+                     i += APO_STAGE_LANES / APO_STAGE_SEG) {
+                    const size_t pos = pos0 + i * sp->step;
+                    APO_STAGE_COPY(&w->in[i * w->g.in_stride + (pos & (w->g.ring - 1))],
+                                   &sp->x[pos]);
+                }
+            }
         }
         APO_STAGE_COMMIT();
     }
@@ -331,14 +374,15 @@ static inline APO_HD void apo__stage_flush_uniform(const apo__stage_warp *w,
         return;
     }
     APO_FOR_LANES(thr) {
+        /* As in apo__stage_load_uniform: lane i's position is lane 0's moved by i * step, and
+         * whether it is stored the same for every tile the thread serves. */
+        const size_t pos0 = sp->from + k * APO_STAGE_SEG + thr % APO_STAGE_SEG;
+        if (pos0 < sp->out_from || pos0 >= sp->end) {
+            continue;
+        }
         for (unsigned i = thr / APO_STAGE_SEG; i < APO_STAGE_LANES;
              i += APO_STAGE_LANES / APO_STAGE_SEG) {
-            size_t a, b;
-            apo__stage_span_segment(sp, i, k, &a, &b);
-            const size_t pos = a + thr % APO_STAGE_SEG;
-            if (pos < sp->out_from + i * sp->step || pos >= b) {
-                continue;
-            }
+            const size_t pos = pos0 + i * sp->step;
             for (unsigned o = 0; o < outs; ++o) {
                 const double *ring = w->out + (o * APO_STAGE_LANES + i) * (APO_STAGE_SEG + 1);
                 apo__stage_store(sp->out[o], pos, ring[pos & (APO_STAGE_SEG - 1)]);

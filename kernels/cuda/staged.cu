@@ -55,13 +55,6 @@ extern "C" unsigned int apo__cuda_anchored_grid_get(void) {
     return __atomic_load_n(&apo__anchored_grid_cap, __ATOMIC_RELAXED);
 }
 
-#define APO_GRID_MAX 65535
-
-static unsigned int apo__groups_grid(size_t items) {
-    const size_t groups = (items + APO_STAGE_LANES - 1) / APO_STAGE_LANES;
-    return (unsigned int)(groups < APO_GRID_MAX ? groups : APO_GRID_MAX);
-}
-
 extern __shared__ double apo__stage_shared[];
 
 static __global__ void apo__bollinger_staged_kernel(apo__cuda_view v, size_t tiles, size_t period,
@@ -116,7 +109,7 @@ extern "C" int apo__cuda_bollinger_staged(const apo__cuda_view *v, size_t period
         return APO_CUDA_NOT_STAGED;
     }
     const size_t tiles = apo__chunk_tiles(v);
-    apo__bollinger_staged_kernel<<<apo__groups_grid(v->rows * tiles), APO_STAGE_LANES,
+    apo__bollinger_staged_kernel<<<apo__stage_grid(v->rows * tiles), APO_STAGE_LANES,
                                    apo__stage_bytes(&g), static_cast<cudaStream_t>(stream)>>>(
         *v, tiles, period, nbdev_up, nbdev_dn, g);
     return (int)cudaGetLastError();
@@ -127,7 +120,7 @@ extern "C" int apo__cuda_macd_staged(const apo__cuda_view *v, size_t fast, size_
     apo__stage_geom g;
     apo__stage_geom_init(&g, 0, 3);
     const size_t tiles = apo__chunk_tiles(v);
-    apo__macd_staged_kernel<<<apo__groups_grid(v->rows * tiles), APO_STAGE_LANES,
+    apo__macd_staged_kernel<<<apo__stage_grid(v->rows * tiles), APO_STAGE_LANES,
                               apo__stage_bytes(&g), static_cast<cudaStream_t>(stream)>>>(
         *v, tiles, fast, slow, signal, warmup, g);
     return (int)cudaGetLastError();
@@ -137,7 +130,7 @@ extern "C" int apo__cuda_returns_stats_staged(const apo__cuda_view *v, void *str
     apo__stage_geom g;
     apo__stage_geom_init(&g, 1, 0);
     const size_t tiles = apo__chunk_tiles(v);
-    apo__returns_stats_staged_kernel<<<apo__groups_grid(v->rows * tiles), APO_STAGE_LANES,
+    apo__returns_stats_staged_kernel<<<apo__stage_grid(v->rows * tiles), APO_STAGE_LANES,
                                        apo__stage_bytes(&g), static_cast<cudaStream_t>(stream)>>>(
         *v, tiles, g);
     return (int)cudaGetLastError();
@@ -147,9 +140,9 @@ extern "C" int apo__cuda_bootstrap_means_staged(const apo__cuda_view *per_replic
                                                 size_t replicates, uint64_t seed, void *stream) {
     const size_t items = per_replicate->rows * replicates;
     const size_t blocks = (items + APO_BOOTSTRAP_WARPS - 1) / APO_BOOTSTRAP_WARPS;
-    apo__bootstrap_staged_kernel<<<(unsigned int)(blocks < APO_GRID_MAX ? blocks : APO_GRID_MAX),
-                                   APO_BOOTSTRAP_WARPS * APO_STAGE_LANES, 0,
-                                   static_cast<cudaStream_t>(stream)>>>(*per_replicate, replicates,
-                                                                        seed);
+    apo__bootstrap_staged_kernel<<<
+        (unsigned int)(blocks < APO_STAGE_GRID_MAX ? blocks : APO_STAGE_GRID_MAX),
+        APO_BOOTSTRAP_WARPS * APO_STAGE_LANES, 0, static_cast<cudaStream_t>(stream)>>>(
+        *per_replicate, replicates, seed);
     return (int)cudaGetLastError();
 }

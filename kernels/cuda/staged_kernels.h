@@ -31,29 +31,6 @@
 #include "returns_stats_tile.h"
 #include "stage.h"
 
-/* The stream of lane `lane` for item i of view v (or none past the items): the tile's
- * positions, the halo below them and its output rows. */
-static inline APO_HD int apo__stage_item(const apo__stage_warp *w, const apo__cuda_view *v,
-                                         size_t tiles, size_t group, unsigned lane,
-                                         apo__chunk_item *it) {
-    apo__stage_stream *s = &w->stream[lane];
-    const size_t i = group * APO_STAGE_LANES + lane;
-    if (i >= v->rows * tiles) {
-        apo__stage_stream_none(s);
-        return 0;
-    }
-    *it = apo__chunk_item_of(v, tiles, i);
-    s->x = v->x + it->row * v->cols;
-    for (unsigned o = 0; o < APO_STAGE_OUTS_MAX; ++o) {
-        s->out[o] = v->out[o] != NULL ? v->out[o] + it->row * v->out_cols : NULL;
-    }
-    s->lo = it->begin;
-    s->from = it->begin;
-    s->end = it->end;
-    s->out_from = it->begin;
-    return 1;
-}
-
 /* bollinger: lookback `period` (the window and the leaving sample), three outputs. */
 static inline APO_HD void apo__bollinger_staged_warp(const apo__stage_warp *w,
                                                      const apo__cuda_view *v, size_t tiles,
