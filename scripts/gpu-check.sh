@@ -814,12 +814,14 @@ step_synccheck() { sanitize synccheck; }
 step_initcheck() { sanitize initcheck; }
 
 # Stall sampling of the staged bollinger and macd (issue 51: it decides whether the step
-# accounting of docs/cuda.md, "Staged kernels", holds before anything else is tuned): ncu on
-# the first 2 launches of each staged kernel in a $mid-sample run on cuda, with the sections
+# accounting of docs/cuda.md, "Staged kernels", holds before anything else is tuned), and of
+# bollinger's pairs of warps (APPORTION_CUDA_KERNELS=split): ncu on the first 2 launches of
+# each kernel in a $mid-sample run on cuda, with the sections
 # that sample warp states (WarpStateStats: stall reasons per issued instruction;
 # SourceCounters: the PC sampling of stall reasons, per SASS instruction in the report) beside
 # the speed of light and occupancy. Each report is kept (ncu-stalls-K.ncu-rep, for the
-# source view) and its raw page as CSV (ncu-stalls-K.csv), from which
+# source view; K is bollinger, macd or bollinger-split) and its raw page as CSV
+# (ncu-stalls-K.csv), from which
 # scripts/gpu_check_tables.py stalls prints each launch's sampled stall reasons, largest
 # first, beside what docs/cuda.md predicted.
 step_ncu() {
@@ -827,19 +829,25 @@ step_ncu() {
     ncu=$(tool ncu) || { detail "ncu not found"; return 77; }
     have_gpu || { detail "no GPU: nothing to sample"; return 77; }
     t0=$(date +%s)
-    for k in bollinger macd; do
-        # The step's one cap bounds both kernels' commands together.
+    # variant:kernel:function; bollinger's pairs of warps (split) are sampled as its third.
+    local what v f name
+    for what in staged:bollinger:apo__bollinger_staged staged:macd:apo__macd_staged \
+        split:bollinger:apo__bollinger_split; do
+        IFS=: read -r v k f <<<"$what"
+        name=$k
+        [ "$v" = staged ] || name=$k-$v
+        # The step's one cap bounds all the kernels' commands together.
         STEP_TIMEOUT=$((cap - ($(date +%s) - t0)))
         [ "$STEP_TIMEOUT" -gt 5 ] || { rc=124; break; }
-        rm -f "$logs/ncu-stalls-$k.ncu-rep"
-        APPORTION_CUDA_KERNELS=staged APPORTION_USE_GPU=yes run "$ncu" \
-            --kernel-name "regex:apo__${k}_staged" --launch-count 2 --section SpeedOfLight \
+        rm -f "$logs/ncu-stalls-$name.ncu-rep"
+        APPORTION_CUDA_KERNELS=$v APPORTION_USE_GPU=yes run "$ncu" \
+            --kernel-name "regex:$f" --launch-count 2 --section SpeedOfLight \
             --section Occupancy --section WarpStateStats --section SourceCounters \
-            --export "$logs/ncu-stalls-$k" "$bin/apportion" run --kernel $k --rows 1 \
-            --cols "$mid" --devices cuda >"$work/ncu-$k.out" 2>&1 || rc=1
-        cat "$work/ncu-$k.out"
-        run "$ncu" --import "$logs/ncu-stalls-$k.ncu-rep" --csv --page raw \
-            >"$logs/ncu-stalls-$k.csv" || rc=1
+            --export "$logs/ncu-stalls-$name" "$bin/apportion" run --kernel $k --rows 1 \
+            --cols "$mid" --devices cuda >"$work/ncu-$name.out" 2>&1 || rc=1
+        cat "$work/ncu-$name.out"
+        run "$ncu" --import "$logs/ncu-stalls-$name.ncu-rep" --csv --page raw \
+            >"$logs/ncu-stalls-$name.csv" || rc=1
     done
     tables stalls "$logs" | tee "$work/stalls.txt"
     detail "exit $rc; $(sed -n 's/^summary: //p' "$work/stalls.txt" | cut -c1-400)"
@@ -849,13 +857,14 @@ step_ncu() {
 # Does apportion see a GPU? The variant steps skip without one (a --force run here).
 have_gpu() { "$bin/apportion" devices 2>/dev/null | grep -q '^GPUs usable: [1-9]'; }
 
-# The two kernel variants (APPORTION_CUDA_KERNELS=simple|staged, docs/cuda.md "Staged
-# kernels") side by side: apo-bench-kernels' GPU section under each, bitwise checked first,
-# then the device-resident rows of both in one table (bench-variants.txt).
+# The kernel variants (APPORTION_CUDA_KERNELS=simple|staged|split, docs/cuda.md "Staged
+# kernels"; split differs from staged in bollinger alone, docs/cuda.md "bollinger in pairs of
+# warps") side by side: apo-bench-kernels' GPU section under each, bitwise checked first, then
+# the device-resident rows of all in one table (bench-variants.txt).
 step_bench_variants() {
     have_gpu || { detail "no GPU: nothing to compare"; return 77; }
     local v rc=0
-    for v in simple staged; do
+    for v in simple staged split; do
         APPORTION_CUDA_KERNELS=$v run "$bin/apo-bench-kernels" \
             --kernels bollinger,macd,returns_stats,bootstrap --max-size "$big" --gpu-sizes "$mid,$big" \
             --reps 3 --stream-reps 2 --gpu-warmup 0 --json "$logs/bench-$v.json" \
@@ -867,7 +876,7 @@ step_bench_variants() {
     # and size; a row that was skipped says "skipped:" in place of its figures. The next line
     # starting with "#" that is not that header ends the table. Kept: kernel, samples, then
     # median and min ms.
-    for v in simple staged; do
+    for v in simple staged split; do
         awk -v v=$v '/^# device-resident/ { on = 1; next } on && /^# kernel/ { next }
             /^#/ { on = 0 }
             on && NF >= 5 && $2 ~ /^[0-9]+$/ && $4 ~ /^[0-9.]+$/ { print $1, $2, v, $4, $5 }' \
@@ -877,7 +886,7 @@ step_bench_variants() {
     cat "$logs/bench-variants.txt"
     if [ ! -s "$logs/bench-variants.txt" ]; then
         # No rows is no comparison, whatever the bench's exit status said.
-        detail "exit $rc; no device-resident rows in bench-simple.txt or bench-staged.txt"
+        detail "exit $rc; no device-resident rows in bench-simple.txt, bench-staged.txt or bench-split.txt"
         return 1
     fi
     detail "exit $rc; $(awk '{ printf "%s %s %s %s ms; ", $1, $2, $3, $4 }' "$logs/bench-variants.txt" |
@@ -885,7 +894,7 @@ step_bench_variants() {
     return $rc
 }
 
-# ncu on both variants, each built-in kernel on a 1e7-sample series: achieved DRAM bandwidth
+# ncu on the three variants, each built-in kernel on a 1e7-sample series: achieved DRAM bandwidth
 # (% of peak) and global sectors per request of loads, cp.async copies (LDGSTS) and stores:
 # 8 per request of 8-byte accesses is 32 consecutive doubles, the ideal; 4 to 5 is half a warp
 # on 16 consecutive doubles (the staged copies); 32 is one sector per lane (the simple
@@ -900,7 +909,7 @@ step_ncu_variants() {
         metrics=$metrics,l1tex__t_sectors_pipe_lsu_mem_global_op_$op.sum
         metrics=$metrics,l1tex__t_requests_pipe_lsu_mem_global_op_$op.sum
     done
-    for v in simple staged; do
+    for v in simple staged split; do
         for k in bollinger macd returns_stats bootstrap; do
             APPORTION_CUDA_KERNELS=$v APPORTION_USE_GPU=yes run "$ncu" --csv \
                 --kernel-name regex:apo__ --launch-count 4 --metrics "$metrics" \
@@ -910,7 +919,7 @@ step_ncu_variants() {
     done
     # One line per profiled launch: variant, kernel function, DRAM % of peak, time, and
     # sectors per request of each access kind.
-    for v in simple staged; do
+    for v in simple staged split; do
         cat "$logs"/ncu-$v-*.csv | awk -F'","' -v v=$v '
             function num(s) { gsub(/[",]/, "", s); return s + 0 }
             $0 ~ /^"ID"/ { for (i = 1; i <= NF; i++) { h = $i; gsub(/"/, "", h); col[h] = i }; next }

@@ -431,6 +431,8 @@ STALL_PREDICTION = {
                  "(measured since: 35.5% of the copy)",
     "macd": "latency-bound: ~1.4 warps per SM, ~6 KiB in flight per SM (measured since: "
             "13.4% of the copy)",
+    "bollinger-split": "the chain warp's step without its root (85 instructions against 123), "
+                       "the finish warps' roots beside it; 6 pairs per SM (shared memory)",
 }
 
 
@@ -548,7 +550,7 @@ def stall_reasons(launch):
 
 def stall_table(logs, print_it=True):
     rows = []
-    for k in ("bollinger", "macd"):
+    for k in ("bollinger", "macd", "bollinger-split"):
         launches = ncu_rows(os.path.join(logs, f"ncu-stalls-{k}.csv"))
         for launch in launches:
             samples = stall_reasons(launch)

@@ -6,7 +6,8 @@
  * at absolute indices, with the semantics of apo__cpu_bollinger_tile() (bollinger.h).
  *
  * Launch shape: in the staged variant (the default), the launcher hands the view to
- * apo__cuda_bollinger_staged (staged.cu: a warp per 32 tiles, through shared memory). The
+ * apo__cuda_bollinger_staged (staged.cu: a warp per 32 tiles, through shared memory), or first
+ * to apo__cuda_bollinger_split where the process asked for pairs of warps (bollinger_split.cu). The
  * simple variant here: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
  * a grid-stride loop over rows * chunk_tiles items. Each thread runs the whole serial tile
  * body apo__bollinger_tile (bollinger_tile.h) on its tile, reading x from
@@ -46,7 +47,13 @@ extern "C" int apo__cuda_bollinger(const apo__cuda_view *v, size_t period, doubl
         return (int)cudaSuccess;
     }
     if (apo__cuda_kernels_get() == APO_CUDA_KERNELS_STAGED) {
-        const int rc = apo__cuda_bollinger_staged(v, period, nbdev_up, nbdev_dn, stream);
+        int rc = APO_CUDA_NOT_STAGED;
+        if (apo__cuda_bollinger_split_get()) {
+            rc = apo__cuda_bollinger_split(v, period, nbdev_up, nbdev_dn, stream);
+        }
+        if (rc == APO_CUDA_NOT_STAGED) {
+            rc = apo__cuda_bollinger_staged(v, period, nbdev_up, nbdev_dn, stream);
+        }
         if (rc != APO_CUDA_NOT_STAGED) {
             return rc;
         }

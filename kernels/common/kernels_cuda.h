@@ -66,6 +66,14 @@ void apo__cuda_kernels_set(int variant);
 int apo__cuda_kernels_get(void);
 
 /*
+ * Whether the staged variant runs bollinger as pairs of warps, one running the sliding chains
+ * and one the square roots and stores (kernels/cuda/bollinger_split.h; APPORTION_CUDA_KERNELS=
+ * split, set at discovery): 1 or 0 (the default, one warp). The same bits either way.
+ */
+void apo__cuda_bollinger_split_set(int on);
+int apo__cuda_bollinger_split_get(void);
+
+/*
  * The most blocks an anchored catalog kernel's grid has (catalog_launch.h; docs/cuda.md, "The
  * anchored kernels"), 0 for no cap beyond the launch's own: APPORTION_CUDA_BLOCKS_PER_SM times
  * the largest multiprocessor count of the process's GPUs, set when the GPUs are discovered.
@@ -81,6 +89,10 @@ unsigned int apo__cuda_anchored_grid_get(void);
 #define APO_CUDA_NOT_STAGED (-1)
 int apo__cuda_bollinger_staged(const apo__cuda_view *v, size_t period, double nbdev_up,
                                double nbdev_dn, void *stream);
+/* The pair of warps (bollinger_split.cu); APO_CUDA_NOT_STAGED past a period of 32, whose
+ * block would need more than 48 KiB of shared memory. */
+int apo__cuda_bollinger_split(const apo__cuda_view *v, size_t period, double nbdev_up,
+                              double nbdev_dn, void *stream);
 int apo__cuda_macd_staged(const apo__cuda_view *v, size_t fast, size_t slow, size_t signal,
                           size_t warmup, void *stream);
 int apo__cuda_returns_stats_staged(const apo__cuda_view *v, void *stream);

@@ -12,19 +12,22 @@
  */
 #define APO_STAGED_ACCESS 1
 
+#include "staged_emulation.h"
+
 #include <stddef.h>
 
-/* The passes of each path of APO_STAGE_PASS (stage.h) since the last apo__emulate_passes:
- * [0] general, [1] fast. The tests read them to know that their shapes ran both. */
-static size_t emulated_passes[2];
-#define APO_STAGE_NOTE_PASS(uniform) (++emulated_passes[(uniform) ? 1 : 0])
-
-#include "staged_emulation.h"
+#define APO_STAGE_NOTE_PASS(uniform) apo__emulate_note_pass(uniform)
 
 #include <stdlib.h>
 
 #include "kernels.h"
 #include "staged_kernels.h"
+
+/* The passes of each path (stage.h) since the last apo__emulate_passes: [0] general, [1] fast.
+ * The tests read them to know that their shapes ran both. */
+static size_t emulated_passes[2];
+
+void apo__emulate_note_pass(int uniform) { ++emulated_passes[uniform ? 1 : 0]; }
 
 void apo__emulate_passes(size_t *general, size_t *fast) {
     *general = emulated_passes[0];

@@ -9,7 +9,7 @@
  * staged_kernels.h, whose lanes and phases stage.h runs in turn on the host, on a heap
  * block laid out as a warp's shared memory.
  *
- * Returns APO_EMULATED_STAGED or APO_EMULATED_SIMPLE (the variant that ran), or -1 for an
+ * Returns APO_EMULATED_STAGED, APO_EMULATED_SIMPLE or APO_EMULATED_SPLIT (what ran), or -1 for an
  * argument the launcher would refuse or memory that could not be had.
  */
 #ifndef APO_STAGED_EMULATION_H
@@ -22,16 +22,23 @@
 
 #define APO_EMULATED_STAGED 1
 #define APO_EMULATED_SIMPLE 2
+#define APO_EMULATED_SPLIT 3
 
 int apo__emulate_bollinger(const apo__cuda_view *v, size_t period, double nbdev_up,
                            double nbdev_dn);
+/* bollinger as the launcher runs it with pairs of warps (bollinger_split_emulation.c): the
+ * pair where it applies (APO_EMULATED_SPLIT), else what apo__emulate_bollinger runs. */
+int apo__emulate_bollinger_split(const apo__cuda_view *v, size_t period, double nbdev_up,
+                                 double nbdev_dn);
 int apo__emulate_macd(const apo__cuda_view *v, size_t fast, size_t slow, size_t signal);
 int apo__emulate_returns_stats(const apo__cuda_view *v);
 int apo__emulate_bootstrap(const apo__cuda_view *v, uint64_t seed);
 
-/* The warp passes (APO_STAGE_PASS, stage.h) that took the general path and the fast path
- * (a warp of 32 full tiles of one row) since the last call; resets both. Not thread-safe:
- * for the single-threaded tests. */
+/* The warp passes (APO_STAGE_PASS, stage.h, and the pairs' passes) that took the general path
+ * and the fast path (a warp of 32 full tiles of one row) since the last call; resets both. Not
+ * thread-safe: for the single-threaded tests. apo__emulate_note_pass counts one (the emulated
+ * warp code's APO_STAGE_NOTE_PASS). */
 void apo__emulate_passes(size_t *general, size_t *fast);
+void apo__emulate_note_pass(int uniform);
 
 #endif /* APO_STAGED_EMULATION_H */

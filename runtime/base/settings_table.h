@@ -105,10 +105,12 @@
       "list, and the rounds of lanes of rows of at most four tiles); a named path runs "           \
       "every kernel on it; one the CPU lacks is warned about and the fastest it has is used "      \
       "(`avx2` counts as present only with FMA beside it: the path is built with `-mfma`)")        \
-    X(cuda_kernels, "APPORTION_CUDA_KERNELS", NULL, TEXT, "`staged`, `simple`", NULL, 0, 0,        \
-      "`staged`",                                                                                  \
+    X(cuda_kernels, "APPORTION_CUDA_KERNELS", NULL, TEXT, "`staged`, `simple`, `split`", NULL, 0,  \
+      0, "`staged`",                                                                               \
       "the CUDA kernels of the built-in kernels: warps staging tiles through shared memory, or "   \
-      "one thread per tile ([cuda.md](cuda.md#staged-kernels)); `staged` also cuts the tiles of "  \
+      "one thread per tile ([cuda.md](cuda.md#staged-kernels)), or `split`: `staged` with "        \
+      "bollinger's sliding chains in one warp of a block and its roots and stores in another "     \
+      "([cuda.md](cuda.md#bollinger-in-pairs-of-warps)); `staged` also cuts the tiles of "         \
       "the recurrences with a warm-up into pieces, `simple` keeps a thread a tile for them too "   \
       "([cuda.md](cuda.md#lone-tiles-cut-into-pieces-the-recurrences-with-a-warm-up)) and folds "  \
       "a scored launch's lone set in registers, `simple` keeps the array of folds "                \

@@ -1,6 +1,6 @@
 /*
  * Every CUDA kernel source (the .cu files of kernels/: the staged and the simple kernels) run
- * on the host through the SIMT layer (tests/simt/simt.h, docs/cuda.md, "Device code on the host"):
+ * on the host through the SIMT layer (tests/simt/simt.h, docs/simt.md):
  * the real launchers of kernels_cuda.h, with one host thread per CUDA thread, real warp and block
  * barriers, poisoned shared memory, async copies landing early and late and the launch
  * limits of an sm_90 device. Their outputs and partials must have the bits of the CPU tile
@@ -350,6 +350,41 @@ Test(cuda_simt, every_kernel_gives_the_cpu_bits_with_its_threads_running_at_once
     }
 }
 
+/* The shapes of bollinger with a period up to 32, which run as pairs of warps when asked
+ * (kernels/cuda/bollinger_split.h). */
+static size_t pair_shapes(shape *out, size_t longest_tile) {
+    shape all[32];
+    const size_t n_all = gpu_suite_shapes(all);
+    size_t n = 0;
+    for (size_t i = 0; i < n_all; i++)
+        if (all[i].kernel == K_BOLLINGER && all[i].a <= 32 && all[i].tile <= longest_tile)
+            out[n++] = all[i];
+    return n;
+}
+
+Test(cuda_simt, bollinger_in_pairs_of_warps_gives_the_cpu_bits_with_its_threads_running_at_once,
+     .timeout = 600) {
+    shape shapes[32];
+    const size_t n = pair_shapes(shapes, SIZE_MAX);
+    cr_assert_geq(n, 4);
+    apo__cuda_kernels_set(APO_CUDA_KERNELS_STAGED);
+    apo__cuda_bollinger_split_set(1);
+    set_options(SIMT_FREE, SIMT_COPIES_RANDOM, 21, 0);
+    simt_reset_stats();
+    expect_cpu_bits(shapes, n);
+    simt_stats st;
+    simt_get_stats(&st);
+    apo__cuda_bollinger_split_set(0);
+    cr_assert_eq(st.failed_launches, 0);
+    /* The pairs ran: blocks of 64 threads, each with the input rings of a period up to 32 and
+     * the window rings (2048 + 32 x 65 x 8 + 2 x 32 x 33 x 8 bytes), and both paths. */
+    cr_assert_eq(st.most_block_threads, 64);
+    cr_assert_eq(st.most_dynamic_shared, 35584);
+    cr_assert_gt(st.barriers, 0);
+    cr_assert_gt(st.staged_fast, 0);
+    cr_assert_gt(st.staged_general, 0);
+}
+
 Test(cuda_simt, staged_kernels_give_the_cpu_bits_in_serial_orders_drawn_at_random, .timeout = 600) {
     /* The shapes with short tiles: every lane of a warp busy, many warps, few segments
      * each (the real tiles' thousands of segments add barriers, not orders). */
@@ -367,14 +402,25 @@ Test(cuda_simt, staged_kernels_give_the_cpu_bits_in_serial_orders_drawn_at_rando
         set_options(schedules[i], copies[i], 100 + i, 0);
         expect_cpu_bits(shapes, n);
     }
+    /* bollinger's pairs of warps in the same orders: either warp may run ahead of the other
+     * up to the next barrier. */
+    n = pair_shapes(shapes, 100);
+    apo__cuda_bollinger_split_set(1);
+    for (size_t i = 0; i < (under_tsan ? 1 : 3); i++) {
+        set_options(schedules[i], copies[i], 200 + i, 0);
+        expect_cpu_bits(shapes, n);
+    }
+    apo__cuda_bollinger_split_set(0);
 }
 
 /* ---- the planted fault: a barrier left out -------------------------------------------------- */
 
-/* The shape run with barrier `skip` of every thread left out; the values that differ. */
+/* The shape run with barrier `skip` of every thread left out (bollinger as pairs of warps
+ * where `pairs`); the values that differ. */
 static size_t without_barrier(shape s, simt_schedule schedule, simt_copies copies,
-                              unsigned long skip) {
+                              unsigned long skip, int pairs) {
     apo__cuda_kernels_set(APO_CUDA_KERNELS_STAGED);
+    apo__cuda_bollinger_split_set(pairs);
     set_options(schedule, copies, 5, skip);
     simt_reset_stats();
     const size_t bad = run_shape(&s);
@@ -383,6 +429,7 @@ static size_t without_barrier(shape s, simt_schedule schedule, simt_copies copie
     if (skip > 0)
         cr_assert_gt(st.skipped_barriers, 0, "barrier %lu was never reached", skip);
     set_options(SIMT_FREE, SIMT_COPIES_RANDOM, 1, 0);
+    apo__cuda_bollinger_split_set(0);
     return bad;
 }
 
@@ -392,25 +439,31 @@ Test(cuda_simt, a_barrier_left_out_of_a_staged_kernel_changes_its_bits, .timeout
     const shape ret = {K_RETURNS_STATS, 9, 1003, 33, INPUT_WALK, 0, 0, 0, 0, 0};
     const shape boot = {K_BOOTSTRAP, 2, 130, apo__bootstrap_tile_len(), INPUT_WALK, 17, 0, 0, 0, 0};
     /* The same schedules with every barrier give the cpu's bits. */
-    cr_assert_eq(without_barrier(boll, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 0), 0, "%s",
+    cr_assert_eq(without_barrier(boll, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 0, 0), 0, "%s",
                  first_mismatch);
-    cr_assert_eq(without_barrier(macd, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 0), 0, "%s",
+    cr_assert_eq(without_barrier(macd, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 0, 0), 0, "%s",
                  first_mismatch);
-    cr_assert_eq(without_barrier(ret, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 0), 0, "%s",
+    cr_assert_eq(without_barrier(ret, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 0, 0), 0, "%s",
                  first_mismatch);
-    cr_assert_eq(without_barrier(boot, SIMT_SERIAL_ASCENDING, SIMT_COPIES_LATE, 0), 0, "%s",
+    cr_assert_eq(without_barrier(boot, SIMT_SERIAL_ASCENDING, SIMT_COPIES_LATE, 0, 0), 0, "%s",
                  first_mismatch);
     /* A warp's third barrier (bollinger, macd: after the lanes computed the first segment,
      * before the warp stores their outputs): lane 31 stores outputs lanes 1 to 29 have not
      * computed yet. */
-    cr_assert_gt(without_barrier(boll, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 3), 0);
-    cr_assert_gt(without_barrier(macd, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 3), 0);
+    cr_assert_gt(without_barrier(boll, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 3, 0), 0);
+    cr_assert_gt(without_barrier(macd, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 3, 0), 0);
     /* The fourth (returns_stats: after the copies of the second segment were waited for):
      * lane 31 reads samples that lanes 16 to 30 copy, before their copies land. */
-    cr_assert_gt(without_barrier(ret, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 4), 0);
+    cr_assert_gt(without_barrier(ret, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 4, 0), 0);
     /* bootstrap's first (after the lanes drew the first of the 3 rounds of 129 draws): lane
      * 0 adds draws the other lanes have not made yet. */
-    cr_assert_gt(without_barrier(boot, SIMT_SERIAL_ASCENDING, SIMT_COPIES_LATE, 1), 0);
+    cr_assert_gt(without_barrier(boot, SIMT_SERIAL_ASCENDING, SIMT_COPIES_LATE, 1, 0), 0);
+    /* bollinger's pairs: with every barrier, the cpu's bits; without the third (the end of
+     * the first trip, after the chain computed the first segment), the finish warp, whose
+     * threads run first in descending order, reads windows the chain has not written yet. */
+    cr_assert_eq(without_barrier(boll, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 0, 1), 0, "%s",
+                 first_mismatch);
+    cr_assert_gt(without_barrier(boll, SIMT_SERIAL_DESCENDING, SIMT_COPIES_LATE, 3, 1), 0);
 }
 
 /* ---- the layer's own rules, on its probe kernels ---------------------------------------- */

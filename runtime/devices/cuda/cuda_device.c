@@ -249,19 +249,23 @@ static int open_gpu(apo__device *dev, const found_gpu *g, size_t index,
 }
 
 /* The kernel variant of the process (kernels_cuda.h; docs/cuda.md, "Staged kernels"): staged
- * unless APPORTION_CUDA_KERNELS says simple. Both give the same bits; the switch is there to
- * compare them on a GPU. */
+ * unless APPORTION_CUDA_KERNELS says simple, or split (staged, with bollinger's chains and
+ * roots in two warps). All give the same bits; the switch is there to compare them on a GPU. */
 static void choose_kernels(const char *wanted, apo__warnings *w) {
     int variant = APO_CUDA_KERNELS_STAGED;
+    int split = 0;
     if (wanted != NULL && strcmp(wanted, "simple") == 0) {
         variant = APO_CUDA_KERNELS_SIMPLE;
+    } else if (wanted != NULL && strcmp(wanted, "split") == 0) {
+        split = 1;
     } else if (wanted != NULL && strcmp(wanted, "staged") != 0) {
         apo__warn(w,
-                  "APPORTION_CUDA_KERNELS=%s ignored: the CUDA kernels are staged or simple; "
-                  "using staged",
+                  "APPORTION_CUDA_KERNELS=%s ignored: the CUDA kernels are staged, simple or "
+                  "split; using staged",
                   wanted);
     }
     apo__cuda_kernels_set(variant);
+    apo__cuda_bollinger_split_set(split);
 }
 
 /* The anchored catalog kernels' grid cap (kernels_cuda.h): APPORTION_CUDA_BLOCKS_PER_SM blocks

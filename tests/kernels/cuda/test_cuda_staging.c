@@ -1,7 +1,9 @@
 /*
  * The staged CUDA kernels, run on the host (kernels/cuda/staged_emulation.c runs the GPU's warp
  * code of kernels/cuda/staged_kernels.h and kernels/cuda/stage.h with the lanes in turn), against
- * the CPU kernels tile by tile, bit for bit. Runs in every build, without a GPU.
+ * the CPU kernels tile by tile, bit for bit; bollinger also as pairs of warps, a chain warp and a
+ * finish warp (kernels/cuda/bollinger_split.h, run by bollinger_split_emulation.c with the
+ * finish of a segment after the chain's next one). Runs in every build, without a GPU.
  *
  * The cases are the gpu suite's (tests/gpu/test_gpu.c, checks/gpu_checks.c): tile boundaries
  * and ragged last tiles, several rows, chunks that start and end inside rows (the runtime's
@@ -153,9 +155,15 @@ static void check_every_view(const double *x, double *const ref[3], size_t rows,
     }
 }
 
+/* Whether bollinger runs as the launcher runs it with pairs of warps
+ * (APPORTION_CUDA_KERNELS=split: kernels/cuda/bollinger_split.h) rather than one warp. */
+static int bollinger_pairs;
+
 /* k's emulation on view v (three_output_kernels.h describes k). */
 static int emulate_three(const apo__cuda_view *v, const void *params) {
     const three_kernel *k = params;
+    if (k->kernel == THREE_BOLLINGER && bollinger_pairs)
+        return apo__emulate_bollinger_split(v, k->n[0], k->up, k->dn);
     if (k->kernel == THREE_BOLLINGER)
         return apo__emulate_bollinger(v, k->n[0], k->up, k->dn);
     return apo__emulate_macd(v, k->n[0], k->n[1], k->n[2]);
@@ -190,10 +198,22 @@ static void three_outputs_case(const three_kernel *k, size_t rows, size_t cols, 
 
 /* ---- bollinger ------------------------------------------------------------------------- */
 
+/* The case with one warp a group (pairs 0) or pairs of warps (1), expecting `expect` to run. */
+static void bollinger_run(size_t rows, size_t cols, size_t period, size_t tile, double up,
+                          double dn, input_kind kind, int pairs, int expect) {
+    const three_kernel k = {THREE_BOLLINGER, {period, 0, 0}, up, dn};
+    bollinger_pairs = pairs;
+    three_outputs_case(&k, rows, cols, tile, kind, expect);
+    bollinger_pairs = 0;
+}
+
+/* The case in both forms of the staged kernel: `expect` is what one warp a group runs; pairs
+ * run where their block fits 48 KiB (a period up to 32), else the same as one warp. */
 static void bollinger_case(size_t rows, size_t cols, size_t period, size_t tile, double up,
                            double dn, input_kind kind, int expect) {
-    const three_kernel k = {THREE_BOLLINGER, {period, 0, 0}, up, dn};
-    three_outputs_case(&k, rows, cols, tile, kind, expect);
+    bollinger_run(rows, cols, period, tile, up, dn, kind, 0, expect);
+    const int pairs = expect == APO_EMULATED_STAGED && period <= 32 ? APO_EMULATED_SPLIT : expect;
+    bollinger_run(rows, cols, period, tile, up, dn, kind, 1, pairs);
 }
 
 Test(cuda_staging, bollinger_staged_gives_the_cpu_bits_on_the_gpu_suites_shapes, .timeout = 300) {
@@ -329,15 +349,25 @@ static passes passes_since(void) {
 Test(cuda_staging, both_paths_of_the_staged_warps_run_and_give_the_cpu_bits, .timeout = 300) {
     const size_t cols = 125 * 16 + 3;
     passes p = passes_since();
-    bollinger_case(2, cols, 5, 16, 2, 2, INPUT_WALK, APO_EMULATED_STAGED);
+    bollinger_run(2, cols, 5, 16, 2, 2, INPUT_WALK, 0, APO_EMULATED_STAGED);
     p = passes_since();
     cr_assert_gt(p.fast, 0, "bollinger: no warp took the fast path");
     cr_assert_gt(p.general, 0, "bollinger: no warp took the general path");
     /* A period past the tile: the halo reaches three tiles back. */
-    bollinger_case(2, cols, 60, 16, 1.5, 2.5, INPUT_GAPS, APO_EMULATED_STAGED);
+    bollinger_run(2, cols, 60, 16, 1.5, 2.5, INPUT_GAPS, 0, APO_EMULATED_STAGED);
     p = passes_since();
     cr_assert_gt(p.fast, 0, "bollinger(60): no warp took the fast path");
     cr_assert_gt(p.general, 0, "bollinger(60): no warp took the general path");
+    /* The pairs of warps alone, with a halo of one tile and of two. */
+    const size_t pair_periods[] = {5, 32};
+    for (size_t i = 0; i < 2; i++) {
+        bollinger_run(2, cols, pair_periods[i], 16, 2, 2, INPUT_GAPS, 1, APO_EMULATED_SPLIT);
+        p = passes_since();
+        cr_assert_gt(p.fast, 0, "bollinger(%zu) pairs: no pair took the fast path",
+                     pair_periods[i]);
+        cr_assert_gt(p.general, 0, "bollinger(%zu) pairs: no pair took the general path",
+                     pair_periods[i]);
+    }
     /* macd's lanes start where their seeds end: apart by the tile on a clean walk (the fast
      * path), by the NaN runs' lengths where a run falls in a warm-up (the general path). */
     macd_case(2, cols, 12, 26, 9, 16, INPUT_WALK);
