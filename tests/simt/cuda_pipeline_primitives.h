@@ -1,5 +1,5 @@
 /*
- * cuda_pipeline_primitives.h of the SIMT layer (docs/cuda.md, "Device code on the host"): the
+ * cuda_pipeline_primitives.h of the SIMT layer (docs/simt.md): the
  * per-thread async copies into shared memory. A copy lands, at random (or as the options
  * say, simt_api.h), either when it is issued or when __pipeline_wait_prior waits for its
  * batch; until then its destination keeps what it held. The device's rules are enforced: 4,

@@ -1,7 +1,7 @@
 /*
- * simt_api.h: how a test (C or C++) drives the SIMT layer (tests/simt/simt.h, docs/cuda.md,
- * "Device code on the host"): the schedule of the simulated threads, where async copies
- * land, a barrier to leave out, and what the launches did.
+ * simt_api.h: how a test (C or C++) drives the SIMT layer (tests/simt/simt.h, docs/simt.md):
+ * the schedule of the simulated threads, where async copies land, a barrier to leave out, and
+ * what the launches did.
  */
 #ifndef APO_SIMT_API_H
 #define APO_SIMT_API_H

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """simt_cu.py: turns a CUDA source (.cu) into C++ that the host compiler builds against the
-SIMT layer (tests/simt/simt.h, docs/cuda.md, "Device code on the host").
+SIMT layer (tests/simt/simt.h, docs/simt.md).
 
 Usage: simt_cu.py SOURCE OUTPUT  (a .cu file in, a .cc file out; or a header whose macros
 launch kernels, such as kernels/common/catalog_launch.h, in and a header of the same name out)

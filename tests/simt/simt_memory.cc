@@ -1,9 +1,8 @@
 /*
- * simt_memory.cc: the stream-ordered allocations of the SIMT layer alone (docs/cuda.md,
- * "Device code on the host"), where a launch runs to its end before it returns: the memory is
- * the host's, and a free in stream order is a free at once (and a copy, or a host function,
- * runs at once). The simulated CUDA runtime has its own, ordered on its streams
- * (tests/simt/gpus/sim_runtime.cc).
+ * simt_memory.cc: the stream-ordered allocations of the SIMT layer alone (docs/simt.md), where
+ * a launch runs to its end before it returns: the memory is the host's, and a free in stream
+ * order is a free at once (and a copy, or a host function, runs at once). The simulated CUDA
+ * runtime has its own, ordered on its streams (tests/simt/gpus/sim_runtime.cc).
  */
 #include <cstdlib>
 #include <cstring>

@@ -1,6 +1,6 @@
 /*
  * The catalog's CUDA sources (kernels/<room>/<room>.cu, one launcher per family, catalog_launch.h)
- * run on the host through the SIMT layer (docs/cuda.md, "Device code on the host"): every
+ * run on the host through the SIMT layer (docs/simt.md): every
  * catalog kernel, at its defaults and at other parameters, on bars with gaps, infinities and
  * flat stretches, through its family's real launcher, must give the bits of the CPU's tile
  * (apo__cpu_catalog_tile) in every position of the views the runtime hands a launcher (the

@@ -1,6 +1,6 @@
 /*
  * The scored kernels' CUDA source (kernels/scores/scored.cu, scored_cuda.h) runs on the host
- * through the SIMT layer (docs/cuda.md, "Device code on the host"): every built-in rule, on
+ * through the SIMT layer (docs/simt.md): every built-in rule, on
  * random walks with gaps, flat stretches and lone NaN closes, several tiles long, must give
  * the bits of the materialised scores: the indicator's outputs computed by the CPU tile by
  * tile over the whole series, then scored by apo__score_series (score.h), the path of
