@@ -15,7 +15,8 @@
  *
  * Phases: both warps run one loop of segs + 1 trips, each ending at a block barrier (the same
  * __syncthreads for every thread, so no barrier sits in code one warp skips); in trip k the
- * chain copies segment k + 1 and computes segment k, the finish warp finishes segment k - 1. A
+ * chain copies segment k + ahead (stage.h: 1, or 2 up to a period of 16) and computes segment k,
+ * the finish warp finishes segment k - 1. A
  * segment's windows are read only after the barrier that follows their writing, and a slot is
  * written again two segments later, after the barrier that follows their reading. On the host
  * the two roles of a trip run in turn, the chain first: a window ring of one segment would lose
@@ -191,19 +192,25 @@ static inline APO_HD void apo__bollinger_split_pair(const apo__stage_warp *w,
         APO_STAGE_NOTE_PASS(sp.uniform);
         if (sp.uniform) {
             apo__stage_load_uniform(w, &sp, 0, 1);
+            if (w->g.ahead > 1) {
+                apo__stage_load_uniform(w, &sp, 1, 0);
+            }
         } else {
             apo__stage_load(w, 0, 1);
+            if (w->g.ahead > 1) {
+                apo__stage_load(w, 1, 0);
+            }
         }
-        APO_STAGE_WAIT();
+        APO_STAGE_WAIT(w->g.ahead - 1);
     }
     APO_SPLIT_SYNC();
     for (size_t k = 0; k <= sp.segs; ++k) {
         APO_SPLIT_ROLE(APO_SPLIT_CHAIN) {
             if (k < sp.segs) {
                 if (sp.uniform) {
-                    apo__stage_load_uniform(w, &sp, k + 1, 0);
+                    apo__stage_load_uniform(w, &sp, k + w->g.ahead, 0);
                 } else {
-                    apo__stage_load(w, k + 1, 0);
+                    apo__stage_load(w, k + w->g.ahead, 0);
                 }
                 APO_FOR_LANES(lane) {
                     size_t a, b;
@@ -220,7 +227,7 @@ static inline APO_HD void apo__bollinger_split_pair(const apo__stage_warp *w,
                     apo__bollinger_advance(apo__stage_in(w, lane), b, period, nbdev_up, nbdev_dn,
                                            &cur[APO_LANE_SLOT(lane)], var, mean, var);
                 }
-                APO_STAGE_WAIT();
+                APO_STAGE_WAIT(w->g.ahead - 1);
             }
         }
         APO_SPLIT_ROLE(APO_SPLIT_FINISH) {

@@ -12,7 +12,8 @@
  *   1. the warp copies the next segment of every lane's row from global memory into that
  *      lane's input ring in shared memory, half a warp per tile: 16 consecutive doubles,
  *      one 128-byte coalesced load, two tiles per instruction (cp.async on the GPU, so the
- *      copy of segment k + 1 runs while segment k is computed: double buffering);
+ *      copies of segments k + 1 and, where the ring allows, k + 2 run while segment k is
+ *      computed);
  *   2. each lane runs its tile body over the segment, reading samples through an apo__in
  *      that is its ring (APO_IN(x, i) = ring[i & mask], apo_hd.h) and writing outputs
  *      through an apo__out that is its output ring of APO_STAGE_SEG slots;
@@ -21,8 +22,9 @@
  *
  * A tile body reads up to `lookback` positions before the segment it computes (bollinger:
  * the period; returns_stats: 1; macd: none), so the ring holds the lookback, the segment
- * being computed and the one being copied: a power of two >= lookback + 2 APO_STAGE_SEG,
- * at most APO_STAGE_RING_MAX (longer lookbacks take the simple kernel).
+ * being computed and the ones being copied (one, or two where the ring stays within
+ * APO_STAGE_AHEAD_RING): a power of two >= lookback + (ahead + 1) APO_STAGE_SEG, at most
+ * APO_STAGE_RING_MAX (longer lookbacks take the simple kernel).
  *
  * Shared memory of one warp (apo__stage_bytes): the 32 streams, then the input rings
  * [32][ring + 1] and the output rings [outs][32][APO_STAGE_SEG + 1] (doubles). The odd row
@@ -55,8 +57,9 @@
 #include "kernels_cuda.h"
 
 #define APO_STAGE_LANES 32u
-#define APO_STAGE_SEG 16u       /* positions per segment; a power of two dividing 32 */
-#define APO_STAGE_RING_MAX 128u /* the largest input ring, doubles per lane */
+#define APO_STAGE_SEG 16u        /* positions per segment; a power of two dividing 32 */
+#define APO_STAGE_RING_MAX 128u  /* the largest input ring, doubles per lane */
+#define APO_STAGE_AHEAD_RING 64u /* the largest ring whose copies run two segments ahead */
 #define APO_STAGE_OUTS_MAX 3u
 
 /* Tells nvcc that an output row lies in global memory: the rows come from descriptors in shared
@@ -83,7 +86,16 @@ static inline APO_HD void apo__stage_store(double *row, size_t pos, double v) {
 #define APO_WARP_SYNC() __syncwarp()
 #define APO_STAGE_COPY(dst, src) __pipeline_memcpy_async((dst), (src), sizeof(double))
 #define APO_STAGE_COMMIT() __pipeline_commit()
-#define APO_STAGE_WAIT() __pipeline_wait_prior(0)
+/* Waits until at most `pending` (0 or 1) later batches of copies are in flight; the count is
+ * an immediate of the instruction, so each value is written out rather than switched on. */
+#define APO_STAGE_WAIT(pending)                                                                    \
+    do {                                                                                           \
+        if ((pending) > 0) {                                                                       \
+            __pipeline_wait_prior(1);                                                              \
+        } else {                                                                                   \
+            __pipeline_wait_prior(0);                                                              \
+        }                                                                                          \
+    } while (0)
 #else
 #define APO_LANE_STATES APO_STAGE_LANES
 #define APO_LANE_SLOT(lane) (lane)
@@ -91,7 +103,7 @@ static inline APO_HD void apo__stage_store(double *row, size_t pos, double v) {
 #define APO_WARP_SYNC() ((void)0)
 #define APO_STAGE_COPY(dst, src) (*(dst) = *(src))
 #define APO_STAGE_COMMIT() ((void)0)
-#define APO_STAGE_WAIT() ((void)0)
+#define APO_STAGE_WAIT(pending) ((void)(pending))
 #endif
 
 /* One lane's tile. from == end: the lane has no tile (the warp's last group). */
@@ -106,24 +118,41 @@ typedef struct apo__stage_stream {
 /* The shape of a warp's shared memory for one kernel launch. */
 typedef struct apo__stage_geom {
     size_t lookback;  /* positions before a segment that its computation reads */
-    size_t ring;      /* input ring per lane: a power of two >= lookback + 2 segments */
+    size_t ring;      /* input ring per lane: a power of two >= lookback + (ahead + 1) segments */
     size_t in_stride; /* ring + 1 doubles between two lanes' rings */
     unsigned outs;    /* outputs staged per position (0 to 3) */
+    unsigned ahead;   /* segments copied ahead of the one computed: 1 or 2 */
 } apo__stage_geom;
 
-/* Sets *g for a kernel reading `lookback` positions back and staging `outs` outputs; 0 when
- * the ring would exceed APO_STAGE_RING_MAX (the launcher then runs the simple kernel). */
+/* The power of two of at least `need` doubles, from two segments. */
+static inline APO_HD size_t apo__stage_ring_for(size_t need) {
+    size_t ring = 2 * APO_STAGE_SEG;
+    while (ring < need) {
+        ring *= 2;
+    }
+    return ring;
+}
+
+/*
+ * Sets *g for a kernel reading `lookback` positions back and staging `outs` outputs; 0 when
+ * the ring would exceed APO_STAGE_RING_MAX (the launcher then runs the simple kernel). The
+ * copies run two segments ahead where the ring that needs stays within APO_STAGE_AHEAD_RING
+ * doubles (macd, returns_stats, bollinger up to a period of 16: twice the bytes in flight a
+ * warp, for the kernels whose warps are too few to hide the memory's latency), one segment
+ * ahead otherwise (a longer ring would cost bollinger's longer periods resident warps).
+ */
 static inline APO_HD int apo__stage_geom_init(apo__stage_geom *g, size_t lookback, unsigned outs) {
     if (lookback > APO_STAGE_RING_MAX - 2 * APO_STAGE_SEG || outs > APO_STAGE_OUTS_MAX) {
         return 0;
     }
-    size_t ring = 2 * APO_STAGE_SEG;
-    while (ring < lookback + 2 * APO_STAGE_SEG) {
-        ring *= 2;
+    g->ahead = 2;
+    g->ring = apo__stage_ring_for(lookback + 3 * APO_STAGE_SEG);
+    if (g->ring > APO_STAGE_AHEAD_RING) {
+        g->ahead = 1;
+        g->ring = apo__stage_ring_for(lookback + 2 * APO_STAGE_SEG);
     }
     g->lookback = lookback;
-    g->ring = ring;
-    g->in_stride = ring + 1;
+    g->in_stride = g->ring + 1;
     g->outs = outs;
     return 1;
 }
@@ -278,7 +307,8 @@ static inline APO_HD void apo__stage_copy_range(const apo__stage_warp *w, unsign
 /*
  * Starts the copy of what segment k of every lane needs: with fill, its lookback too (the
  * first segment); without, segment k alone (the lookback is in the ring already). Half a
- * warp per tile, two tiles per step. The copies land after APO_STAGE_WAIT() and a sync.
+ * warp per tile, two tiles per step. The copies land after APO_STAGE_WAIT(n), once at most n
+ * later batches of copies are pending, and a sync.
  */
 static inline APO_HD void apo__stage_load(const apo__stage_warp *w, size_t k, int fill) {
     APO_FOR_LANES(thr) {
@@ -399,9 +429,10 @@ static inline APO_HD void apo__stage_flush_uniform(const apo__stage_warp *w,
 
 /*
  * One pass of the warp over its lanes' streams (set, and synced, before): the first
- * segment with its lookback is copied; then for each segment k, the copy of k + 1 starts,
- * every lane runs COMPUTE on [a, b) (segment k of its stream; skipped when it has none),
- * the outputs of k are stored, and the copy of k + 1 is waited for. `lane`, `a` and `b`
+ * segment with its lookback is copied (and the second, where the copies run two ahead); then
+ * for each segment k, the copy of k + ahead starts, every lane runs COMPUTE on [a, b) (segment
+ * k of its stream; skipped when it has none), the outputs of k are stored, and the copy of
+ * k + 1 is waited for (the copies of later segments may still be in flight). `lane`, `a` and `b`
  * name the variables COMPUTE uses; OUTS is the kernel's output count as a literal (the
  * geometry's outs), which the fast path's stores take as a constant.
  *
@@ -419,10 +450,13 @@ static inline APO_HD void apo__stage_flush_uniform(const apo__stage_warp *w,
         APO_STAGE_NOTE_PASS(sp_.uniform);                                                          \
         if (sp_.uniform) {                                                                         \
             apo__stage_load_uniform((w), &sp_, 0, 1);                                              \
-            APO_STAGE_WAIT();                                                                      \
+            if ((w)->g.ahead > 1) {                                                                \
+                apo__stage_load_uniform((w), &sp_, 1, 0);                                          \
+            }                                                                                      \
+            APO_STAGE_WAIT((w)->g.ahead - 1);                                                      \
             APO_WARP_SYNC();                                                                       \
             for (size_t k_ = 0; k_ < sp_.segs; ++k_) {                                             \
-                apo__stage_load_uniform((w), &sp_, k_ + 1, 0);                                     \
+                apo__stage_load_uniform((w), &sp_, k_ + (w)->g.ahead, 0);                          \
                 APO_FOR_LANES(lane) {                                                              \
                     size_t a, b;                                                                   \
                     apo__stage_span_segment(&sp_, lane, k_, &a, &b);                               \
@@ -430,15 +464,18 @@ static inline APO_HD void apo__stage_flush_uniform(const apo__stage_warp *w,
                 }                                                                                  \
                 APO_WARP_SYNC();                                                                   \
                 apo__stage_flush_uniform((w), &sp_, k_, (OUTS));                                   \
-                APO_STAGE_WAIT();                                                                  \
+                APO_STAGE_WAIT((w)->g.ahead - 1);                                                  \
                 APO_WARP_SYNC();                                                                   \
             }                                                                                      \
         } else {                                                                                   \
             apo__stage_load((w), 0, 1);                                                            \
-            APO_STAGE_WAIT();                                                                      \
+            if ((w)->g.ahead > 1) {                                                                \
+                apo__stage_load((w), 1, 0);                                                        \
+            }                                                                                      \
+            APO_STAGE_WAIT((w)->g.ahead - 1);                                                      \
             APO_WARP_SYNC();                                                                       \
             for (size_t k_ = 0; k_ < sp_.segs; ++k_) {                                             \
-                apo__stage_load((w), k_ + 1, 0);                                                   \
+                apo__stage_load((w), k_ + (w)->g.ahead, 0);                                        \
                 APO_FOR_LANES(lane) {                                                              \
                     size_t a, b;                                                                   \
                     if (apo__stage_segment(&(w)->stream[lane], k_, &a, &b)) {                      \
@@ -447,7 +484,7 @@ static inline APO_HD void apo__stage_flush_uniform(const apo__stage_warp *w,
                 }                                                                                  \
                 APO_WARP_SYNC();                                                                   \
                 apo__stage_flush((w), k_);                                                         \
-                APO_STAGE_WAIT();                                                                  \
+                APO_STAGE_WAIT((w)->g.ahead - 1);                                                  \
                 APO_WARP_SYNC();                                                                   \
             }                                                                                      \
         }                                                                                          \
