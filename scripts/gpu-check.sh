@@ -863,10 +863,13 @@ have_gpu() { "$bin/apportion" devices 2>/dev/null | grep -q '^GPUs usable: [1-9]
 # the device-resident rows of all in one table (bench-variants.txt).
 step_bench_variants() {
     have_gpu || { detail "no GPU: nothing to compare"; return 77; }
-    local v rc=0
+    local v ks rc=0
     for v in simple staged split; do
+        # split differs from staged in bollinger alone.
+        ks=bollinger,macd,returns_stats,bootstrap
+        [ "$v" = split ] && ks=bollinger
         APPORTION_CUDA_KERNELS=$v run "$bin/apo-bench-kernels" \
-            --kernels bollinger,macd,returns_stats,bootstrap --max-size "$big" --gpu-sizes "$mid,$big" \
+            --kernels "$ks" --max-size "$big" --gpu-sizes "$mid,$big" \
             --reps 3 --stream-reps 2 --gpu-warmup 0 --json "$logs/bench-$v.json" \
             >"$logs/bench-$v.txt" || rc=1
     done
@@ -911,6 +914,8 @@ step_ncu_variants() {
     done
     for v in simple staged split; do
         for k in bollinger macd returns_stats bootstrap; do
+            # split differs from staged in bollinger alone.
+            [ "$v" = split ] && [ "$k" != bollinger ] && continue
             APPORTION_CUDA_KERNELS=$v APPORTION_USE_GPU=yes run "$ncu" --csv \
                 --kernel-name regex:apo__ --launch-count 4 --metrics "$metrics" \
                 "$bin/apportion" run --kernel $k --rows 1 --cols "$mid" --devices cuda \

@@ -289,7 +289,8 @@ def variant_rows(med):
 
 
 def variants(logs):
-    runs = {v: load(os.path.join(logs, f"bench-{v}.json")) for v in ("simple", "staged")}
+    runs = {v: load(os.path.join(logs, f"bench-{v}.json"))
+            for v in ("simple", "staged", "split")}
     if not any(runs.values()):
         return
     med = {}
@@ -298,10 +299,17 @@ def variants(logs):
             for r in g.get("device_resident") or []:
                 key = (str(r.get("kernel")), r.get("samples") or 0, short(g))
                 med.setdefault(key, {})[v] = r.get("time_ms_median")
-    rows = variant_rows(med)
+    # split (bollinger in pairs of warps) ran bollinger alone: its column, and split/staged,
+    # on bollinger's rows.
+    rows = [row + [fmt(med[key].get("split"), ".3f"),
+                   fmt(med[key]["split"] / med[key]["staged"], ".2f")
+                   if med[key].get("split") and med[key].get("staged") else "-"]
+            for key, row in zip(sorted(med), variant_rows(med))]
     table("kernel variants, device-resident (step bench-variants)",
-          ["kernel", "samples", "gpu", "simple_ms", "staged_ms", "simple/staged"], rows,
-          "median ms; simple/staged below 1: the simple kernels are faster")
+          ["kernel", "samples", "gpu", "simple_ms", "staged_ms", "simple/staged", "split_ms",
+           "split/staged"], rows,
+          "median ms; simple/staged below 1: the simple kernels are faster; split/staged below 1: "
+          "bollinger's pairs of warps are faster")
 
 
 def ab(logs, summary=False):

@@ -1,12 +1,12 @@
 /*
  * bollinger_split.cu: bollinger's staged kernel as pairs of warps, a chain warp and a finish
- * warp per group of 32 tiles (bollinger_split.h), and the process's choice of it.
+ * warp per group of 32 tiles (bollinger_split.h).
  *
  * What: apo__cuda_bollinger_split computes a chunk view (kernels_cuda.h) as
  * apo__cuda_bollinger does. bollinger.cu's launcher calls it when the process runs the staged
- * variant with pairs (APPORTION_CUDA_KERNELS=split, docs/env.md; set at GPU discovery by
- * apo__cuda_bollinger_split_set), and runs the one-warp staged kernel where it answers
- * APO_CUDA_NOT_STAGED (a period above 32).
+ * variant with pairs (APPORTION_CUDA_KERNELS=split, docs/env.md; staged.cu keeps the choice,
+ * set at GPU discovery by apo__cuda_bollinger_split_set), and runs the one-warp staged kernel where
+ * it answers APO_CUDA_NOT_STAGED (a period above 32).
  *
  * Launch shape: blocks of two warps (64 threads), one group of 32 work items a block,
  * ceil(items / 32) blocks up to 65535 with a grid-stride loop over the groups,
@@ -23,17 +23,6 @@
 
 #include "bollinger_split.h"
 #include "kernels_cuda.h"
-
-/* Pairs or one warp: set at discovery, before any launch; read by bollinger.cu's launcher. */
-static int apo__split = 0;
-
-extern "C" void apo__cuda_bollinger_split_set(int on) {
-    __atomic_store_n(&apo__split, on != 0, __ATOMIC_RELAXED);
-}
-
-extern "C" int apo__cuda_bollinger_split_get(void) {
-    return __atomic_load_n(&apo__split, __ATOMIC_RELAXED);
-}
 
 extern __shared__ double apo__stage_shared[];
 

@@ -45,35 +45,13 @@
 #error "bollinger_split.h sets the tile body's stores: include it before bollinger_tile.h"
 #endif
 
-/* The variance stored for a constant window, whose bands are the constant itself rather than
- * middle +- nbdev * 0 (those differ from it when it is -0). A stored variance is never below
- * -0: an exact one is a sum of squares over p, and a sliding one is kept only when the error
- * bound, a sum of absolute values, is at most 65536 times it (bollinger_tile.h); an undefined
- * window stores NaN. */
-#define APO_BOLLINGER_SPLIT_FLAT (-1.0)
+/* The tile body's stores: the pass's (bollinger_pass_stores.h), with each window's variance in
+ * "upper" (or APO_BOLLINGER_PASS_FLAT for a constant window, NaN for an undefined one) and its
+ * mean in "middle" (the constant, the undefined window's middle); "lower" is never written. */
+#define APO_BOLLINGER_PASS_VARIANCE 1
+#include "bollinger_pass_stores.h"
 
-/* The tile body's stores: "upper" receives the variance (or the marker, or NaN), "middle" the
- * mean (or the constant, or the undefined window's middle); "lower" is never written. */
-#define APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, var, nbdev_up, nbdev_dn)            \
-    do {                                                                                           \
-        (void)(lower), (void)(nbdev_up), (void)(nbdev_dn);                                         \
-        APO_OUT(upper, t) = (var);                                                                 \
-        APO_OUT(middle, t) = (mean);                                                               \
-    } while (0)
-#define APO_BOLLINGER_PUT_FLAT(upper, middle, lower, t, v)                                         \
-    do {                                                                                           \
-        (void)(lower);                                                                             \
-        APO_OUT(upper, t) = APO_BOLLINGER_SPLIT_FLAT;                                              \
-        APO_OUT(middle, t) = (v);                                                                  \
-    } while (0)
-#define APO_BOLLINGER_PUT_UNDEF(upper, middle, lower, t, mid)                                      \
-    do {                                                                                           \
-        (void)(lower);                                                                             \
-        APO_OUT(upper, t) = NAN;                                                                   \
-        APO_OUT(middle, t) = (mid);                                                                \
-    } while (0)
-
-#include "bollinger_tile.h"
+#include "bollinger_stage.h"
 #include "stage.h"
 
 /* Which warp of the pair runs a phase. On the GPU the thread's own; on the host (the
@@ -122,7 +100,7 @@ static inline APO_HD void apo__bollinger_split_put(const apo__stage_warp *w, uns
     const double mean = apo__bollinger_split_window(w, 0, i)[slot];
     const double var = apo__bollinger_split_window(w, 1, i)[slot];
     double upper = mean, middle = mean, lower = mean;
-    if (var != APO_BOLLINGER_SPLIT_FLAT) {
+    if (var != APO_BOLLINGER_PASS_FLAT) {
         apo__bollinger_bands(mean, var, nbdev_up, nbdev_dn, &upper, &middle, &lower);
     }
     apo__stage_store(upper_row, pos, upper);
@@ -132,58 +110,34 @@ static inline APO_HD void apo__bollinger_split_put(const apo__stage_warp *w, uns
 
 /*
  * The finish of segment k: each thread, half a warp per tile, takes a position of the
- * segment from the tile's windows and stores its three outputs from out_from on, where the
- * staged kernel's stores would (apo__stage_flush, and apo__stage_flush_uniform for a uniform
- * pass: bounds from the span, no descriptor read).
+ * segment from the tile's windows and stores its three outputs where the staged kernel's
+ * stores would (stage.h's APO_STAGE_EACH_STORE, from the span in a uniform pass).
  */
 static inline APO_HD void apo__bollinger_split_finish(const apo__stage_warp *w,
                                                       const apo__stage_span *sp, size_t k,
                                                       double nbdev_up, double nbdev_dn) {
     APO_FOR_LANES(thr) {
         if (sp->uniform) {
-            /* Lane i's position is lane 0's moved by i * step, and so are its bounds: whether
-             * it is stored is the same for every lane the thread serves. */
-            const size_t pos0 = sp->from + k * APO_STAGE_SEG + thr % APO_STAGE_SEG;
-            if (pos0 >= sp->out_from && pos0 < sp->end) {
-                for (unsigned i = thr / APO_STAGE_SEG; i < APO_STAGE_LANES;
-                     i += APO_STAGE_LANES / APO_STAGE_SEG) {
-                    apo__bollinger_split_put(w, i, pos0 + i * sp->step, sp->out[0], sp->out[1],
-                                             sp->out[2], nbdev_up, nbdev_dn);
-                }
-            }
+            APO_STAGE_EACH_STORE_UNIFORM(sp, k, thr, i, pos, rows, {
+                apo__bollinger_split_put(w, i, pos, rows[0], rows[1], rows[2], nbdev_up, nbdev_dn);
+            });
         } else {
-            for (unsigned i = thr / APO_STAGE_SEG; i < APO_STAGE_LANES;
-                 i += APO_STAGE_LANES / APO_STAGE_SEG) {
-                const apo__stage_stream *s = &w->stream[i];
-                size_t a, b;
-                if (!apo__stage_segment(s, k, &a, &b)) {
-                    continue;
-                }
-                const size_t pos = a + thr % APO_STAGE_SEG;
-                if (pos >= s->out_from && pos < b) {
-                    apo__bollinger_split_put(w, i, pos, s->out[0], s->out[1], s->out[2], nbdev_up,
-                                             nbdev_dn);
-                }
-            }
+            APO_STAGE_EACH_STORE(w, k, thr, i, pos, rows, {
+                apo__bollinger_split_put(w, i, pos, rows[0], rows[1], rows[2], nbdev_up, nbdev_dn);
+            })
         }
     }
 }
 
-/* The pair's group of 32 work items: the chain sets the streams (the halo the runtime staged:
- * a tile reads from begin - (period - 1)), then the loop of the header's comment. */
+/* The pair's group of 32 work items: the chain sets the streams, then the loop of the header's
+ * comment. */
 static inline APO_HD void apo__bollinger_split_pair(const apo__stage_warp *w,
                                                     const apo__cuda_view *v, size_t tiles,
                                                     size_t group, size_t period, double nbdev_up,
                                                     double nbdev_dn) {
     apo__bollinger_cursor cur[APO_LANE_STATES];
     APO_SPLIT_ROLE(APO_SPLIT_CHAIN) {
-        APO_FOR_LANES(lane) {
-            apo__chunk_item it;
-            if (apo__stage_item(w, v, tiles, group, lane, &it)) {
-                w->stream[lane].lo = it.begin > period - 1 ? it.begin - (period - 1) : 0;
-                apo__bollinger_cursor_init(&cur[APO_LANE_SLOT(lane)], it.begin, period);
-            }
-        }
+        apo__bollinger_stage_streams(w, v, tiles, group, period, cur);
     }
     APO_SPLIT_SYNC();
     apo__stage_span sp;

@@ -328,6 +328,27 @@ static inline APO_HD void apo__stage_load(const apo__stage_warp *w, size_t k, in
     }
 }
 
+/*
+ * Runs the statements after `pos` for each lane i and position pos of segment k whose outputs
+ * thread `thr` of the warp stores (half a warp per tile, 16 consecutive positions, from the
+ * stream's out_from on), with `rows` the lane's output rows: from each lane's descriptor.
+ */
+#define APO_STAGE_EACH_STORE(w, k, thr, i, pos, rows, ...)                                         \
+    for (unsigned i = (thr) / APO_STAGE_SEG; i < APO_STAGE_LANES;                                  \
+         i += APO_STAGE_LANES / APO_STAGE_SEG) {                                                   \
+        const apo__stage_stream *s_ = &(w)->stream[i];                                             \
+        size_t a_, b_;                                                                             \
+        if (!apo__stage_segment(s_, (k), &a_, &b_)) {                                              \
+            continue;                                                                              \
+        }                                                                                          \
+        const size_t pos = a_ + (thr) % APO_STAGE_SEG;                                             \
+        if (pos < s_->out_from || pos >= b_) {                                                     \
+            continue;                                                                              \
+        }                                                                                          \
+        double *const *rows = s_->out;                                                             \
+        __VA_ARGS__                                                                                \
+    }
+
 /* Stores the outputs of segment k of every lane, from position out_from on: half a warp per
  * tile and output, 16 consecutive doubles each. */
 static inline APO_HD void apo__stage_flush(const apo__stage_warp *w, size_t k) {
@@ -335,22 +356,12 @@ static inline APO_HD void apo__stage_flush(const apo__stage_warp *w, size_t k) {
         return;
     }
     APO_FOR_LANES(thr) {
-        for (unsigned i = thr / APO_STAGE_SEG; i < APO_STAGE_LANES;
-             i += APO_STAGE_LANES / APO_STAGE_SEG) {
-            const apo__stage_stream *s = &w->stream[i];
-            size_t a, b;
-            if (!apo__stage_segment(s, k, &a, &b)) {
-                continue;
-            }
-            const size_t pos = a + thr % APO_STAGE_SEG;
-            if (pos < s->out_from || pos >= b) {
-                continue;
-            }
+        APO_STAGE_EACH_STORE(w, k, thr, i, pos, rows, {
             for (unsigned o = 0; o < w->g.outs; ++o) {
                 const double *ring = w->out + (o * APO_STAGE_LANES + i) * (APO_STAGE_SEG + 1);
-                apo__stage_store(s->out[o], pos, ring[pos & (APO_STAGE_SEG - 1)]);
+                apo__stage_store(rows[o], pos, ring[pos & (APO_STAGE_SEG - 1)]);
             }
-        }
+        })
     }
 }
 
@@ -394,6 +405,24 @@ static inline APO_HD void apo__stage_load_uniform(const apo__stage_warp *w,
     }
 }
 
+/*
+ * APO_STAGE_EACH_STORE for a uniform warp (apo__stage_span_of), from the span: lane i's position
+ * is lane 0's moved by i * step, and so are its bounds, so whether it is stored is the same for
+ * every tile the thread serves and tested once.
+ */
+#define APO_STAGE_EACH_STORE_UNIFORM(sp, k, thr, i, pos, rows, ...)                                \
+    do {                                                                                           \
+        const size_t pos0_ = (sp)->from + (k)*APO_STAGE_SEG + (thr) % APO_STAGE_SEG;               \
+        if (pos0_ >= (sp)->out_from && pos0_ < (sp)->end) {                                        \
+            double *const *rows = (sp)->out;                                                       \
+            for (unsigned i = (thr) / APO_STAGE_SEG; i < APO_STAGE_LANES;                          \
+                 i += APO_STAGE_LANES / APO_STAGE_SEG) {                                           \
+                const size_t pos = pos0_ + i * (sp)->step;                                         \
+                __VA_ARGS__                                                                        \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
 /* apo__stage_flush for a uniform warp, with the kernel's output count `outs` a constant at
  * every call (APO_STAGE_PASS passes the kernel's literal), so that the loop over the outputs
  * unrolls and the output rows stay in registers. */
@@ -404,20 +433,12 @@ static inline APO_HD void apo__stage_flush_uniform(const apo__stage_warp *w,
         return;
     }
     APO_FOR_LANES(thr) {
-        /* As in apo__stage_load_uniform: lane i's position is lane 0's moved by i * step, and
-         * whether it is stored the same for every tile the thread serves. */
-        const size_t pos0 = sp->from + k * APO_STAGE_SEG + thr % APO_STAGE_SEG;
-        if (pos0 < sp->out_from || pos0 >= sp->end) {
-            continue;
-        }
-        for (unsigned i = thr / APO_STAGE_SEG; i < APO_STAGE_LANES;
-             i += APO_STAGE_LANES / APO_STAGE_SEG) {
-            const size_t pos = pos0 + i * sp->step;
+        APO_STAGE_EACH_STORE_UNIFORM(sp, k, thr, i, pos, rows, {
             for (unsigned o = 0; o < outs; ++o) {
                 const double *ring = w->out + (o * APO_STAGE_LANES + i) * (APO_STAGE_SEG + 1);
-                apo__stage_store(sp->out[o], pos, ring[pos & (APO_STAGE_SEG - 1)]);
+                apo__stage_store(rows[o], pos, ring[pos & (APO_STAGE_SEG - 1)]);
             }
-        }
+        });
     }
 }
 

@@ -1,8 +1,9 @@
 /*
  * staged.cu: the staged CUDA kernels, which bring each tile's samples and outputs through
  * shared memory with coalesced copies (kernels/cuda/stage.h), and the choice between them and the
- * simple kernels of kernels/<room>/<name>.cu, and the cap on the anchored catalog kernels'
- * grid (kernels_cuda.h), the other choice of launch made once for the process.
+ * simple kernels of kernels/<room>/<name>.cu, whether bollinger runs as pairs of warps
+ * (bollinger_split.cu), and the cap on the anchored catalog kernels' grid (kernels_cuda.h): the
+ * choices of launch made once for the process.
  *
  * What: apo__cuda_<name>_staged computes a chunk view (kernels_cuda.h) as apo__cuda_<name>
  * does, with the warp code of staged_kernels.h. The simple launchers call them when the
@@ -42,6 +43,18 @@ extern "C" void apo__cuda_kernels_set(int variant) {
 
 extern "C" int apo__cuda_kernels_get(void) {
     return __atomic_load_n(&apo__variant, __ATOMIC_RELAXED);
+}
+
+/* bollinger as pairs of warps (bollinger_split.cu) or one warp: set at discovery, before any
+ * launch; read by bollinger.cu's launcher. */
+static int apo__bollinger_pairs = 0;
+
+extern "C" void apo__cuda_bollinger_split_set(int on) {
+    __atomic_store_n(&apo__bollinger_pairs, on != 0, __ATOMIC_RELAXED);
+}
+
+extern "C" int apo__cuda_bollinger_split_get(void) {
+    return __atomic_load_n(&apo__bollinger_pairs, __ATOMIC_RELAXED);
 }
 
 /* The anchored kernels' grid cap (0: none). Set at discovery; read by the catalog launchers. */

@@ -23,7 +23,7 @@
 #ifndef APO_STAGED_KERNELS_H
 #define APO_STAGED_KERNELS_H
 
-#include "bollinger_tile.h"
+#include "bollinger_stage.h"
 #include "bootstrap_tile.h"
 #include "cuda_chunk.h"
 #include "macd_tile.h"
@@ -37,14 +37,7 @@ static inline APO_HD void apo__bollinger_staged_warp(const apo__stage_warp *w,
                                                      size_t group, size_t period, double nbdev_up,
                                                      double nbdev_dn) {
     apo__bollinger_cursor cur[APO_LANE_STATES];
-    APO_FOR_LANES(lane) {
-        apo__chunk_item it;
-        if (apo__stage_item(w, v, tiles, group, lane, &it)) {
-            /* The halo the runtime staged: the tile reads from begin - (period - 1). */
-            w->stream[lane].lo = it.begin > period - 1 ? it.begin - (period - 1) : 0;
-            apo__bollinger_cursor_init(&cur[APO_LANE_SLOT(lane)], it.begin, period);
-        }
-    }
+    apo__bollinger_stage_streams(w, v, tiles, group, period, cur);
     APO_WARP_SYNC();
     APO_STAGE_PASS(w, lane, a, b, 3, {
         (void)a;
