@@ -84,7 +84,7 @@ $pack && ! $bundle_only && { echo "gpu-check: --pack goes with --bundle-only" >&
 # throughput, the catalog host-resident, sweeps and scores), the gpu suite, the sanitizers,
 # and the variants last: the budget cuts from the end, and the plan names what it cut. Each
 # entry is NAME:CAP.
-steps=(gpu:30 ptx:5 ncu:150 bench-catalog:210 bench-ab:150 selftest:150 sass:60 balance:240
+steps=(gpu:30 ptx:5 ncu:200 bench-catalog:210 bench-ab:150 selftest:150 sass:60 balance:240
     host-memory:120 bench:180 profile-run:150 gpu-catalog:240 gpu-suite:300 memcheck:150
     racecheck:150 synccheck:120 initcheck:120 bench-variants:300 ncu-variants:200)
 
