@@ -257,7 +257,7 @@ def verdicts(logs):
         rows.append(["selftest", st.get("verdict", "-"),
                      f"passed {st.get('passed')} failed {st.get('failed')} warned "
                      f"{st.get('warned')} skipped {st.get('skipped')}"])
-    for name in ("bench", "bench-catalog", "bench-simple", "bench-staged"):
+    for name in ("bench", "bench-catalog", "bench-simple", "bench-staged", "bench-split"):
         b = load(os.path.join(logs, f"{name}.json"))
         if b is None:
             if name == "bench":
