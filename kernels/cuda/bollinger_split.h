@@ -15,12 +15,12 @@
  *
  * Phases: both warps run one loop of segs + 1 trips, each ending at a block barrier (the same
  * __syncthreads for every thread, so no barrier sits in code one warp skips); in trip k the
- * chain copies segment k + ahead (stage.h: 1, or 2 up to a period of 16) and computes segment k,
- * the finish warp finishes segment k - 1. A
- * segment's windows are read only after the barrier that follows their writing, and a slot is
- * written again two segments later, after the barrier that follows their reading. On the host
- * the two roles of a trip run in turn, the chain first: a window ring of one segment would lose
- * the segment the finish has not read, and the emulation's bits would show it.
+ * chain copies segment k + ahead (stage.h: 1, or 2 up to a period of 16) and computes segment
+ * k, the finish warp finishes segment k - 1. A segment's windows are read only after the
+ * barrier that follows their writing, and a slot is written again two segments later, after
+ * the barrier that follows their reading. On the host the two roles of a trip run in turn, the
+ * chain first: a window ring of one segment would lose the segment the finish has not read,
+ * and the emulation's bits would show it.
  *
  * Shared memory of a block (apo__bollinger_split_bytes): the staged kernel's streams and input
  * rings (a geometry without output rings), then the window rings [2][32][33] (means, then
@@ -74,14 +74,12 @@
 
 /* The geometry of the pair for `period` (no output rings: the windows replace them); 0 when
  * the block would need more than 48 KiB, or the ring more than the staged kernel allows. */
-static inline APO_HD int apo__bollinger_split_geom(apo__stage_geom *g, size_t period) {
-    return apo__stage_geom_init(g, period, 0) &&
-           apo__stage_bytes(g) + 2 * APO_STAGE_LANES * APO_SPLIT_WINDOW_STRIDE * sizeof(double) <=
-               48u * 1024u;
-}
-
 static inline APO_HD size_t apo__bollinger_split_bytes(const apo__stage_geom *g) {
     return apo__stage_bytes(g) + 2 * APO_STAGE_LANES * APO_SPLIT_WINDOW_STRIDE * sizeof(double);
+}
+
+static inline APO_HD int apo__bollinger_split_geom(apo__stage_geom *g, size_t period) {
+    return apo__stage_geom_init(g, period, 0) && apo__bollinger_split_bytes(g) <= 48u * 1024u;
 }
 
 /* The windows of lane i: what = 0 its means, 1 its variances. They follow the input rings,
@@ -144,28 +142,13 @@ static inline APO_HD void apo__bollinger_split_pair(const apo__stage_warp *w,
     apo__stage_span_of(w, &sp);
     APO_SPLIT_ROLE(APO_SPLIT_CHAIN) {
         APO_STAGE_NOTE_PASS(sp.uniform);
-        if (sp.uniform) {
-            apo__stage_load_uniform(w, &sp, 0, 1);
-            if (w->g.ahead > 1) {
-                apo__stage_load_uniform(w, &sp, 1, 0);
-            }
-        } else {
-            apo__stage_load(w, 0, 1);
-            if (w->g.ahead > 1) {
-                apo__stage_load(w, 1, 0);
-            }
-        }
-        APO_STAGE_WAIT(w->g.ahead - 1);
+        apo__stage_prime(w, &sp);
     }
     APO_SPLIT_SYNC();
     for (size_t k = 0; k <= sp.segs; ++k) {
         APO_SPLIT_ROLE(APO_SPLIT_CHAIN) {
             if (k < sp.segs) {
-                if (sp.uniform) {
-                    apo__stage_load_uniform(w, &sp, k + w->g.ahead, 0);
-                } else {
-                    apo__stage_load(w, k + w->g.ahead, 0);
-                }
+                apo__stage_load_ahead(w, &sp, k);
                 APO_FOR_LANES(lane) {
                     size_t a, b;
                     if (sp.uniform) {

@@ -442,6 +442,33 @@ static inline APO_HD void apo__stage_flush_uniform(const apo__stage_warp *w,
     }
 }
 
+/* The copies a pass starts with: segment 0 with its lookback, and segment 1 where the copies
+ * run two ahead; then waits for segment 0's (a sync makes them the warp's). */
+static inline APO_HD void apo__stage_prime(const apo__stage_warp *w, const apo__stage_span *sp) {
+    if (sp->uniform) {
+        apo__stage_load_uniform(w, sp, 0, 1);
+        if (w->g.ahead > 1) {
+            apo__stage_load_uniform(w, sp, 1, 0);
+        }
+    } else {
+        apo__stage_load(w, 0, 1);
+        if (w->g.ahead > 1) {
+            apo__stage_load(w, 1, 0);
+        }
+    }
+    APO_STAGE_WAIT(w->g.ahead - 1);
+}
+
+/* The copies of segment k + ahead, started before segment k is computed. */
+static inline APO_HD void apo__stage_load_ahead(const apo__stage_warp *w, const apo__stage_span *sp,
+                                                size_t k) {
+    if (sp->uniform) {
+        apo__stage_load_uniform(w, sp, k + w->g.ahead, 0);
+    } else {
+        apo__stage_load(w, k + w->g.ahead, 0);
+    }
+}
+
 /* Where the host emulation counts the passes of each path (staged_emulation.c), so that its
  * tests know both ran; nothing elsewhere. */
 #ifndef APO_STAGE_NOTE_PASS
@@ -470,14 +497,10 @@ static inline APO_HD void apo__stage_flush_uniform(const apo__stage_warp *w,
         apo__stage_span_of((w), &sp_);                                                             \
         APO_STAGE_NOTE_PASS(sp_.uniform);                                                          \
         if (sp_.uniform) {                                                                         \
-            apo__stage_load_uniform((w), &sp_, 0, 1);                                              \
-            if ((w)->g.ahead > 1) {                                                                \
-                apo__stage_load_uniform((w), &sp_, 1, 0);                                          \
-            }                                                                                      \
-            APO_STAGE_WAIT((w)->g.ahead - 1);                                                      \
+            apo__stage_prime((w), &sp_);                                                           \
             APO_WARP_SYNC();                                                                       \
             for (size_t k_ = 0; k_ < sp_.segs; ++k_) {                                             \
-                apo__stage_load_uniform((w), &sp_, k_ + (w)->g.ahead, 0);                          \
+                apo__stage_load_ahead((w), &sp_, k_);                                              \
                 APO_FOR_LANES(lane) {                                                              \
                     size_t a, b;                                                                   \
                     apo__stage_span_segment(&sp_, lane, k_, &a, &b);                               \
@@ -489,14 +512,10 @@ static inline APO_HD void apo__stage_flush_uniform(const apo__stage_warp *w,
                 APO_WARP_SYNC();                                                                   \
             }                                                                                      \
         } else {                                                                                   \
-            apo__stage_load((w), 0, 1);                                                            \
-            if ((w)->g.ahead > 1) {                                                                \
-                apo__stage_load((w), 1, 0);                                                        \
-            }                                                                                      \
-            APO_STAGE_WAIT((w)->g.ahead - 1);                                                      \
+            apo__stage_prime((w), &sp_);                                                           \
             APO_WARP_SYNC();                                                                       \
             for (size_t k_ = 0; k_ < sp_.segs; ++k_) {                                             \
-                apo__stage_load((w), k_ + (w)->g.ahead, 0);                                        \
+                apo__stage_load_ahead((w), &sp_, k_);                                              \
                 APO_FOR_LANES(lane) {                                                              \
                     size_t a, b;                                                                   \
                     if (apo__stage_segment(&(w)->stream[lane], k_, &a, &b)) {                      \
