@@ -37,8 +37,9 @@
  * array of 32; a sync is then the end of a loop over the lanes. The warp functions are
  * written as phases separated by syncs, where a lane reads only what earlier phases wrote,
  * so running the lanes of a phase in turn is what the warp computes. The host copies
- * synchronously: a ring slot that a segment still reads and the copy of the next one
- * overwrote would change the emulation's bits, so the emulation also checks the ring sizes.
+ * synchronously: a ring slot that a segment still reads and a copy ahead of it overwrote
+ * would change the emulation's bits, so the emulation also checks the ring sizes (the waits
+ * it cannot: the SIMT layer's late copies do, docs/simt.md).
  *
  * Determinism: staging moves samples and outputs, it never computes; each lane runs its
  * tile body (kernels/<room>/<name>_tile.h) over consecutive segments, which is the same sequence of

@@ -1,9 +1,9 @@
 /*
- * Every CUDA kernel source (the .cu files of kernels/: the staged and the simple kernels) run
- * on the host through the SIMT layer (tests/simt/simt.h, docs/simt.md):
- * the real launchers of kernels_cuda.h, with one host thread per CUDA thread, real warp and block
- * barriers, poisoned shared memory, async copies landing early and late and the launch
- * limits of an sm_90 device. Their outputs and partials must have the bits of the CPU tile
+ * Every CUDA kernel source (the .cu files of kernels/: the staged and the simple kernels, and
+ * bollinger in pairs of warps) run on the host through the SIMT layer (tests/simt/simt.h,
+ * docs/simt.md): the real launchers of kernels_cuda.h, with one host thread per CUDA thread, real
+ * warp and block barriers, poisoned shared memory, async copies landing early and late and the
+ * launch limits of an sm_90 device. Their outputs and partials must have the bits of the CPU tile
  * functions (kernels/dispatch/kernels.h), on the gpu suite's shapes, with the threads running
  * at once (what ThreadSanitizer watches in its build) and in serial orders drawn at random. A
  * barrier left out must change the bits, and the layer's own rules (indices, limits, intrinsics,
