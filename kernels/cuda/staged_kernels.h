@@ -87,12 +87,13 @@ static inline APO_HD void apo__macd_staged_warp(const apo__stage_warp *w, const 
         const apo__out macd = apo__stage_out(w, 0, lane);
         const apo__out signal_line = apo__stage_out(w, 1, lane);
         const apo__out hist = apo__stage_out(w, 2, lane);
+        /* The warm-up's steps, then the outputs' (two loops: the second, nearly every step of
+         * a tile, tests nothing but its end). */
+        while (m->t < b && m->t < begin) {
+            apo__macd_warm_step(x, &r, m);
+        }
         while (m->t < b) {
-            if (m->t < begin) {
-                apo__macd_warm_step(x, &r, m);
-            } else {
-                apo__macd_step_to(x, &r, m, macd, signal_line, hist);
-            }
+            apo__macd_step_to(x, &r, m, macd, signal_line, hist);
         }
     });
 }
