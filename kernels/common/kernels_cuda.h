@@ -96,6 +96,19 @@ int apo__cuda_bollinger_split(const apo__cuda_view *v, size_t period, double nbd
 int apo__cuda_macd_staged(const apo__cuda_view *v, size_t fast, size_t slow, size_t signal,
                           size_t warmup, void *stream);
 int apo__cuda_returns_stats_staged(const apo__cuda_view *v, void *stream);
+/* What a cut launch (the catalog's, kernels/cuda/cut.h; macd's, below) answers where it
+ * launches nothing: the caller runs its uncut kernel. */
+#define APO_CUDA_NOT_CUT (-2)
+/* The built-in macd on the chunk view v (fast, slow, signal as apo__cuda_macd takes them; warmup
+ * = apo__macd_warmup of them), each tile cut into pieces that run in the lanes of staged warps
+ * (kernels/cuda/staged.cu; the check of kernels/oscillators/macd_cut.h, the CPU's split's own),
+ * with the bits of a tile at a time. APO_CUDA_NOT_CUT where the process runs the simple kernels,
+ * the view is empty, even its longest tile's cut does not pay or its scratch finds no room
+ * (apo__cuda_macd then runs the staged kernel), else the CUDA error of the launches. `pieces`,
+ * where not NULL, receives the pieces run in [0] and those run again in [1]: a copy and a wait,
+ * for the tests (the launcher passes NULL). */
+int apo__cuda_macd_cut(const apo__cuda_view *v, size_t fast, size_t slow, size_t signal,
+                       size_t warmup, void *stream, size_t *pieces);
 /* bootstrap's means only, on the view with tile 1 (one replicate per item). */
 int apo__cuda_bootstrap_means_staged(const apo__cuda_view *per_replicate, size_t replicates,
                                      uint64_t seed, void *stream);

@@ -59,6 +59,18 @@ static inline APO_HD size_t apo__cut_pieces_most(size_t len, size_t h, size_t mo
     return 1;
 }
 
+/* The most pieces a GPU's cut launch gives each of `tiles` tiles (kernels/cuda/cut.cu, macd's
+ * in kernels/cuda/staged.cu): a power of two up to 32 while the launch stays within 65,536
+ * (tile, piece) items. An H100's 132 SMs hold 270,336 threads; a quarter of that keeps every SM
+ * busy with chains of a few hundred steps, and beyond 32 a tile of five warm-ups runs more
+ * warm-up than outputs (apo__cut_pays refuses such cuts anyway). */
+static inline APO_HD size_t apo__cut_gpu_most(size_t tiles) {
+    size_t most = 1;
+    while (most < 32 && tiles * most * 2 <= 65536)
+        most *= 2;
+    return most;
+}
+
 /* Piece j of the cut of [begin, end) into `pieces`, of row 0. Every piece but the first runs a
  * whole warm-up before its outputs, the first only what lies before `begin` (none at a row's
  * start): the first gets that much more of the outputs, so that all pieces run about the same

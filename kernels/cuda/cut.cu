@@ -23,8 +23,8 @@
  * tile's body are the same start and run (run_entries.h), so a piece that stands has the
  * tile's operations on its outputs, and one run again has them by construction.
  *
- * Launch shape: a grid-stride loop over (tile, piece) items, up to APO_CUT_GPU_MOST pieces a
- * tile while the launch stays under APO_CUT_GPU_THREADS items; a tile whose cut does not pay
+ * Launch shape: a grid-stride loop over (tile, piece) items, up to apo__cut_gpu_most pieces a
+ * tile (lone_tile_cut.h); a tile whose cut does not pay
  * (apo__cut_pieces_most) is one piece, the tile body's start and run. Scratch: two runs a
  * piece (160 bytes), stream-ordered, freed after the second kernel; without room for it the
  * launch answers APO_CUDA_NOT_CUT and the family's runs.
@@ -40,13 +40,6 @@
 #include "lone_tile_cut.h"
 #include "oscillators_tiles.h"
 #include "trend_tiles.h"
-
-/* The launch aims at about this many (tile, piece) items: an H100's 132 SMs hold 270,336
- * threads, a quarter of that keeps every SM busy with chains of a few hundred steps. */
-#define APO_CUT_GPU_THREADS 65536
-/* The most pieces of a tile: beyond 32 a tile of five warm-ups runs more warm-up than
- * outputs (apo__cut_pays refuses such cuts anyway). */
-#define APO_CUT_GPU_MOST 32
 
 /* A piece's runs: at its first output (head; piece 0's is not read) and at its end (tail). */
 typedef struct apo__cut_edges {
@@ -172,6 +165,24 @@ static __global__ void apo__cut_check_kernel(apo__cuda_view v, size_t tiles, siz
     }
 }
 
+extern "C" int apo__cut_sum_counts(const size_t *counts, size_t items, void *stream,
+                                   size_t *pieces) {
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    size_t *host = (size_t *)malloc(2 * items * sizeof *host);
+    cudaError_t e = host == NULL ? cudaErrorMemoryAllocation
+                                 : cudaMemcpyAsync(host, counts, 2 * items * sizeof *host,
+                                                   cudaMemcpyDeviceToHost, s);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(s);
+    pieces[0] = pieces[1] = 0;
+    for (size_t k = 0; e == cudaSuccess && k < items; k++) {
+        pieces[0] += host[2 * k];
+        pieces[1] += host[2 * k + 1];
+    }
+    free(host);
+    return (int)e;
+}
+
 extern "C" int apo__cuda_catalog_cut(int id, const apo__cuda_view *v, const apo__cat_io *base,
                                      void *stream, size_t *pieces) {
     /* The cut is a staged-variant kernel: APPORTION_CUDA_KERNELS=simple keeps a thread a tile,
@@ -180,9 +191,7 @@ extern "C" int apo__cuda_catalog_cut(int id, const apo__cuda_view *v, const apo_
         v->tile == 0 || apo__cuda_kernels_get() != APO_CUDA_KERNELS_STAGED)
         return APO_CUDA_NOT_CUT;
     const size_t tiles = apo__chunk_tiles(v), items = v->rows * tiles;
-    size_t most = 1;
-    while (most < APO_CUT_GPU_MOST && items * most * 2 <= APO_CUT_GPU_THREADS)
-        most *= 2;
+    const size_t most = apo__cut_gpu_most(items);
     /* The longest tile of the view: if its cut does not pay, none does. */
     const size_t longest = v->end - v->begin < v->tile ? v->end - v->begin : v->tile;
     if (apo__cut_pieces_most(longest, base->h, most, 3) < 2)
@@ -209,20 +218,8 @@ extern "C" int apo__cuda_catalog_cut(int id, const apo__cuda_view *v, const apo_
         e = cudaGetLastError();
     }
     /* The counts are for the tests (a copy and a wait): the runtime passes NULL. */
-    if (e == cudaSuccess && pieces != NULL) {
-        size_t *host = (size_t *)malloc(2 * items * sizeof *host);
-        e = host == NULL ? cudaErrorMemoryAllocation
-                         : cudaMemcpyAsync(host, counts, 2 * items * sizeof *host,
-                                           cudaMemcpyDeviceToHost, s);
-        if (e == cudaSuccess)
-            e = cudaStreamSynchronize(s);
-        pieces[0] = pieces[1] = 0;
-        for (size_t k = 0; e == cudaSuccess && k < items; k++) {
-            pieces[0] += host[2 * k];
-            pieces[1] += host[2 * k + 1];
-        }
-        free(host);
-    }
+    if (e == cudaSuccess && pieces != NULL)
+        e = (cudaError_t)apo__cut_sum_counts(counts, items, s, pieces);
     if (counts != NULL)
         (void)cudaFreeAsync(counts, s);
     if (edges != NULL)

@@ -1,7 +1,9 @@
 /*
  * cut.h: the cut launch of the catalog's recurrences with a warm-up (cut.cu; docs/cuda.md, "Lone
  * tiles cut into pieces"), which the runtime tries before the family's launcher
- * (runtime/catalog/catalog_kernels.c). Plain C, no CUDA header (as kernels_cuda.h).
+ * (runtime/catalog/catalog_kernels.c); what it answers where it launches nothing,
+ * APO_CUDA_NOT_CUT, is kernels_cuda.h's, beside the built-in macd's cut (staged.cu). Plain C, no
+ * CUDA header (as kernels_cuda.h).
  */
 #ifndef APO_KERNELS_CUDA_CUT_H
 #define APO_KERNELS_CUDA_CUT_H
@@ -15,9 +17,6 @@
 extern "C" {
 #endif
 
-/* What apo__cuda_catalog_cut answers where it launches nothing. */
-#define APO_CUDA_NOT_CUT (-2)
-
 /* Kernel id (APO_CAT_T_CUT, a RUN stream) on the chunk view v, each tile cut into pieces on
  * threads of their own, with the bits of a thread a tile (the family's launch); `base` as the
  * family launchers take it (catalog_cuda.h). Returns APO_CUDA_NOT_CUT where the kernel has no
@@ -28,6 +27,10 @@ extern "C" {
  * them, in [1]: a copy and a wait, for the tests (the runtime passes NULL). */
 int apo__cuda_catalog_cut(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream,
                           size_t *pieces);
+
+/* The counts of a cut launch's check (2 a tile item: its pieces, those run again), on the
+ * device, summed into pieces[0] and [1] on the host: a copy and a wait on `stream`. */
+int apo__cut_sum_counts(const size_t *counts, size_t items, void *stream, size_t *pieces);
 
 #ifdef __cplusplus
 }

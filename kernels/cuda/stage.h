@@ -192,18 +192,11 @@ static inline APO_HD void apo__stage_stream_none(apo__stage_stream *s) {
     s->out_from = 0;
 }
 
-/* The stream of lane `lane` for item i of view v (or none past the items): the tile's
- * positions, the halo below them and its output rows. */
-static inline APO_HD int apo__stage_item(const apo__stage_warp *w, const apo__cuda_view *v,
-                                         size_t tiles, size_t group, unsigned lane,
-                                         apo__chunk_item *it) {
+/* Lane `lane`'s stream for item *it of view v: its positions, the halo below them (none, until
+ * the kernel sets it) and its output rows. */
+static inline APO_HD void apo__stage_item_at(const apo__stage_warp *w, const apo__cuda_view *v,
+                                             unsigned lane, const apo__chunk_item *it) {
     apo__stage_stream *s = &w->stream[lane];
-    const size_t i = group * APO_STAGE_LANES + lane;
-    if (i >= v->rows * tiles) {
-        apo__stage_stream_none(s);
-        return 0;
-    }
-    *it = apo__chunk_item_of(v, tiles, i);
     s->x = v->x + it->row * v->cols;
     for (unsigned o = 0; o < APO_STAGE_OUTS_MAX; ++o) {
         s->out[o] = v->out[o] != NULL ? v->out[o] + it->row * v->out_cols : NULL;
@@ -212,6 +205,20 @@ static inline APO_HD int apo__stage_item(const apo__stage_warp *w, const apo__cu
     s->from = it->begin;
     s->end = it->end;
     s->out_from = it->begin;
+}
+
+/* The stream of lane `lane` for item i of view v (or none past the items): the tile's
+ * positions, the halo below them and its output rows. */
+static inline APO_HD int apo__stage_item(const apo__stage_warp *w, const apo__cuda_view *v,
+                                         size_t tiles, size_t group, unsigned lane,
+                                         apo__chunk_item *it) {
+    const size_t i = group * APO_STAGE_LANES + lane;
+    if (i >= v->rows * tiles) {
+        apo__stage_stream_none(&w->stream[lane]);
+        return 0;
+    }
+    *it = apo__chunk_item_of(v, tiles, i);
+    apo__stage_item_at(w, v, lane, it);
     return 1;
 }
 

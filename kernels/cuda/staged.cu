@@ -26,6 +26,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cut.h"
 #include "kernels.h"
 #include "kernels_cuda.h"
 #include "staged_kernels.h"
@@ -88,7 +89,30 @@ static __global__ void apo__macd_staged_kernel(apo__cuda_view v, size_t tiles, s
     apo__stage_warp_init(&w, apo__stage_shared, &g);
     const size_t groups = (v.rows * tiles + APO_STAGE_LANES - 1) / APO_STAGE_LANES;
     for (size_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
-        apo__macd_staged_warp(&w, &v, tiles, grp, fast, slow, signal, warmup);
+        apo__macd_staged_warp(&w, &v, tiles, grp, fast, slow, signal, warmup, 1, NULL);
+    }
+}
+
+/* macd's cut (apo__cuda_macd_cut): the pieces of every tile in the lanes of staged warps, each
+ * recording its edges, ... */
+static __global__ void apo__macd_pieces_kernel(apo__cuda_view v, size_t tiles, size_t fast,
+                                               size_t slow, size_t signal, size_t warmup,
+                                               size_t most, apo__stage_geom g,
+                                               apo__macd_edges *edges) {
+    apo__stage_warp w;
+    apo__stage_warp_init(&w, apo__stage_shared, &g);
+    const size_t groups = (v.rows * tiles * most + APO_STAGE_LANES - 1) / APO_STAGE_LANES;
+    for (size_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+        apo__macd_staged_warp(&w, &v, tiles, grp, fast, slow, signal, warmup, most, edges);
+    }
+}
+
+/* ... then a thread a tile mends its pieces (apo__macd_mend_item). */
+static __global__ void apo__macd_mend_kernel(apo__cuda_view v, size_t tiles, size_t fast,
+                                             size_t slow, size_t signal, size_t warmup, size_t most,
+                                             const apo__macd_edges *edges, size_t *counts) {
+    for (size_t k = apo__cuda_first_item(); k < v.rows * tiles; k += apo__cuda_item_stride()) {
+        apo__macd_mend_item(&v, tiles, k, fast, slow, signal, warmup, most, edges, counts);
     }
 }
 
@@ -137,6 +161,53 @@ extern "C" int apo__cuda_macd_staged(const apo__cuda_view *v, size_t fast, size_
                               apo__stage_bytes(&g), static_cast<cudaStream_t>(stream)>>>(
         *v, tiles, fast, slow, signal, warmup, g);
     return (int)cudaGetLastError();
+}
+
+extern "C" int apo__cuda_macd_cut(const apo__cuda_view *v, size_t fast, size_t slow, size_t signal,
+                                  size_t warmup, void *stream, size_t *pieces) {
+    /* The cut is a staged-variant kernel, as the catalog's (cut.cu). */
+    if (v == NULL || v->rows == 0 || v->begin >= v->end || v->tile == 0 ||
+        apo__cuda_kernels_get() != APO_CUDA_KERNELS_STAGED)
+        return APO_CUDA_NOT_CUT;
+    const size_t tiles = apo__chunk_tiles(v), items = v->rows * tiles;
+    const size_t most = apo__cut_gpu_most(items);
+    /* The longest tile of the view: if its cut does not pay, none does. */
+    apo__chunk_item longest;
+    longest.begin = 0;
+    longest.end = v->end - v->begin < v->tile ? v->end - v->begin : v->tile;
+    if (apo__macd_cut_pieces(&longest, warmup, most) < 2)
+        return APO_CUDA_NOT_CUT;
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    apo__macd_edges *edges = NULL;
+    size_t *counts = NULL;
+    cudaError_t e = cudaMallocAsync((void **)&edges, items * most * sizeof *edges, s);
+    if (e != cudaSuccess) {
+        /* No room for the edges: the staged kernel needs none (not sticky). */
+        (void)cudaGetLastError();
+        return APO_CUDA_NOT_CUT;
+    }
+    if (pieces != NULL)
+        e = cudaMallocAsync((void **)&counts, 2 * items * sizeof *counts, s);
+    apo__stage_geom g;
+    apo__stage_geom_init(&g, 0, 3);
+    if (e == cudaSuccess) {
+        apo__macd_pieces_kernel<<<apo__stage_grid(items * most), APO_STAGE_LANES,
+                                  apo__stage_bytes(&g), s>>>(*v, tiles, fast, slow, signal, warmup,
+                                                             most, g, edges);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) {
+        apo__macd_mend_kernel<<<apo__cuda_blocks(items), APO_CUDA_BLOCK, 0, s>>>(
+            *v, tiles, fast, slow, signal, warmup, most, edges, counts);
+        e = cudaGetLastError();
+    }
+    /* The counts are for the tests (a copy and a wait): the launcher passes NULL. */
+    if (e == cudaSuccess && pieces != NULL)
+        e = (cudaError_t)apo__cut_sum_counts(counts, items, s, pieces);
+    if (counts != NULL)
+        (void)cudaFreeAsync(counts, s);
+    (void)cudaFreeAsync(edges, s);
+    return (int)e;
 }
 
 extern "C" int apo__cuda_returns_stats_staged(const apo__cuda_view *v, void *stream) {

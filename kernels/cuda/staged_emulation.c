@@ -96,8 +96,54 @@ int apo__emulate_macd(const apo__cuda_view *v, size_t fast, size_t slow, size_t 
     apo__stage_geom g;
     apo__stage_geom_init(&g, 0, 3);
     EMULATE_GROUPS(v, tiles, &g,
-                   apo__macd_staged_warp(&w_, v, tiles, g_, fast, slow, signal, warmup));
+                   apo__macd_staged_warp(&w_, v, tiles, g_, fast, slow, signal, warmup, 1, NULL));
     return APO_EMULATED_STAGED;
+}
+
+int apo__emulate_macd_cut(const apo__cuda_view *v, size_t fast, size_t slow, size_t signal,
+                          size_t most, size_t *pieces) {
+    pieces[0] = pieces[1] = 0;
+    if (!view_ok(v) || fast < 1 || slow < 1 || signal < 1 || v->out[0] == NULL ||
+        v->out[1] == NULL || v->out[2] == NULL || most < 1) {
+        return -1;
+    }
+    const size_t warmup = apo__macd_warmup(fast, slow, signal);
+    if (view_empty(v)) {
+        return APO_EMULATED_STAGED;
+    }
+    const size_t tiles = apo__chunk_tiles(v), items = v->rows * tiles;
+    apo__chunk_item longest;
+    longest.begin = 0;
+    longest.end = v->end - v->begin < v->tile ? v->end - v->begin : v->tile;
+    if (apo__macd_cut_pieces(&longest, warmup, most) < 2) {
+        return apo__emulate_macd(v, fast, slow, signal);
+    }
+    apo__stage_geom g;
+    apo__stage_geom_init(&g, 0, 3);
+    apo__macd_edges *edges = malloc(items * most * sizeof *edges);
+    size_t *counts = malloc(2 * items * sizeof *counts);
+    void *block = malloc(apo__stage_bytes(&g));
+    if (edges == NULL || counts == NULL || block == NULL) {
+        free(edges);
+        free(counts);
+        free(block);
+        return -1;
+    }
+    apo__stage_warp w;
+    apo__stage_warp_init(&w, block, &g);
+    const size_t groups = (items * most + APO_STAGE_LANES - 1) / APO_STAGE_LANES;
+    for (size_t grp = 0; grp < groups; ++grp) {
+        apo__macd_staged_warp(&w, v, tiles, grp, fast, slow, signal, warmup, most, edges);
+    }
+    for (size_t k = 0; k < items; ++k) {
+        apo__macd_mend_item(v, tiles, k, fast, slow, signal, warmup, most, edges, counts);
+        pieces[0] += counts[2 * k];
+        pieces[1] += counts[2 * k + 1];
+    }
+    free(edges);
+    free(counts);
+    free(block);
+    return APO_EMULATED_CUT;
 }
 
 int apo__emulate_returns_stats(const apo__cuda_view *v) {

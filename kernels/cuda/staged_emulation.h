@@ -9,7 +9,8 @@
  * staged_kernels.h, whose lanes and phases stage.h runs in turn on the host, on a heap
  * block laid out as a warp's shared memory.
  *
- * Returns APO_EMULATED_STAGED, APO_EMULATED_SIMPLE or APO_EMULATED_SPLIT (what ran), or -1 for an
+ * Returns APO_EMULATED_STAGED, APO_EMULATED_SIMPLE, APO_EMULATED_SPLIT or APO_EMULATED_CUT (what
+ * ran), or -1 for an
  * argument the launcher would refuse or memory that could not be had.
  */
 #ifndef APO_STAGED_EMULATION_H
@@ -23,6 +24,7 @@
 #define APO_EMULATED_STAGED 1
 #define APO_EMULATED_SIMPLE 2
 #define APO_EMULATED_SPLIT 3
+#define APO_EMULATED_CUT 4
 
 int apo__emulate_bollinger(const apo__cuda_view *v, size_t period, double nbdev_up,
                            double nbdev_dn);
@@ -31,6 +33,12 @@ int apo__emulate_bollinger(const apo__cuda_view *v, size_t period, double nbdev_
 int apo__emulate_bollinger_split(const apo__cuda_view *v, size_t period, double nbdev_up,
                                  double nbdev_dn);
 int apo__emulate_macd(const apo__cuda_view *v, size_t fast, size_t slow, size_t signal);
+/* macd as its cut launch runs it (staged.cu, apo__cuda_macd_cut), with up to `most` pieces a
+ * tile (the launch derives it from the thread budget; a test picks it): APO_EMULATED_CUT where
+ * the cut pays, else what apo__emulate_macd runs. pieces[0] gets the pieces run, pieces[1] those
+ * run again. */
+int apo__emulate_macd_cut(const apo__cuda_view *v, size_t fast, size_t slow, size_t signal,
+                          size_t most, size_t *pieces);
 int apo__emulate_returns_stats(const apo__cuda_view *v);
 int apo__emulate_bootstrap(const apo__cuda_view *v, uint64_t seed);
 

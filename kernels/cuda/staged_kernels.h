@@ -26,6 +26,8 @@
 #include "bollinger_stage.h"
 #include "bootstrap_tile.h"
 #include "cuda_chunk.h"
+#include "lone_tile_cut.h"
+#include "macd_cut.h"
 #include "macd_tile.h"
 #include "moments_tile.h"
 #include "returns_stats_tile.h"
@@ -47,23 +49,79 @@ static inline APO_HD void apo__bollinger_staged_warp(const apo__stage_warp *w,
     });
 }
 
-/* macd: each lane seeds its tile reading global memory (apo__macd_prepare without the
- * warm-up: O(slow + signal) samples from begin - H), then streams the warm-up and the tile
- * from there: lookback 0, three outputs from the tile's begin. */
+/* macd's cut (macd_cut.h): quarters 2, as the CPU's split (apo__macd_split_pieces). */
+#define APO_MACD_CUT_QUARTERS 2
+
+/* The pieces a macd tile item of view v is cut into when each may take up to `most`. */
+static inline APO_HD size_t apo__macd_cut_pieces(const apo__chunk_item *it, size_t h, size_t most) {
+    return apo__cut_pieces_most(it->end - it->begin, h, most, APO_MACD_CUT_QUARTERS);
+}
+
+/* Lane `lane`'s stream for piece item i = 32 group + lane of view v, its tiles cut into up to
+ * `most` pieces (item i: tile i / most, piece i % most; apo__cut_span with warm-up h), or none
+ * past the items or for a piece its tile does not have. *it gets the piece as an item. */
+static inline APO_HD int apo__stage_piece(const apo__stage_warp *w, const apo__cuda_view *v,
+                                          size_t tiles, size_t most, size_t h, size_t group,
+                                          unsigned lane, apo__chunk_item *it) {
+    const size_t i = group * APO_STAGE_LANES + lane;
+    if (i >= v->rows * tiles * most) {
+        apo__stage_stream_none(&w->stream[lane]);
+        return 0;
+    }
+    *it = apo__chunk_item_of(v, tiles, i / most);
+    const size_t pieces = apo__macd_cut_pieces(it, h, most), j = i % most;
+    if (j >= pieces) {
+        apo__stage_stream_none(&w->stream[lane]);
+        return 0;
+    }
+    const apo__tile_span sp = apo__cut_span(it->begin, it->end, h, pieces, j);
+    it->begin = sp.begin;
+    it->end = sp.end;
+    apo__stage_item_at(w, v, lane, it);
+    return 1;
+}
+
+/*
+ * macd: each lane seeds its tile reading global memory (apo__macd_prepare without the warm-up:
+ * O(slow + signal) samples from begin - H), then streams the warm-up and the tile from there:
+ * lookback 0, three outputs from the tile's begin. With `edges` (the cut launch), the lanes take
+ * pieces of tiles instead (apo__stage_piece, each run as a tile of its own from its own warm-up)
+ * and record each piece's edges at edges[32 group + lane] for apo__macd_mend_item.
+ */
 static inline APO_HD void apo__macd_staged_warp(const apo__stage_warp *w, const apo__cuda_view *v,
                                                 size_t tiles, size_t group, size_t fast,
-                                                size_t slow, size_t signal, size_t warmup) {
+                                                size_t slow, size_t signal, size_t warmup,
+                                                size_t most, apo__macd_edges *edges) {
     apo__macd_state st[APO_LANE_STATES];
+    int ran[APO_LANE_STATES];
     apo__macd_rates r;
     apo__macd_setup(&fast, &slow, signal, &r);
     APO_FOR_LANES(lane) {
         apo__chunk_item it;
-        if (apo__stage_item(w, v, tiles, group, lane, &it)) {
+        ran[APO_LANE_SLOT(lane)] = 0;
+        /* Set by apo__macd_prepare where the lane has a stream; zeroed so that no compiler
+         * sees the edges read an unset state. */
+        st[APO_LANE_SLOT(lane)].ef = st[APO_LANE_SLOT(lane)].es = st[APO_LANE_SLOT(lane)].eg = 0.0;
+        const int have = edges != NULL
+                             ? apo__stage_piece(w, v, tiles, most, warmup, group, lane, &it)
+                             : apo__stage_item(w, v, tiles, group, lane, &it);
+        apo__macd_edges *e = edges != NULL ? &edges[group * APO_STAGE_LANES + lane] : NULL;
+        if (e != NULL && have) {
+            e->steady = 0;
+            e->ran = 0;
+        }
+        if (have) {
             apo__stage_stream *s = &w->stream[lane];
             apo__macd_state *m = &st[APO_LANE_SLOT(lane)];
             if (apo__macd_prepare(apo__in_at(s->x), it.begin, it.end, fast, slow, signal, warmup,
                                   &r, 0, apo__out_at(s->out[0]), apo__out_at(s->out[1]),
                                   apo__out_at(s->out[2]), m)) {
+                if (e != NULL) {
+                    /* Seeds done by `begin`: the outputs from `begin` on are steady steps. */
+                    e->steady = m->t <= it.begin;
+                    e->ran = 1;
+                }
+                ran[APO_LANE_SLOT(lane)] = 1;
                 s->lo = m->t;
                 s->from = m->t;
                 m->macd = apo__stage_out(w, 0, lane);
@@ -92,10 +150,65 @@ static inline APO_HD void apo__macd_staged_warp(const apo__stage_warp *w, const 
         while (m->t < b && m->t < begin) {
             apo__macd_warm_step(x, &r, m);
         }
+        if (edges != NULL && m->t == begin) {
+            /* A steady piece's states at its first output (again, the same, where the warm-up
+             * ended at a segment's end). */
+            double *head = edges[group * APO_STAGE_LANES + lane].head;
+            head[0] = m->ef;
+            head[1] = m->es;
+            head[2] = m->eg;
+        }
         while (m->t < b) {
             apo__macd_step_to(x, &r, m, macd, signal_line, hist);
         }
     });
+    if (edges != NULL) {
+        APO_FOR_LANES(lane) {
+            if (ran[APO_LANE_SLOT(lane)]) {
+                const apo__macd_state *m = &st[APO_LANE_SLOT(lane)];
+                double *tail = edges[group * APO_STAGE_LANES + lane].tail;
+                tail[0] = m->ef;
+                tail[1] = m->es;
+                tail[2] = m->eg;
+            }
+        }
+    }
+}
+
+/*
+ * Tile item k of view v after its pieces ran (apo__macd_staged_warp with edges, up to `most` a
+ * tile, edges[k most + j] piece j's): the tile's outputs mended where a piece's states were not
+ * the whole tile's (apo__macd_mend), or the whole tile computed serially where its first piece
+ * did not reach a steady end. counts, where not NULL, gets the tile's pieces and those computed
+ * again at counts[2 k] and [2 k + 1].
+ */
+static inline APO_HD void apo__macd_mend_item(const apo__cuda_view *v, size_t tiles, size_t k,
+                                              size_t fast, size_t slow, size_t signal,
+                                              size_t warmup, size_t most,
+                                              const apo__macd_edges *edges, size_t *counts) {
+    const apo__chunk_item it = apo__chunk_item_of(v, tiles, k);
+    const size_t pieces = apo__macd_cut_pieces(&it, warmup, most);
+    size_t again = 0;
+    if (pieces >= 2) {
+        apo__macd_rates r;
+        apo__macd_setup(&fast, &slow, signal, &r);
+        const size_t o = it.row * v->out_cols;
+        const apo__in x = apo__in_at(v->x + it.row * v->cols);
+        const apo__out macd = apo__out_at(v->out[0] + o);
+        const apo__out signal_line = apo__out_at(v->out[1] + o);
+        const apo__out hist = apo__out_at(v->out[2] + o);
+        int whole;
+        again = apo__macd_mend(x, it.begin, it.end, warmup, pieces, edges + k * most, &r, macd,
+                               signal_line, hist, &whole);
+        if (whole) {
+            apo__macd_tile_at(x, it.begin, it.end, fast, slow, signal, warmup, &r, macd,
+                              signal_line, hist);
+        }
+    }
+    if (counts != NULL) {
+        counts[2 * k] = pieces;
+        counts[2 * k + 1] = again;
+    }
 }
 
 /* returns_stats: lookback 1 (the previous sample), no staged output; two passes over the

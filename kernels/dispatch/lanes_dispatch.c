@@ -22,11 +22,11 @@
 #include "kernels.h"
 #include "lanes_paths.h"
 #include "lone_tile_cut.h"
+#include "macd_cut.h"
 #include "macd_tile.h"
 #include "macdfix_tile.h"
 
 #include <assert.h>
-#include <string.h>
 
 size_t apo__bollinger_stream_min_bytes = APO_BOLLINGER_STREAM_MIN_BYTES;
 size_t apo__macd_stream_min_bytes = APO_MACD_STREAM_MIN_BYTES;
@@ -198,10 +198,6 @@ size_t apo__macd_split_pieces(size_t len, size_t h, size_t lanes) {
 
 /* Whether two sets of EMA states are the same bits (a NaN state, from an overflow, compares
  * by its bits too). */
-static int same_states(const double a[3], const double b[3]) {
-    return memcmp(a, b, 3 * sizeof(double)) == 0;
-}
-
 /* apo__cpu_macd_split_tile for macd kind m. */
 static size_t split_tile(const double *x, size_t begin, size_t end, const macd_kind *m,
                          double *macd, double *signal_line, double *hist, apo__cpu_isa isa) {
@@ -221,37 +217,13 @@ static size_t split_tile(const double *x, size_t begin, size_t end, const macd_k
     apo__cut_spans(begin, end, h, pieces, spans);
     macd_lanes_on(isa, x, end, spans, pieces, m, macd, signal_line, hist, 0, edges);
 
-    /* The whole tile's states at the end of piece j - 1 are known when piece j - 1 is right:
-     * piece 0 always, a later one when its start states were those, or once computed again. */
-    size_t redone = 0;
-    if (!edges[0].ran) {
-        /* The seeds were not done within piece 0 (gaps): the tile from its start. */
+    /* The pieces checked in order, and run again where their states at the cut are not the
+     * whole tile's (macd_cut.h); without piece 0's steady end, the tile from its start. */
+    int whole;
+    const size_t redone =
+        apo__macd_mend(x, begin, end, h, pieces, edges, &m->r, macd, signal_line, hist, &whole);
+    if (whole) {
         macd_serial_tile(x, begin, end, m, macd, signal_line, hist);
-        return pieces - 1;
-    }
-    double states[3]; /* the whole tile's states at the end of the piece before j */
-    memcpy(states, edges[0].tail, sizeof states);
-    for (size_t j = 1; j < pieces; j++) {
-        if (edges[j].steady && same_states(states, edges[j].head)) {
-            memcpy(states, edges[j].tail, sizeof states);
-            continue;
-        }
-        /* Piece j again, serially, from the whole tile's states: the steady steps of
-         * apo__macd_step, as the tile itself runs them. */
-        apo__macd_state st;
-        st.t = spans[j].begin;
-        st.end = spans[j].end;
-        st.ef = states[0];
-        st.es = states[1];
-        st.eg = states[2];
-        st.macd = macd;
-        st.signal_line = signal_line;
-        st.hist = hist;
-        apo__macd_finish(x, &m->r, &st);
-        states[0] = st.ef;
-        states[1] = st.es;
-        states[2] = st.eg;
-        redone++;
     }
     return redone;
 }

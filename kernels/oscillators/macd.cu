@@ -7,6 +7,8 @@
  * (macd.h): TA-Lib's seeding, non-finite samples as gaps, fast > slow swapped.
  *
  * Launch shape: in the staged variant (the default), the launcher hands the view to
+ * apo__cuda_macd_cut (staged.cu: each tile cut into pieces in the lanes of staged warps, then
+ * checked; docs/cuda.md, "Lone tiles cut into pieces"), or where the cut does not pay to
  * apo__cuda_macd_staged (staged.cu: a warp per 32 tiles, through shared memory). The
  * simple variant here: one thread per (row, tile) of the view (cuda_chunk.h): 256-thread blocks,
  * a grid-stride loop over rows * chunk_tiles items. Each thread runs the whole serial tile
@@ -53,6 +55,11 @@ extern "C" int apo__cuda_macd(const apo__cuda_view *v, size_t fast, size_t slow,
      * the swap in the tile body does). */
     const size_t warmup = apo__macd_warmup(fast, slow, signal);
     if (apo__cuda_kernels_get() == APO_CUDA_KERNELS_STAGED) {
+        /* Its tiles cut into pieces where that pays, else a warp a group of tiles. */
+        const int rc = apo__cuda_macd_cut(v, fast, slow, signal, warmup, stream, NULL);
+        if (rc != APO_CUDA_NOT_CUT) {
+            return rc;
+        }
         return apo__cuda_macd_staged(v, fast, slow, signal, warmup, stream);
     }
     const size_t tiles = apo__chunk_tiles(v);

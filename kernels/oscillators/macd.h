@@ -60,15 +60,9 @@ int apo__cpu_macd_resume(const double *x, size_t begin, size_t stop, size_t fast
                          size_t signal, void *state, int fresh, double *macd, double *signal_line,
                          double *hist);
 
-/* The EMA states (fast, slow, signal) of a lane at the two edges of its tile, which the lane
- * kernels (macd_lanes.h) record for a lone tile's split (apo__cpu_macd_split_tile): `head`,
- * the states its first output is computed from, defined when `steady` (its seeds were done
- * by its `begin`); `tail`, the states after its last index, defined when `ran` (its seeds
- * were done before its `end`). */
-typedef struct apo__macd_edges {
-    double head[3], tail[3];
-    int steady, ran;
-} apo__macd_edges;
+/* A piece's EMA states at its two edges (macd_tile.h), which the lane kernels record for a
+ * lone tile's split. */
+typedef struct apo__macd_edges apo__macd_edges;
 
 /* One tile of one row (x, the outputs: the row's arrays) with the bits of apo__cpu_macd_tile,
  * its EMA chain cut into up to `lanes of isa` pieces that run side by side, each from its

@@ -39,6 +39,18 @@ typedef struct apo__macd_rates {
     double kf, ks, kg;
 } apo__macd_rates;
 
+/* The EMA states (fast, slow, signal) of a piece of a tile at its two edges, which the pieces
+ * record where a tile is cut into pieces that run side by side (the CPU's lanes, macd_lanes.h;
+ * a GPU's staged warps, kernels/cuda/staged_kernels.h) and macd_cut.h checks: `head`, the
+ * states its first output is computed from, defined when `steady` (its seeds were done by its
+ * `begin`); `tail`, the states after its last index, defined when `ran` (its seeds were done
+ * before its `end`). */
+struct apo__macd_edges {
+    double head[3], tail[3];
+    int steady, ran;
+};
+typedef struct apo__macd_edges apo__macd_edges;
+
 static inline APO_HD void apo__macd_emit_nan(size_t t, apo__out macd, apo__out signal_line,
                                              apo__out hist) {
     APO_OUT(macd, t) = NAN;

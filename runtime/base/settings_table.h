@@ -111,7 +111,8 @@
       "one thread per tile ([cuda.md](cuda.md#staged-kernels)), or `split`: `staged` with "        \
       "bollinger's sliding chains in one warp of a block and its roots and stores in another "     \
       "([cuda.md](cuda.md#bollinger-in-pairs-of-warps)); `staged` also cuts the tiles of "         \
-      "the recurrences with a warm-up into pieces, `simple` keeps a thread a tile for them too "   \
+      "the recurrences with a warm-up and of the built-in macd into pieces, `simple` keeps a "     \
+      "thread a tile for them too "                                                                \
       "([cuda.md](cuda.md#lone-tiles-cut-into-pieces-the-recurrences-with-a-warm-up)) and folds "  \
       "a scored launch's lone set in registers, `simple` keeps the array of folds "                \
       "([cuda.md](cuda.md#scored-sweeps-on-a-gpu)); the bits never change; another value is "      \

@@ -5,9 +5,13 @@
 
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lone_tile_cut.h"
+#include "random_walk.h"
 
 size_t cuda_chunk_views(size_t rows, size_t len, size_t tile, apo__cuda_view *out) {
     size_t n = 0;
@@ -62,4 +66,24 @@ double *cuda_input_for_view(const double *x, size_t rows, size_t cols, const apo
         memcpy(y + r * cols + lo, x + r * cols + lo, (hi - lo) * sizeof *y);
     }
     return y;
+}
+
+double *cuda_macd_cut_mismatches(size_t tile, size_t h, size_t most) {
+    const size_t cols = 3 * tile;
+    double *x = malloc(cols * sizeof *x);
+    cr_assert_not_null(x);
+    apo__random_walk(x, 1, cols, 77);
+    const size_t pieces = apo__cut_pieces_most(tile, h, most, 2);
+    for (size_t b = 0; b < cols; b += 2 * tile) {
+        double spike = 1e300;
+        for (size_t j = 1; j < pieces; j++, spike *= 1e-4)
+            x[apo__cut_span(b, b + tile, h, pieces, j).begin - h - 1] = spike;
+    }
+    const size_t fourth = apo__cut_span(2 * tile, 3 * tile, h, pieces, 3).begin;
+    for (size_t i = fourth - h; i < fourth; i++)
+        x[i] = NAN;
+    const apo__tile_span first = apo__cut_span(tile, 2 * tile, h, pieces, 0);
+    for (size_t i = first.begin - h; i < first.end; i++)
+        x[i] = NAN;
+    return x;
 }

@@ -3,7 +3,8 @@
  * (kernels/cuda/test_cuda_staging.c, the staged emulation; simt/test_cuda_simt.c, the SIMT
  * layer): the views the runtime gives a launcher for a chunk, and arrays poisoned outside what
  * a view may read, so that a read or a write out of bounds shows as different bits. Each test
- * passes its own poison, a NaN payload that neither the kernels nor its layer make.
+ * passes its own poison, a NaN payload that neither the kernels nor its layer make. And the
+ * input that makes every piece of macd's cut launch run again.
  */
 #ifndef APO_TESTS_CUDA_VIEWS_H
 #define APO_TESTS_CUDA_VIEWS_H
@@ -29,5 +30,19 @@ double *cuda_poisoned(size_t n, double poison);
  * row). */
 double *cuda_input_for_view(const double *x, size_t rows, size_t cols, const apo__cuda_view *v,
                             size_t halo, double poison);
+
+/*
+ * One row of three macd tiles of `tile` (fast 12, slow 26, signal 9: warm-up h; cut into up to
+ * `most` pieces, apo__cut_pieces_most with quarters 2) whose every piece after the first must be
+ * run again: each cut of the first and third tiles follows, one bar before its piece's warm-up,
+ * a sample of 1e300 / 1e4^(j - 1): the whole tile's EMAs carry it into the cut (its trace
+ * decays by about e^-62 over the warm-up), the piece's never saw it. Each is 1e4 times the next
+ * cut's, which the piece does see, so that the trace the tile adds stays above the last bit of
+ * the piece's states. The third tile's fourth piece also has its whole warm-up NaN (its seeds
+ * not done by its start: not steady), and the second tile's first piece, its warm-up included,
+ * is NaN (its seeds not done within it: the tile is computed whole, serially). 3 * tile doubles,
+ * malloc'd.
+ */
+double *cuda_macd_cut_mismatches(size_t tile, size_t h, size_t most);
 
 #endif

@@ -25,6 +25,7 @@
 
 #include "cuda_views.h"
 #include "kernels.h"
+#include "lone_tile_cut.h"
 #include "reference.h"
 #include "staged_emulation.h"
 #include "three_output_kernels.h"
@@ -155,6 +156,11 @@ static void check_every_view(const double *x, double *const ref[3], size_t rows,
     }
 }
 
+/* Where not 0, macd runs as its cut launch runs it, with up to this many pieces a tile
+ * (apo__emulate_macd_cut); cut_pieces sums what those runs counted. */
+static size_t macd_cut_most;
+static size_t cut_pieces[2];
+
 /* Whether bollinger runs as the launcher runs it with pairs of warps
  * (APPORTION_CUDA_KERNELS=split: kernels/cuda/bollinger_split.h) rather than one warp. */
 static int bollinger_pairs;
@@ -166,6 +172,13 @@ static int emulate_three(const apo__cuda_view *v, const void *params) {
         return apo__emulate_bollinger_split(v, k->n[0], k->up, k->dn);
     if (k->kernel == THREE_BOLLINGER)
         return apo__emulate_bollinger(v, k->n[0], k->up, k->dn);
+    if (macd_cut_most > 0) {
+        size_t counts[2];
+        const int ran = apo__emulate_macd_cut(v, k->n[0], k->n[1], k->n[2], macd_cut_most, counts);
+        cut_pieces[0] += counts[0];
+        cut_pieces[1] += counts[1];
+        return ran;
+    }
     return apo__emulate_macd(v, k->n[0], k->n[1], k->n[2]);
 }
 
@@ -272,6 +285,75 @@ Test(cuda_staging, macd_staged_gives_the_cpu_bits, .timeout = 300) {
     macd_case(6, 3001, 12, 26, 9, 100, INPUT_GAPS);
     macd_case(4, 2003, 26, 12, 9, 37, INPUT_WALK);
     macd_case(4, 1500, 3, 5, 1, 16, INPUT_GAPS);
+}
+
+/* ---- macd's tiles cut into pieces ------------------------------------------------------ */
+
+/* The case through the cut launch's code with up to `most` pieces a tile, on every view:
+ * `expect` is what runs (APO_EMULATED_CUT where the longest tile's cut pays). Returns the
+ * pieces run and those run again, summed over the views. */
+static void macd_cut_case(size_t rows, size_t cols, size_t tile, input_kind kind, size_t most,
+                          int expect, size_t counts[2]) {
+    const three_kernel k = {THREE_MACD, {12, 26, 9}, 0, 0};
+    macd_cut_most = most;
+    cut_pieces[0] = cut_pieces[1] = 0;
+    three_outputs_case(&k, rows, cols, tile, kind, expect);
+    counts[0] = cut_pieces[0];
+    counts[1] = cut_pieces[1];
+    macd_cut_most = 0;
+}
+
+Test(cuda_staging, macd_cut_into_pieces_gives_the_cpu_bits, .timeout = 300) {
+    const size_t t = apo__macd_tile_len(12, 26, 9), h = apo__macd_warmup(12, 26, 9);
+    size_t counts[2];
+    /* The real tiles, a piece per lane of a warp and more; tiles of 4096, 8 pieces each
+     * (h + 512 <= 2048); a tile too short for its cut to pay runs the staged kernel. */
+    macd_cut_case(1, 2 * t + 77, t, INPUT_GAPS, 32, APO_EMULATED_CUT, counts);
+    cr_assert_gt(counts[0], 2 * 3, "no tile was cut: %zu pieces", counts[0]);
+    macd_cut_case(3, 50001, 4096, INPUT_WALK, 8, APO_EMULATED_CUT, counts);
+    /* On a walk the warm-up leaves every piece's states at its cut the whole tile's: none runs
+     * again (a check that ran every piece again would still give the bits, not this count). */
+    cr_assert_gt(counts[0], 3 * 12);
+    cr_assert_eq(counts[1], 0, "%zu of %zu pieces run again on a walk", counts[1], counts[0]);
+    macd_cut_case(3, 50001, 4096, INPUT_GAPS, 8, APO_EMULATED_CUT, counts);
+    macd_cut_case(3, 3 * 8192 + 5, 4096, INPUT_HUGE, 4, APO_EMULATED_CUT, counts);
+    macd_cut_case(2, 3 * 8192 + 5, 4096, INPUT_OVERFLOW, 8, APO_EMULATED_CUT, counts);
+    macd_cut_case(2, 5000, 2 * h, INPUT_WALK, 8, APO_EMULATED_STAGED, counts);
+}
+
+Test(cuda_staging, macd_cut_runs_again_every_piece_whose_states_differ, .timeout = 300) {
+    const size_t tile = 4096, cols = 3 * tile, most = 8, h = apo__macd_warmup(12, 26, 9);
+    double *x = cuda_macd_cut_mismatches(tile, h, most);
+    double *want[3], *got[3];
+    for (int o = 0; o < 3; o++) {
+        want[o] = poisoned(cols);
+        got[o] = poisoned(cols);
+    }
+    for (size_t b = 0; b < cols; b += tile)
+        apo__cpu_macd_tile(x, cols, b, b + tile, 12, 26, 9, want[0], want[1], want[2]);
+    apo__cuda_view v;
+    memset(&v, 0, sizeof v);
+    v.x = x;
+    v.cols = v.out_cols = cols;
+    v.rows = 1;
+    v.begin = 0;
+    v.end = cols;
+    v.tile = tile;
+    for (int o = 0; o < 3; o++)
+        v.out[o] = got[o];
+    size_t counts[2];
+    cr_assert_eq(apo__emulate_macd_cut(&v, 12, 26, 9, most, counts), APO_EMULATED_CUT);
+    /* 3 tiles of 8 pieces; every cut of the first and third run again, the second tile
+     * whole (its 7 cuts counted as run again). */
+    cr_assert_eq(apo__cut_pieces_most(tile, h, most, 2), 8);
+    cr_assert_eq(counts[0], 24, "pieces %zu", counts[0]);
+    cr_assert_eq(counts[1], 21, "run again %zu", counts[1]);
+    for (int o = 0; o < 3; o++) {
+        check_outputs(want[o], got[o], 1, cols, &v, "macd cut, every piece run again");
+        free(want[o]);
+        free(got[o]);
+    }
+    free(x);
 }
 
 /* ---- returns_stats ---------------------------------------------------------------------- */
