@@ -165,21 +165,47 @@ static __global__ void apo__cut_check_kernel(apo__cuda_view v, size_t tiles, siz
     }
 }
 
-extern "C" int apo__cut_sum_counts(const size_t *counts, size_t items, void *stream,
-                                   size_t *pieces) {
+extern "C" int apo__cut_scratch(size_t items, size_t most, size_t edge_bytes, int counted,
+                                void *stream, void **edges, size_t **counts) {
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
-    size_t *host = (size_t *)malloc(2 * items * sizeof *host);
-    cudaError_t e = host == NULL ? cudaErrorMemoryAllocation
-                                 : cudaMemcpyAsync(host, counts, 2 * items * sizeof *host,
-                                                   cudaMemcpyDeviceToHost, s);
-    if (e == cudaSuccess)
-        e = cudaStreamSynchronize(s);
-    pieces[0] = pieces[1] = 0;
-    for (size_t k = 0; e == cudaSuccess && k < items; k++) {
-        pieces[0] += host[2 * k];
-        pieces[1] += host[2 * k + 1];
+    *edges = NULL;
+    *counts = NULL;
+    cudaError_t e = cudaMallocAsync(edges, items * most * edge_bytes, s);
+    if (e == cudaSuccess && counted)
+        e = cudaMallocAsync((void **)counts, 2 * items * sizeof **counts, s);
+    if (e != cudaSuccess) {
+        /* No room: the uncut launch needs none (not sticky). */
+        (void)cudaGetLastError();
+        if (*edges != NULL)
+            (void)cudaFreeAsync(*edges, s);
+        *edges = NULL;
+        return (int)e;
     }
-    free(host);
+    return 0;
+}
+
+extern "C" int apo__cut_finish(int launched, size_t items, void *stream, void *edges,
+                               size_t *counts, size_t *pieces) {
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    cudaError_t e = (cudaError_t)launched;
+    /* The counts are for the tests (a copy and a wait): the launchers pass NULL. */
+    if (e == cudaSuccess && pieces != NULL) {
+        size_t *host = (size_t *)malloc(2 * items * sizeof *host);
+        e = host == NULL ? cudaErrorMemoryAllocation
+                         : cudaMemcpyAsync(host, counts, 2 * items * sizeof *host,
+                                           cudaMemcpyDeviceToHost, s);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(s);
+        pieces[0] = pieces[1] = 0;
+        for (size_t k = 0; e == cudaSuccess && k < items; k++) {
+            pieces[0] += host[2 * k];
+            pieces[1] += host[2 * k + 1];
+        }
+        free(host);
+    }
+    if (counts != NULL)
+        (void)cudaFreeAsync(counts, s);
+    (void)cudaFreeAsync(edges, s);
     return (int)e;
 }
 
@@ -197,32 +223,19 @@ extern "C" int apo__cuda_catalog_cut(int id, const apo__cuda_view *v, const apo_
     if (apo__cut_pieces_most(longest, base->h, most, 3) < 2)
         return APO_CUDA_NOT_CUT;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
-    apo__cut_edges *edges = NULL;
-    size_t *counts = NULL;
-    cudaError_t e = cudaMallocAsync((void **)&edges, items * most * sizeof *edges, s);
-    if (e != cudaSuccess) {
-        /* No room for the edges: the family's thread a tile needs none (not sticky). */
-        (void)cudaGetLastError();
+    void *scratch;
+    size_t *counts;
+    if (apo__cut_scratch(items, most, sizeof(apo__cut_edges), pieces != NULL, stream, &scratch,
+                         &counts) != 0)
         return APO_CUDA_NOT_CUT;
-    }
-    if (pieces != NULL)
-        e = cudaMallocAsync((void **)&counts, 2 * items * sizeof *counts, s);
-    if (e == cudaSuccess) {
-        apo__cut_pieces_kernel<<<apo__cuda_blocks(items * most), APO_CUDA_BLOCK, 0, s>>>(
-            *v, tiles, most, id, *base, edges);
-        e = cudaGetLastError();
-    }
+    apo__cut_edges *edges = (apo__cut_edges *)scratch;
+    apo__cut_pieces_kernel<<<apo__cuda_blocks(items * most), APO_CUDA_BLOCK, 0, s>>>(
+        *v, tiles, most, id, *base, edges);
+    cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess) {
         apo__cut_check_kernel<<<apo__cuda_blocks(items), APO_CUDA_BLOCK, 0, s>>>(
             *v, tiles, most, id, *base, edges, counts);
         e = cudaGetLastError();
     }
-    /* The counts are for the tests (a copy and a wait): the runtime passes NULL. */
-    if (e == cudaSuccess && pieces != NULL)
-        e = (cudaError_t)apo__cut_sum_counts(counts, items, s, pieces);
-    if (counts != NULL)
-        (void)cudaFreeAsync(counts, s);
-    if (edges != NULL)
-        (void)cudaFreeAsync(edges, s);
-    return (int)e;
+    return apo__cut_finish((int)e, items, stream, edges, counts, pieces);
 }

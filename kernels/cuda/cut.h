@@ -28,9 +28,18 @@ extern "C" {
 int apo__cuda_catalog_cut(int id, const apo__cuda_view *v, const apo__cat_io *base, void *stream,
                           size_t *pieces);
 
-/* The counts of a cut launch's check (2 a tile item: its pieces, those run again), on the
- * device, summed into pieces[0] and [1] on the host: a copy and a wait on `stream`. */
-int apo__cut_sum_counts(const size_t *counts, size_t items, void *stream, size_t *pieces);
+/* A cut launch's stream-ordered scratch on `stream`: *edges, `edge_bytes` for each of items x
+ * most (tile, piece) items, and where `counted` *counts, its check's two counts a tile item (its
+ * pieces, those run again). 0, or the CUDA error with nothing held (not sticky: the caller then
+ * runs its uncut launch). */
+int apo__cut_scratch(size_t items, size_t most, size_t edge_bytes, int counted, void *stream,
+                     void **edges, size_t **counts);
+
+/* Ends a cut launch whose launches gave `launched` (a CUDA error, 0 for none): where `pieces`
+ * is not NULL and they launched, the counts summed into pieces[0] and [1] (a copy and a wait,
+ * for the tests); the scratch freed on the stream. Returns the error. */
+int apo__cut_finish(int launched, size_t items, void *stream, void *edges, size_t *counts,
+                    size_t *pieces);
 
 #ifdef __cplusplus
 }

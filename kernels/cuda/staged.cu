@@ -178,36 +178,23 @@ extern "C" int apo__cuda_macd_cut(const apo__cuda_view *v, size_t fast, size_t s
     if (apo__macd_cut_pieces(&longest, warmup, most) < 2)
         return APO_CUDA_NOT_CUT;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
-    apo__macd_edges *edges = NULL;
-    size_t *counts = NULL;
-    cudaError_t e = cudaMallocAsync((void **)&edges, items * most * sizeof *edges, s);
-    if (e != cudaSuccess) {
-        /* No room for the edges: the staged kernel needs none (not sticky). */
-        (void)cudaGetLastError();
+    void *scratch;
+    size_t *counts;
+    if (apo__cut_scratch(items, most, sizeof(apo__macd_edges), pieces != NULL, stream, &scratch,
+                         &counts) != 0)
         return APO_CUDA_NOT_CUT;
-    }
-    if (pieces != NULL)
-        e = cudaMallocAsync((void **)&counts, 2 * items * sizeof *counts, s);
+    apo__macd_edges *edges = (apo__macd_edges *)scratch;
     apo__stage_geom g;
     apo__stage_geom_init(&g, 0, 3);
-    if (e == cudaSuccess) {
-        apo__macd_pieces_kernel<<<apo__stage_grid(items * most), APO_STAGE_LANES,
-                                  apo__stage_bytes(&g), s>>>(*v, tiles, fast, slow, signal, warmup,
-                                                             most, g, edges);
-        e = cudaGetLastError();
-    }
+    apo__macd_pieces_kernel<<<apo__stage_grid(items * most), APO_STAGE_LANES, apo__stage_bytes(&g),
+                              s>>>(*v, tiles, fast, slow, signal, warmup, most, g, edges);
+    cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess) {
         apo__macd_mend_kernel<<<apo__cuda_blocks(items), APO_CUDA_BLOCK, 0, s>>>(
             *v, tiles, fast, slow, signal, warmup, most, edges, counts);
         e = cudaGetLastError();
     }
-    /* The counts are for the tests (a copy and a wait): the launcher passes NULL. */
-    if (e == cudaSuccess && pieces != NULL)
-        e = (cudaError_t)apo__cut_sum_counts(counts, items, s, pieces);
-    if (counts != NULL)
-        (void)cudaFreeAsync(counts, s);
-    (void)cudaFreeAsync(edges, s);
-    return (int)e;
+    return apo__cut_finish((int)e, items, stream, edges, counts, pieces);
 }
 
 extern "C" int apo__cuda_returns_stats_staged(const apo__cuda_view *v, void *stream) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels.h"
 #include "lone_tile_cut.h"
 #include "random_walk.h"
 
@@ -86,4 +87,33 @@ double *cuda_macd_cut_mismatches(size_t tile, size_t h, size_t most) {
     for (size_t i = first.begin - h; i < first.end; i++)
         x[i] = NAN;
     return x;
+}
+
+void cuda_macd_cut_case_init(cuda_macd_cut_case *c, size_t tile, size_t most, double poison) {
+    const size_t h = apo__macd_warmup(12, 26, 9);
+    c->cols = 3 * tile;
+    c->x = cuda_macd_cut_mismatches(tile, h, most);
+    for (int o = 0; o < 3; o++) {
+        c->want[o] = cuda_poisoned(c->cols, poison);
+        c->got[o] = cuda_poisoned(c->cols, poison);
+    }
+    for (size_t b = 0; b < c->cols; b += tile)
+        apo__cpu_macd_tile(c->x, c->cols, b, b + tile, 12, 26, 9, c->want[0], c->want[1],
+                           c->want[2]);
+    memset(&c->v, 0, sizeof c->v);
+    c->v.x = c->x;
+    c->v.cols = c->v.out_cols = c->cols;
+    c->v.rows = 1;
+    c->v.end = c->cols;
+    c->v.tile = tile;
+    for (int o = 0; o < 3; o++)
+        c->v.out[o] = c->got[o];
+}
+
+void cuda_macd_cut_case_free(cuda_macd_cut_case *c) {
+    for (int o = 0; o < 3; o++) {
+        free(c->want[o]);
+        free(c->got[o]);
+    }
+    free(c->x);
 }

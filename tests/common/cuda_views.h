@@ -45,4 +45,14 @@ double *cuda_input_for_view(const double *x, size_t rows, size_t cols, const apo
  */
 double *cuda_macd_cut_mismatches(size_t tile, size_t h, size_t most);
 
+/* That input (tiles of `tile`, up to `most` pieces), the cpu's outputs of it tile by tile
+ * (want), outputs of poison (got) and the view of its whole row into them (v). */
+typedef struct cuda_macd_cut_case {
+    size_t cols;
+    double *x, *want[3], *got[3];
+    apo__cuda_view v;
+} cuda_macd_cut_case;
+void cuda_macd_cut_case_init(cuda_macd_cut_case *c, size_t tile, size_t most, double poison);
+void cuda_macd_cut_case_free(cuda_macd_cut_case *c);
+
 #endif

@@ -417,41 +417,23 @@ Test(cuda_simt, staged_kernels_give_the_cpu_bits_in_serial_orders_drawn_at_rando
 
 Test(cuda_simt, macd_cut_runs_again_every_piece_whose_states_differ, .timeout = 300) {
     /* Three tiles of 4096: the launch's budget gives each 32 pieces (h + 128 <= 2048). */
-    const size_t tile = 4096, cols = 3 * tile, h = apo__macd_warmup(12, 26, 9);
-    double *x = cuda_macd_cut_mismatches(tile, h, 32);
-    double *want[3], *got[3];
-    for (int o = 0; o < 3; o++) {
-        want[o] = poisoned(cols);
-        got[o] = poisoned(cols);
-    }
-    for (size_t b = 0; b < cols; b += tile)
-        apo__cpu_macd_tile(x, cols, b, b + tile, 12, 26, 9, want[0], want[1], want[2]);
-    apo__cuda_view v;
-    memset(&v, 0, sizeof v);
-    v.x = x;
-    v.cols = v.out_cols = cols;
-    v.rows = 1;
-    v.end = cols;
-    v.tile = tile;
-    for (int o = 0; o < 3; o++)
-        v.out[o] = got[o];
+    cuda_macd_cut_case c;
+    cuda_macd_cut_case_init(&c, 4096, 32, poison());
     apo__cuda_kernels_set(APO_CUDA_KERNELS_STAGED);
     set_options(SIMT_FREE, SIMT_COPIES_RANDOM, 31, 0);
     size_t pieces[2];
-    cr_assert_eq(apo__cuda_macd_cut(&v, 12, 26, 9, h, NULL, pieces), 0, "%s", simt_last_failure());
+    cr_assert_eq(apo__cuda_macd_cut(&c.v, 12, 26, 9, apo__macd_warmup(12, 26, 9), NULL, pieces), 0,
+                 "%s", simt_last_failure());
     /* Every piece after each tile's first run again: the first and third tiles' at their
      * states, the second tile whole. */
     cr_assert_eq(pieces[0], 3 * 32, "pieces %zu", pieces[0]);
     cr_assert_eq(pieces[1], 3 * 31, "run again %zu", pieces[1]);
     size_t bad = 0;
     for (int o = 0; o < 3; o++)
-        bad += compare_outputs(want[o], got[o], 1, cols, &v, "macd cut, every piece run again");
+        bad += compare_outputs(c.want[o], c.got[o], 1, c.cols, &c.v,
+                               "macd cut, every piece run again");
     cr_assert_eq(bad, 0, "%s", first_mismatch);
-    for (int o = 0; o < 3; o++) {
-        free(want[o]);
-        free(got[o]);
-    }
-    free(x);
+    cuda_macd_cut_case_free(&c);
 }
 
 /* ---- the planted fault: a barrier left out -------------------------------------------------- */

@@ -322,38 +322,19 @@ Test(cuda_staging, macd_cut_into_pieces_gives_the_cpu_bits, .timeout = 300) {
 }
 
 Test(cuda_staging, macd_cut_runs_again_every_piece_whose_states_differ, .timeout = 300) {
-    const size_t tile = 4096, cols = 3 * tile, most = 8, h = apo__macd_warmup(12, 26, 9);
-    double *x = cuda_macd_cut_mismatches(tile, h, most);
-    double *want[3], *got[3];
-    for (int o = 0; o < 3; o++) {
-        want[o] = poisoned(cols);
-        got[o] = poisoned(cols);
-    }
-    for (size_t b = 0; b < cols; b += tile)
-        apo__cpu_macd_tile(x, cols, b, b + tile, 12, 26, 9, want[0], want[1], want[2]);
-    apo__cuda_view v;
-    memset(&v, 0, sizeof v);
-    v.x = x;
-    v.cols = v.out_cols = cols;
-    v.rows = 1;
-    v.begin = 0;
-    v.end = cols;
-    v.tile = tile;
-    for (int o = 0; o < 3; o++)
-        v.out[o] = got[o];
+    const size_t tile = 4096, most = 8;
+    cuda_macd_cut_case c;
+    cuda_macd_cut_case_init(&c, tile, most, poison());
     size_t counts[2];
-    cr_assert_eq(apo__emulate_macd_cut(&v, 12, 26, 9, most, counts), APO_EMULATED_CUT);
+    cr_assert_eq(apo__emulate_macd_cut(&c.v, 12, 26, 9, most, counts), APO_EMULATED_CUT);
     /* 3 tiles of 8 pieces; every cut of the first and third run again, the second tile
      * whole (its 7 cuts counted as run again). */
-    cr_assert_eq(apo__cut_pieces_most(tile, h, most, 2), 8);
+    cr_assert_eq(apo__cut_pieces_most(tile, apo__macd_warmup(12, 26, 9), most, 2), 8);
     cr_assert_eq(counts[0], 24, "pieces %zu", counts[0]);
     cr_assert_eq(counts[1], 21, "run again %zu", counts[1]);
-    for (int o = 0; o < 3; o++) {
-        check_outputs(want[o], got[o], 1, cols, &v, "macd cut, every piece run again");
-        free(want[o]);
-        free(got[o]);
-    }
-    free(x);
+    for (int o = 0; o < 3; o++)
+        check_outputs(c.want[o], c.got[o], 1, c.cols, &c.v, "macd cut, every piece run again");
+    cuda_macd_cut_case_free(&c);
 }
 
 /* ---- returns_stats ---------------------------------------------------------------------- */
