@@ -22,8 +22,8 @@
 /* The pass over tile [begin, end) of a row read from x at absolute indices (period >= 1,
  * begin < end): mean[t] and sd[t] as apo__cpu_bollinger_pass_tile (bollinger_pass.h) documents
  * them. */
-static inline APO_HD void apo__bollinger_pass_tile(const double *x, size_t begin, size_t end,
-                                                   size_t period, double *mean, double *sd) {
+static inline APO_HD void apo__bollinger_pass_tile(apo__in x, size_t begin, size_t end,
+                                                   size_t period, apo__out mean, apo__out sd) {
     /* The widths do not reach the stores above; 0 is as good as any. */
     apo__bollinger_tile(x, begin, end, period, 0.0, 0.0, sd, mean, sd);
 }

@@ -66,9 +66,15 @@
  * defines APO_STAGED_ACCESS before its first include of this header (kernels/cuda/staged.cu and
  * its host emulation, kernels/cuda/staged_emulation.c; see kernels/cuda/stage.h) gets rings
  * instead: index i lives at p[i & mask], which reads a per-lane ring in shared memory on the GPU,
- * and with mask = SIZE_MAX (apo__in_at, apo__out_at) reads memory like a pointer. Only where the
- * data is read from changes, never an operation on it.
+ * and with mask = SIZE_MAX (apo__in_at, apo__out_at) reads memory like a pointer. A unit that
+ * defines APO_STRIDED_ACCESS instead (kernels/scores/scored.cu) gets strides: index i lives at
+ * p[i * stride], so that the windows of the threads of a launch can be interleaved (thread k's
+ * index i next to thread k + 1's), and with stride 1 (apo__in_at, apo__out_at) a pointer's
+ * subscript again. Only where the data is read from changes, never an operation on it.
  */
+#if defined(APO_STAGED_ACCESS) && defined(APO_STRIDED_ACCESS)
+#error "apo_hd.h: a unit stages its windows in rings or strides them, not both"
+#endif
 #ifdef APO_STAGED_ACCESS
 typedef struct apo__in {
     const double *p;
@@ -94,6 +100,31 @@ static inline APO_HD apo__out apo__out_ring(double *p, size_t mask) {
 }
 static inline APO_HD apo__in apo__in_at(const double *p) { return apo__in_ring(p, SIZE_MAX); }
 static inline APO_HD apo__out apo__out_at(double *p) { return apo__out_ring(p, SIZE_MAX); }
+#elif defined(APO_STRIDED_ACCESS)
+typedef struct apo__in {
+    const double *p;
+    size_t stride;
+} apo__in;
+typedef struct apo__out {
+    double *p;
+    size_t stride;
+} apo__out;
+#define APO_IN(a, i) ((a).p[(size_t)(i) * (a).stride])
+#define APO_OUT(a, i) ((a).p[(size_t)(i) * (a).stride])
+static inline APO_HD apo__in apo__in_strided(const double *p, size_t stride) {
+    apo__in a;
+    a.p = p;
+    a.stride = stride;
+    return a;
+}
+static inline APO_HD apo__out apo__out_strided(double *p, size_t stride) {
+    apo__out a;
+    a.p = p;
+    a.stride = stride;
+    return a;
+}
+static inline APO_HD apo__in apo__in_at(const double *p) { return apo__in_strided(p, 1); }
+static inline APO_HD apo__out apo__out_at(double *p) { return apo__out_strided(p, 1); }
 #else
 typedef const double *apo__in;
 typedef double *apo__out;

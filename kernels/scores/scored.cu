@@ -26,6 +26,10 @@
 #include <cuda_runtime.h>
 #include <string.h>
 
+/* The bodies that read and write through apo_hd.h's accessors (bollinger's pass, macd) get
+ * strides: their windows are interleaved across the launch's threads (apo__scored_interleaved). */
+#define APO_STRIDED_ACCESS
+
 /* Before averages_tiles.h, whose bbands includes bollinger's body: here the body stores the
  * pass (bbands_tile.h forms its bands from it). */
 #include "bollinger_pass_tile.h"
@@ -103,20 +107,36 @@ static void apo__scored_folds_of(const apo__scored_cuda_set *sets, size_t j0, si
     }
 }
 
+/* Whether the windows of tile body `Body` are interleaved across the launch's threads: index i
+ * of thread `me`'s pass double k at scratch[(k * cap + i) * threads + me], so that the threads of
+ * a warp, at the same index of their series, read and write one 256-byte span where each read a
+ * line of its own (docs/cuda.md, "Scored sweeps on a GPU", "Interleaved windows"). Only the bodies
+ * that reach their outputs through apo_hd.h's accessors can: the catalog's bodies store through
+ * plain pointers, and their windows stay one after the other (scratch[me * per_thread + k * cap +
+ * i]). */
+template <int Body>
+static constexpr bool apo__scored_interleaved =
+    Body == APO_SCORED_BODY_BOLLINGER || Body == APO_SCORED_BODY_MACD;
+
 /* The pass of tile [begin, end) of a window with tile body `Body` (and CatId): x[i] its inputs from
- * the window's first sample, out[k] the pass's doubles at the window's indices. */
+ * the window's first sample, out[k][i * stride] the pass's doubles at the window's indices
+ * (stride 1 but where apo__scored_interleaved). */
 template <int Body, int CatId>
 static __device__ void apo__scored_pass_tile(const apo__scored_cuda_set *s, const double *const *x,
-                                             size_t begin, size_t end, double *const *out) {
+                                             size_t begin, size_t end, double *const *out,
+                                             size_t stride) {
     if (Body == APO_SCORED_BODY_BOLLINGER) {
         /* The pass's order (score_pass_outputs.h): the sd, then the mean. */
-        apo__bollinger_pass_tile(x[0], begin, end, (size_t)s->params[0], out[1], out[0]);
+        apo__bollinger_pass_tile(apo__in_at(x[0]), begin, end, (size_t)s->params[0],
+                                 apo__out_strided(out[1], stride),
+                                 apo__out_strided(out[0], stride));
         return;
     }
     if (Body == APO_SCORED_BODY_MACD) {
         /* The body puts a fast period longer than the slow one second, as the host does. */
-        apo__macd_tile(x[0], begin, end, (size_t)s->params[0], (size_t)s->params[1],
-                       (size_t)s->params[2], s->warmup, out[0], out[1], out[2]);
+        apo__macd_tile(apo__in_at(x[0]), begin, end, (size_t)s->params[0], (size_t)s->params[1],
+                       (size_t)s->params[2], s->warmup, apo__out_strided(out[0], stride),
+                       apo__out_strided(out[1], stride), apo__out_strided(out[2], stride));
         return;
     }
     apo__cat_io io = s->io;
@@ -132,9 +152,9 @@ static __device__ void apo__scored_pass_tile(const apo__scored_cuda_set *s, cons
         apo__volume_tile(CatId, &io, begin, end);
 }
 
-/* Folds one bar into set j's running scores f: the set's outputs at window index i from the
- * pass (pass_in) with its own parameters, then its rule and cost; prev and close are the bar's
- * close before and its own. */
+/* Folds one bar into set j's running scores f: the set's outputs at index i of the pass's doubles
+ * (pass_in; the window's index times its stride) with its own parameters, then its rule and cost;
+ * prev and close are the bar's close before and its own. */
 static __device__ __forceinline__ void apo__scored_fold_bar(const apo__scored_cuda_set *s,
                                                             const apo__scored_folds *folds,
                                                             size_t j, const double *const *pass_in,
@@ -146,8 +166,8 @@ static __device__ __forceinline__ void apo__scored_fold_bar(const apo__scored_cu
 }
 
 /* The running scores of every set of the launch over one series of n samples (x[i]: its
- * inputs), in a window of scratch of `cap` bars per pass double: the pass once per tile, each
- * set's outputs at a bar from it.
+ * inputs), in a window of scratch of `cap` bars per pass double, index i of pass double k at
+ * scratch[(k * cap + i) * stride]: the pass once per tile, each set's outputs at a bar from it.
  *
  * A launch or unit of one set (a sweep whose sets each have a pass of their own, as rsi's
  * periods) folds into `lone`, which no index reaches, so that the compiler keeps it in
@@ -159,12 +179,12 @@ static __device__ __forceinline__ void apo__scored_fold_bar(const apo__scored_cu
 template <int Body, int CatId>
 static __device__ void apo__scored_series(const apo__scored_cuda_set *s,
                                           const apo__scored_folds *folds, const double *const *x,
-                                          size_t n, double *scratch, size_t cap,
+                                          size_t n, double *scratch, size_t cap, size_t stride,
                                           apo__score_fold *f) {
     double *pass_out[APO_CAT_MAX_OUT];
     const double *pass_in[APO_CAT_MAX_OUT];
     for (size_t k = 0; k < s->n_pass; k++)
-        pass_in[k] = pass_out[k] = scratch + k * cap;
+        pass_in[k] = pass_out[k] = scratch + k * cap * stride;
     const double *close = x[s->close_in];
     const bool spills =
         Body == APO_SCORED_BODY_OSCILLATORS && (CatId == APO_CAT_STOCH || CatId == APO_CAT_STOCHF);
@@ -179,39 +199,49 @@ static __device__ void apo__scored_series(const apo__scored_cuda_set *s,
         const double *window[APO_CAT_MAX_IN];
         for (size_t i = 0; i < s->n_in; i++)
             window[i] = x[i] + origin;
-        apo__scored_pass_tile<Body, CatId>(s, window, t0 - origin, t1 - origin, pass_out);
+        apo__scored_pass_tile<Body, CatId>(s, window, t0 - origin, t1 - origin, pass_out, stride);
         for (size_t t = t0; t < t1; t++) {
             const double prev = t > 0 ? close[t - 1] : (double)NAN;
+            const size_t at = (t - origin) * stride;
             if (one)
-                apo__scored_fold_bar(s, folds, 0, pass_in, t - origin, prev, close[t], &lone);
+                apo__scored_fold_bar(s, folds, 0, pass_in, at, prev, close[t], &lone);
             else
                 for (size_t j = 0; j < folds->n; j++)
-                    apo__scored_fold_bar(s, folds, j, pass_in, t - origin, prev, close[t], &f[j]);
+                    apo__scored_fold_bar(s, folds, j, pass_in, at, prev, close[t], &f[j]);
         }
     }
     if (one)
         f[0] = lone;
 }
 
-/* Global row `row` scored in the window `mine` (`cap` bars per pass double) for every set of
- * `folds`, the sets first_set, first_set + 1, ... of the chunk (set j's scores at j *
- * set_stride from r's). */
+/* Global row `row` scored in the window `mine` (`cap` bars per pass double, `stride` apart) for
+ * every set of `folds`, the sets first_set, first_set + 1, ... of the chunk (set j's scores at
+ * j * set_stride from r's). */
 template <int Body, int CatId>
 static __device__ void apo__scored_row(const apo__scored_cuda_set *s,
                                        const apo__scored_folds *folds,
                                        const apo__scored_cuda_rows *r, size_t row, size_t first_set,
-                                       double *mine, size_t cap) {
+                                       double *mine, size_t cap, size_t stride) {
     const double *x[APO_CAT_MAX_IN];
     for (size_t k = 0; k < s->n_in; k++)
         x[k] = r->in[k] + row * r->cols;
     apo__score_fold f[APO_SCORED_CUDA_FOLDS];
-    apo__scored_series<Body, CatId>(s, folds, x, r->cols, mine, cap, f);
+    apo__scored_series<Body, CatId>(s, folds, x, r->cols, mine, cap, stride, f);
     for (size_t j = 0; j < folds->n; j++) {
         double scores[APO_SCORE_IX_COUNT];
         apo__score_finish(&f[j], folds->sqrt_periods[j], scores);
         for (size_t k = 0; k < APO_SCORE_IX_COUNT; k++)
             r->scores[k][(first_set + j) * r->set_stride + row] = scores[k];
     }
+}
+
+/* Thread `me`'s window of the launch's scratch (per_thread doubles a thread, `threads` threads),
+ * and in *stride how far apart its indices lie (apo__scored_interleaved). */
+template <int Body>
+static __device__ double *apo__scored_window(double *scratch, size_t me, size_t per_thread,
+                                             size_t threads, size_t *stride) {
+    *stride = apo__scored_interleaved<Body> ? threads : 1;
+    return apo__scored_interleaved<Body> ? scratch + me : scratch + me * per_thread;
 }
 
 /* Thread `me` of `threads` scores rows me, me + threads, ... of the chunk in its window, for
@@ -224,9 +254,11 @@ static __device__ void apo__scored_rows(const apo__scored_cuda_set *s,
     const size_t me = apo__cuda_first_item();
     if (me >= threads)
         return; /* the last block's threads past the scratch */
-    double *mine = scratch + me * per_thread;
+    size_t stride;
+    double *mine = apo__scored_window<Body>(scratch, me, per_thread, threads, &stride);
     for (size_t i = me; i < r->rows; i += threads)
-        apo__scored_row<Body, CatId>(s, folds, r, r->row0 + i, 0, mine, per_thread / s->n_pass);
+        apo__scored_row<Body, CatId>(s, folds, r, r->row0 + i, 0, mine, per_thread / s->n_pass,
+                                     stride);
 }
 
 /* Thread `me` of `threads` takes items me, me + threads, ... of units x rows, unit-major (the
@@ -238,11 +270,12 @@ static __device__ void apo__scored_units(const apo__scored_unit *units, size_t n
     const size_t me = apo__cuda_first_item();
     if (me >= threads)
         return;
-    double *mine = scratch + me * per_thread;
+    size_t stride;
+    double *mine = apo__scored_window<Body>(scratch, me, per_thread, threads, &stride);
     for (size_t i = me; i < n_units * r->rows; i += threads) {
         const apo__scored_unit *u = &units[i / r->rows];
         apo__scored_row<Body, CatId>(&u->set, &u->folds, r, r->row0 + i % r->rows, u->first_set,
-                                     mine, per_thread / u->set.n_pass);
+                                     mine, per_thread / u->set.n_pass, stride);
     }
 }
 
