@@ -11,7 +11,7 @@
 typedef struct apo__cuda_options {
     size_t memory_mb;    /* staging budget per GPU in MiB (0: the default, docs/cuda.md) */
     int pci_order;       /* number GPUs by PCI bus id (CUDA_DEVICE_ORDER unset) */
-    const char *kernels; /* APPORTION_CUDA_KERNELS: "staged" (NULL too) or "simple" */
+    const char *kernels; /* APPORTION_CUDA_KERNELS: "staged" (NULL too), "simple" or "split" */
     int blocks_per_sm;   /* APPORTION_CUDA_BLOCKS_PER_SM (1 to 64) */
 } apo__cuda_options;
 
