@@ -37,10 +37,15 @@ static inline APO_HD int apo__cut_pays(size_t len, size_t h, size_t pieces, size
            h + len / pieces <= len / 4 * quarters;
 }
 
+/* The `quarters` of the cuts below, the same on a CPU and a GPU: macd cuts at half, measured
+ * when its cut was built; the catalog's recurrences with a warm-up at three quarters, where the
+ * Wilder recurrences' pieces measured 0.58 of the serial time at 0.59 of its steps
+ * (docs/PERF.md). */
+#define APO_MACD_CUT_QUARTERS 2
+#define APO_CATALOG_CUT_QUARTERS 3
+
 /* The pieces a lone tile is cut into on a CPU path of `lanes` lanes: all of them, or 1 (no
- * cut). macd cuts at half (quarters 2), measured when its cut was built; the Wilder
- * recurrences at three quarters (3), where their pieces measured 0.58 of the serial time at
- * 0.59 of its steps (docs/PERF.md). */
+ * cut). */
 static inline APO_HD size_t apo__cut_pieces(size_t len, size_t h, size_t lanes, size_t quarters) {
     return lanes <= APO_CUT_MAX_PIECES && apo__cut_pays(len, h, lanes, quarters) ? lanes : 1;
 }

@@ -109,7 +109,7 @@ static int apo__cut_runs(int id) {
 /* The pieces of tile item k's tile (the same rule in both kernels). */
 static inline __device__ size_t apo__cut_pieces_of(const apo__chunk_item *it, size_t h,
                                                    size_t most) {
-    return apo__cut_pieces_most(it->end - it->begin, h, most, 3);
+    return apo__cut_pieces_most(it->end - it->begin, h, most, APO_CATALOG_CUT_QUARTERS);
 }
 
 /* Item i = tile item i / most, piece i % most: runs the piece and records its edges. */
@@ -220,7 +220,7 @@ extern "C" int apo__cuda_catalog_cut(int id, const apo__cuda_view *v, const apo_
     const size_t most = apo__cut_gpu_most(items);
     /* The longest tile of the view: if its cut does not pay, none does. */
     const size_t longest = v->end - v->begin < v->tile ? v->end - v->begin : v->tile;
-    if (apo__cut_pieces_most(longest, base->h, most, 3) < 2)
+    if (apo__cut_pieces_most(longest, base->h, most, APO_CATALOG_CUT_QUARTERS) < 2)
         return APO_CUDA_NOT_CUT;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     void *scratch;

@@ -49,9 +49,6 @@ static inline APO_HD void apo__bollinger_staged_warp(const apo__stage_warp *w,
     });
 }
 
-/* macd's cut (macd_cut.h): quarters 2, as the CPU's split (apo__macd_split_pieces). */
-#define APO_MACD_CUT_QUARTERS 2
-
 /* The pieces a macd tile item of view v is cut into when each may take up to `most`. */
 static inline APO_HD size_t apo__macd_cut_pieces(const apo__chunk_item *it, size_t h, size_t most) {
     return apo__cut_pieces_most(it->end - it->begin, h, most, APO_MACD_CUT_QUARTERS);

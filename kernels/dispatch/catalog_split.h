@@ -36,7 +36,9 @@
 static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_t begin,
                                     size_t end) {
     const size_t pieces =
-        apo__catalog_cuts(id) ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES, 3) : 1;
+        apo__catalog_cuts(id)
+            ? apo__cut_pieces(end - begin, io->h, APO_TILE_LANES, APO_CATALOG_CUT_QUARTERS)
+            : 1;
     if (pieces < 2)
         return (size_t)-1;
     apo__tile_span spans[APO_CUT_MAX_PIECES];

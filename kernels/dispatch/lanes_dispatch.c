@@ -193,11 +193,9 @@ static macd_kind macd_kind_of(size_t fast, size_t slow, size_t signal) {
 }
 
 size_t apo__macd_split_pieces(size_t len, size_t h, size_t lanes) {
-    return apo__cut_pieces(len, h, lanes, 2);
+    return apo__cut_pieces(len, h, lanes, APO_MACD_CUT_QUARTERS);
 }
 
-/* Whether two sets of EMA states are the same bits (a NaN state, from an overflow, compares
- * by its bits too). */
 /* apo__cpu_macd_split_tile for macd kind m. */
 static size_t split_tile(const double *x, size_t begin, size_t end, const macd_kind *m,
                          double *macd, double *signal_line, double *hist, apo__cpu_isa isa) {
