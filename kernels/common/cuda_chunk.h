@@ -31,6 +31,13 @@ static inline APO_HD size_t apo__chunk_tiles(const apo__cuda_view *v) {
     return (v->end + v->tile - 1) / v->tile - v->begin / v->tile;
 }
 
+/* The length of the view's longest tile: its first, since begin lies on a tile boundary and
+ * only the last tile may be short. The cuts' launchers ask whether that tile's cut pays: if
+ * it does not, no tile's does. */
+static inline APO_HD size_t apo__chunk_longest_tile(const apo__cuda_view *v) {
+    return v->end - v->begin < v->tile ? v->end - v->begin : v->tile;
+}
+
 /* One work item: the tile [begin, end) of global row `row`. */
 typedef struct apo__chunk_item {
     size_t row;

@@ -219,7 +219,7 @@ extern "C" int apo__cuda_catalog_cut(int id, const apo__cuda_view *v, const apo_
     const size_t tiles = apo__chunk_tiles(v), items = v->rows * tiles;
     const size_t most = apo__cut_gpu_most(items);
     /* The longest tile of the view: if its cut does not pay, none does. */
-    const size_t longest = v->end - v->begin < v->tile ? v->end - v->begin : v->tile;
+    const size_t longest = apo__chunk_longest_tile(v);
     if (apo__cut_pieces_most(longest, base->h, most, APO_CATALOG_CUT_QUARTERS) < 2)
         return APO_CUDA_NOT_CUT;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);

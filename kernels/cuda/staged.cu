@@ -174,7 +174,7 @@ extern "C" int apo__cuda_macd_cut(const apo__cuda_view *v, size_t fast, size_t s
     /* The longest tile of the view: if its cut does not pay, none does. */
     apo__chunk_item longest;
     longest.begin = 0;
-    longest.end = v->end - v->begin < v->tile ? v->end - v->begin : v->tile;
+    longest.end = apo__chunk_longest_tile(v);
     if (apo__macd_cut_pieces(&longest, warmup, most) < 2)
         return APO_CUDA_NOT_CUT;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);

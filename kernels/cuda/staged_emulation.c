@@ -114,7 +114,7 @@ int apo__emulate_macd_cut(const apo__cuda_view *v, size_t fast, size_t slow, siz
     const size_t tiles = apo__chunk_tiles(v), items = v->rows * tiles;
     apo__chunk_item longest;
     longest.begin = 0;
-    longest.end = v->end - v->begin < v->tile ? v->end - v->begin : v->tile;
+    longest.end = apo__chunk_longest_tile(v);
     if (apo__macd_cut_pieces(&longest, warmup, most) < 2) {
         return apo__emulate_macd(v, fast, slow, signal);
     }
