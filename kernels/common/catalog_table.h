@@ -183,7 +183,11 @@
  * about twice a step of 4, and a 1e4-bar row has tiles for only four.
  * AVX2_ZEN5: measured slower on 8 lanes than on 4 on a Zen 5 EPYC (whole 512-bit
  * operations), by the same rule, in six runs a path
- * (docs/perf-log/2026-11-25-catalog-rounds-10-11.md, "Eight whole lanes or four on Zen 5").
+ * (docs/perf-log/2026-11-25-catalog-rounds-10-11.md, "Eight whole lanes or four on Zen 5"); and
+ * the rounds of lanes written since (dx, adxr, plus_dm, minus_dm, rma, efi, massi and the EMA
+ * chains dema, tema, trix, t3, tsi) and imi, on avx2 faster at 1e6 bars in each of six
+ * alternated runs a path (1.2 to 4 times; imi 2 to 14%) and at 1e4 no more than a tenth slower
+ * in the median (docs/perf-log/2026-12-02-zen5-table.md).
  * AVX2_INTEL: measured slower on 8 lanes than on 4 on an Intel Xeon (Emerald Rapids): obv and
  * pvt by more than 10% at both sizes in each of three runs a path over the whole catalog; ad,
  * wad and rvi at both sizes in each of five runs a path over 47 kernels, by more than 10% at
@@ -265,10 +269,12 @@
     X(WMA, wma, averages, APO_CAT_CLOSE, (1, "wma"), (1, APO_CAT_PERIOD(30, 2)), APO_CAT_P(0) - 1, \
       WINDOW, RUN, 0, "timeperiod - 1")                                                            \
     X(DEMA, dema, averages, APO_CAT_CLOSE, (1, "dema"), (1, APO_CAT_PERIOD(30, 2)),                \
-      2 * (APO_CAT_P(0) - 1), EMA(3), RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,  \
+      2 * (APO_CAT_P(0) - 1), EMA(3), RUN,                                                         \
+      APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                 \
       "2 (timeperiod - 1) + 3 times the steps an EMA takes to forget its seed (to 2^-64)")         \
     X(TEMA, tema, averages, APO_CAT_CLOSE, (1, "tema"), (1, APO_CAT_PERIOD(30, 2)),                \
-      3 * (APO_CAT_P(0) - 1), EMA(4), RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,  \
+      3 * (APO_CAT_P(0) - 1), EMA(4), RUN,                                                         \
+      APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                 \
       "3 (timeperiod - 1) + 4 times the steps an EMA takes to forget its seed (to 2^-64)")         \
     X(MOM, mom, oscillators, APO_CAT_CLOSE, (1, "mom"), (1, APO_CAT_PERIOD(10, 1)), APO_CAT_P(0),  \
       WINDOW, POSITION, APO_CAT_T_JOIN | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5, "timeperiod")  \
@@ -378,15 +384,18 @@
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_INTEL,           \
       APO_CAT_WHOLE_ROW_RULE)                                                                      \
     X(PLUS_DM, plus_dm, trend, APO_CAT_HL, (1, "plus_dm"), (1, APO_CAT_PERIOD(14, 1)),             \
-      APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,  \
+      APO_CAT_DM_LOOKBACK, WILDER(1), RUN,                                                         \
+      APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                 \
       APO_CAT_DM_RULE)                                                                             \
     X(MINUS_DM, minus_dm, trend, APO_CAT_HL, (1, "minus_dm"), (1, APO_CAT_PERIOD(14, 1)),          \
-      APO_CAT_DM_LOOKBACK, WILDER(1), RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,  \
+      APO_CAT_DM_LOOKBACK, WILDER(1), RUN,                                                         \
+      APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                 \
       APO_CAT_DM_RULE)                                                                             \
     X(DX, dx, trend, APO_CAT_HLC, (1, "dx"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0), WILDER(1),  \
-      RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4, APO_CAT_WILDER_RULE)             \
+      RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,            \
+      APO_CAT_WILDER_RULE)                                                                         \
     X(ADXR, adxr, trend, APO_CAT_HLC, (1, "adxr"), (1, APO_CAT_PERIOD(14, 2)),                     \
-      3 * APO_CAT_P(0) - 2, WILDER(2), NONE, APO_CAT_T_AVX2_ZEN4,                                  \
+      3 * APO_CAT_P(0) - 2, WILDER(2), NONE, APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,            \
       "3 timeperiod - 2 + twice the steps Wilder's average takes to forget its seed (to 2^-64): "  \
       "ADX's, and the timeperiod - 1 bars between the two ADX it averages")                        \
     X(AROONOSC, aroonosc, trend, APO_CAT_HL, (1, "aroonosc"), (1, APO_CAT_PERIOD(14, 2)),          \
@@ -394,7 +403,7 @@
     X(BOP, bop, oscillators, (4, "open", "high", "low", "close"), (1, "bop"), APO_CAT_NO_PARAMS,   \
       0, WINDOW, POSITION, APO_CAT_T_JOIN, "0: the bar alone")                                     \
     X(IMI, imi, oscillators, (2, "open", "close"), (1, "imi"), (1, APO_CAT_PERIOD(14, 2)),         \
-      APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")                        \
+      APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN | APO_CAT_T_AVX2_ZEN5, "timeperiod - 1")  \
     X(ULTOSC, ultosc, trend, APO_CAT_HLC, (1, "ultosc"),                                           \
       (3, {"timeperiod1", 7, 1, APO_CAT_PERIOD_MAX, 1},                                            \
        {"timeperiod2", 14, 1, APO_CAT_PERIOD_MAX, 1},                                              \
@@ -461,7 +470,7 @@
       APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")                        \
     X(T3, t3, averages, APO_CAT_CLOSE, (1, "t3"),                                                  \
       (2, APO_CAT_PERIOD(5, 1), {"vfactor", 0.7, 0, 1, 0}), 6 * (APO_CAT_P(0) - 1), EMA(7), RUN,   \
-      APO_CAT_T_CUT | APO_CAT_T_AHEAD,                                                             \
+      APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN5,                                       \
       "6 (timeperiod - 1) + 7 times the steps an EMA takes to forget its seed (to 2^-64)")         \
     X(MIDPOINT, midpoint, averages, APO_CAT_CLOSE, (1, "midpoint"), (1, APO_CAT_PERIOD(14, 2)),    \
       APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")                        \
@@ -488,7 +497,8 @@
       "the halo of the matype's kernel (sma, ema, ...) at timeperiod; the whole row at matype 7 "  \
       "(MAMA)")                                                                                    \
     X(TRIX, trix, oscillators, APO_CAT_CLOSE, (1, "trix"), (1, APO_CAT_PERIOD(30, 1)),             \
-      3 * (APO_CAT_P(0) - 1) + 1, EMA(4), RUN, APO_CAT_T_GPU_CUT | APO_CAT_T_AHEAD,                \
+      3 * (APO_CAT_P(0) - 1) + 1, EMA(4), RUN,                                                     \
+      APO_CAT_T_GPU_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN5,                                   \
       "3 (timeperiod - 1) + 1 + 4 times the steps an EMA takes to forget its seed (to 2^-64)")     \
     X(MACDFIX, macdfix, oscillators, APO_CAT_CLOSE, (3, "macd", "macdsignal", "macdhist"),         \
       (1, {"signalperiod", 9, 1, APO_CAT_PERIOD_MAX, 1}), 25 + (APO_CAT_P(0) - 1), MACDFIX, NONE,  \
@@ -679,7 +689,7 @@
     X(RVOL, rvol, volume, (1, "volume"), (1, "rvol"), (1, APO_CAT_PERIOD(20, 1)), APO_CAT_P(0),    \
       WINDOW, RUN, 0, "timeperiod: the baseline's bars before the bar")                            \
     X(EFI, efi, volume, (2, "close", "volume"), (1, "efi"), (1, APO_CAT_PERIOD(13, 1)),            \
-      APO_CAT_P(0), EMA(1), NONE, APO_CAT_T_AVX2_ZEN4,                                             \
+      APO_CAT_P(0), EMA(1), NONE, APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                       \
       "timeperiod + the steps the EMA takes to forget its seed (to 2^-64)")                        \
     X(PVO, pvo, volume, (1, "volume"), (1, "pvo"),                                                 \
       (3, {"fastperiod", 12, 2, APO_CAT_PERIOD_MAX, 1},                                            \
@@ -709,7 +719,8 @@
       (1, APO_CAT_PERIOD(13, 1)), APO_CAT_P(0) - 1, EMA(1), RUN, APO_CAT_T_JOIN,                   \
       "(timeperiod - 1) + the steps the EMA takes to forget its seed (to 2^-64)")                  \
     X(TSI, tsi, oscillators, APO_CAT_CLOSE, (1, "tsi"), APO_CAT_TSI_PARAMS,                        \
-      APO_CAT_P(0) + APO_CAT_P(1) - 1, TSI, RUN, APO_CAT_T_CUT | APO_CAT_T_AVX2_ZEN4,              \
+      APO_CAT_P(0) + APO_CAT_P(1) - 1, TSI, RUN,                                                   \
+      APO_CAT_T_CUT | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                                   \
       "firstperiod + secondperiod - 1 + the steps each EMA takes to forget its seed (to 2^-64), "  \
       "and the longer once more for the chain")                                                    \
     X(VORTEX, vortex, trend, APO_CAT_HLC, (2, "plusvi", "minusvi"), (1, APO_CAT_PERIOD(14, 1)),    \
@@ -740,7 +751,7 @@
     X(VWMA, vwma, volume, (2, "close", "volume"), (1, "vwma"), (1, APO_CAT_PERIOD(30, 1)),         \
       APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
     X(RMA, rma, averages, APO_CAT_CLOSE, (1, "rma"), (1, APO_CAT_PERIOD(30, 1)), APO_CAT_P(0) - 1, \
-      WILDER(1), NONE, APO_CAT_T_CUT | APO_CAT_T_AVX2_ZEN4,                                        \
+      WILDER(1), NONE, APO_CAT_T_CUT | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                  \
       "(timeperiod - 1) + the steps Wilder's average takes to forget its seed (to 2^-64)")         \
     X(ZLEMA, zlema, averages, APO_CAT_CLOSE, (1, "zlema"), (1, APO_CAT_PERIOD(30, 1)),             \
       (APO_CAT_P(0) - 1) / 2 + APO_CAT_P(0) - 1, EMA(1), NONE, APO_CAT_T_JOIN,                     \
@@ -755,7 +766,8 @@
     X(MASSI, massi, trend, APO_CAT_HL, (1, "massi"),                                               \
       (2, {"fastperiod", 9, 2, APO_CAT_PERIOD_MAX, 1},                                             \
        {"slowperiod", 25, 2, APO_CAT_PERIOD_MAX, 1}),                                              \
-      2 * (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), EMA(3), NONE, APO_CAT_T_SIDE_BY_SIDE,           \
+      2 * (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), EMA(3), NONE,                                   \
+      APO_CAT_T_SIDE_BY_SIDE | APO_CAT_T_AVX2_ZEN5,                                                \
       "the lookback + three times the steps the fast EMA takes to forget its seed (to 2^-64)")     \
     X(CVI, cvi, trend, APO_CAT_HL, (1, "cvi"),                                                     \
       (2, APO_CAT_PERIOD(10, 2), {"rocperiod", 10, 1, APO_CAT_PERIOD_MAX, 1}),                     \

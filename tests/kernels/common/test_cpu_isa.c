@@ -241,6 +241,14 @@ Test(cpu_isa, a_catalog_kernel_narrows_only_avx512_and_only_where_measured, .tim
                  APO_CPU_ISA_AVX512);
     cr_assert_eq(apo__catalog_path_on(APO_CAT_LINEARREG, APO_CPU_ISA_AVX512, APO_AVX512_AMD_WHOLE),
                  APO_CPU_ISA_AVX512);
+    /* Zen 5's rounds of lanes lose on eight whole lanes at 1e6 bars (massi, an EMA chain); mfi
+     * gains there but loses more at 1e4, so it keeps them (2026-12-02). */
+    cr_assert_eq(apo__catalog_path_on(APO_CAT_MASSI, APO_CPU_ISA_AVX512, APO_AVX512_AMD_WHOLE),
+                 APO_CPU_ISA_AVX2);
+    cr_assert_eq(apo__catalog_path_on(APO_CAT_TEMA, APO_CPU_ISA_AVX512, APO_AVX512_AMD_WHOLE),
+                 APO_CPU_ISA_AVX2);
+    cr_assert_eq(apo__catalog_path_on(APO_CAT_MFI, APO_CPU_ISA_AVX512, APO_AVX512_AMD_WHOLE),
+                 APO_CPU_ISA_AVX512);
     const int kind = (int)apo__cpu_avx512_kind();
     cr_assert_eq(apo__catalog_path(APO_CAT_RSI, APO_CPU_ISA_AVX512),
                  kind == APO_AVX512_AMD_HALVED || kind == APO_AVX512_AMD_WHOLE
