@@ -334,6 +334,14 @@ static inline void apo__cat_lanes_put(double *const at[APO_TILE_LANES], unsigned
 /* The steps a round's steady loop may take as one block (apo__cat_lanes_block). */
 #define APO_CAT_BLOCK 4
 
+/* The 4-lane blocks ask for each lane's row APO_CAT_AHEAD samples (8 lines) ahead, once a line
+ * of doubles (APO_CAT_LINE steps). A round reads and writes a row at four places a tile apart,
+ * and at 1e6 bars on the Zen 5 VM atr's and natr's rounds waited on memory: the hints took a
+ * sixth to a fifth off their time there, level at 1e4 (docs/perf-log/2026-12-02-zen5-table.md). A
+ * hint: no bit depends on it. */
+#define APO_CAT_LINE 8
+#define APO_CAT_AHEAD 64
+
 /* Steps s .. s + APO_CAT_BLOCK - 1 of the lanes' samples at once, for a round's steady loop:
  * lane k of v[j] is its sample at step s + j (apo__cat_lanes_at), a held lane's last bar at every
  * step. On the 4-lane path a moving lane's four samples are one load and the four vectors one
@@ -346,9 +354,12 @@ static inline void apo__cat_lanes_block(const double *const at[APO_TILE_LANES],
 #if APO_TILE_LANES == APO_CAT_BLOCK
     /* A held lane's bar broadcast from memory (apo_tv_splat of the loaded bar measured 2 to 4%
      * slower on atr's rows of 1e4 bars). */
-    for (size_t k = 0; k < APO_CAT_BLOCK; k++)
+    for (size_t k = 0; k < APO_CAT_BLOCK; k++) {
+        if (s % APO_CAT_LINE == 0)
+            __builtin_prefetch(at[k] + s + APO_CAT_AHEAD, 0, 3);
         v[k] =
             held && sd->moves[k] == 0 ? (apo_tv)_mm256_broadcast_sd(at[k]) : apo_tv_load(at[k] + s);
+    }
     apo_tv_transpose(v);
 #else
     for (size_t j = 0; j < APO_CAT_BLOCK; j++)
@@ -366,9 +377,12 @@ static inline void apo__cat_lanes_put_block(double *const at[APO_TILE_LANES], un
     for (size_t j = 0; j < APO_CAT_BLOCK; j++)
         rows[j] = y[j];
     apo_tv_transpose(rows);
-    for (size_t k = 0; k < APO_CAT_BLOCK; k++)
+    for (size_t k = 0; k < APO_CAT_BLOCK; k++) {
+        if (s % APO_CAT_LINE == 0)
+            __builtin_prefetch(at[k] + s + APO_CAT_AHEAD, 1, 3);
         if (stores >> k & 1u)
             apo_tv_store(at[k] + s, rows[k]);
+    }
 #else
     for (size_t j = 0; j < APO_CAT_BLOCK; j++)
         apo__cat_lanes_put(at, stores, s + j, y[j]);
