@@ -146,13 +146,20 @@ static inline APO_HD size_t apo__cat_nan_lead(double *out, size_t begin, size_t 
 
 /* The start of a recurrence over bar-to-bar changes (rsi, cmo, atr, natr): the warm-up's
  * origin w0 = max(0, begin - h) has no change before it, so its output is NaN when the tile
- * starts there, and the loop runs from w0 + 1 with empty seeds. */
-static inline APO_HD void apo__cat_run_start_changes(const apo__cat_io *io, size_t begin,
-                                                     apo__cat_run *r) {
+ * starts there, and the loop runs from w0 + 1 with empty seeds. The output through an accessor
+ * (apo_hd.h): a GPU's scored kernel writes rsi's and cmo's with a stride (scored.cu). */
+static inline APO_HD void apo__cat_run_start_changes_to(const apo__cat_io *io, size_t begin,
+                                                        apo__cat_run *r, apo__out out) {
     const size_t w0 = begin > io->h ? begin - io->h : 0;
     if (begin == w0)
-        io->out[0][begin] = NAN;
+        APO_OUT(out, begin) = NAN;
     apo__cat_run_from(r, w0 + 1);
+}
+
+/* apo__cat_run_start_changes_to into the call's first output. */
+static inline APO_HD void apo__cat_run_start_changes(const apo__cat_io *io, size_t begin,
+                                                     apo__cat_run *r) {
+    apo__cat_run_start_changes_to(io, begin, r, apo__out_at(io->out[0]));
 }
 
 /* Tile length of a whole-row kernel: long, because each tile re-reads the row before it

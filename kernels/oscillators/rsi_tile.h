@@ -49,11 +49,13 @@ static inline APO_HD void apo__wilder_osc_start(const apo__cat_io *io, size_t be
         }                                                                                          \
     } while (0)
 
-/* The loop from r->t to end, writing the positions from `begin` on. cmo 0: RSI; 1: CMO. */
-static APO_CAT_SPECIALISED APO_HD void apo__wilder_osc_run(const apo__cat_io *io, size_t begin,
-                                                           size_t end, int cmo, apo__cat_run *r) {
+/* The loop from r->t to end, writing the positions from `begin` on through `out` (apo_hd.h's
+ * accessor: the call's first output, or a GPU scored kernel's window with a stride). cmo 0: RSI;
+ * 1: CMO. */
+static APO_CAT_SPECIALISED APO_HD void apo__wilder_osc_run_to(const apo__cat_io *io, size_t begin,
+                                                              size_t end, int cmo, apo__cat_run *r,
+                                                              apo__out out) {
     const double *x = io->in[0];
-    double *out = io->out[0];
     const size_t p = (size_t)io->p[0];
     const double pd = (double)p, keep = (double)(p - 1);
     size_t seen = r->n[0];
@@ -77,12 +79,28 @@ static APO_CAT_SPECIALISED APO_HD void apo__wilder_osc_run(const apo__cat_io *io
             }
         }
         if (t >= begin)
-            out[t] = y;
+            APO_OUT(out, t) = y;
     }
     r->t = end > r->t ? end : r->t;
     r->n[0] = seen;
     r->v[0] = g;
     r->v[1] = l;
+}
+
+/* apo__wilder_osc_run_to into the call's first output. */
+static APO_CAT_SPECIALISED APO_HD void apo__wilder_osc_run(const apo__cat_io *io, size_t begin,
+                                                           size_t end, int cmo, apo__cat_run *r) {
+    apo__wilder_osc_run_to(io, begin, end, cmo, r, apo__out_at(io->out[0]));
+}
+
+/* The tile [begin, end) of RSI (cmo 0) or CMO (1), its output through `out`: the tile of
+ * APO_CAT_RUN_ENTRIES below, for a GPU's scored kernel, whose windows are interleaved across its
+ * threads (scored.cu). */
+static inline APO_HD void apo__wilder_osc_tile_to(const apo__cat_io *io, size_t begin, size_t end,
+                                                  int cmo, apo__out out) {
+    apo__cat_run run;
+    apo__cat_run_start_changes_to(io, begin, &run, out);
+    apo__wilder_osc_run_to(io, begin, end, cmo, &run, out);
 }
 
 /* rsi's tile and stream (catalog_table.h, RUN): apo__rsi_tile, apo__rsi_stream_start and

@@ -107,16 +107,19 @@ static void apo__scored_folds_of(const apo__scored_cuda_set *sets, size_t j0, si
     }
 }
 
-/* Whether the windows of tile body `Body` are interleaved across the launch's threads: index i
- * of thread `me`'s pass double k at scratch[(k * cap + i) * threads + me], so that the threads of
- * a warp, at the same index of their series, read and write one 256-byte span where each read a
- * line of its own (docs/cuda.md, "Scored sweeps on a GPU", "Interleaved windows"). Only the bodies
- * that reach their outputs through apo_hd.h's accessors can: the catalog's bodies store through
- * plain pointers, and their windows stay one after the other (scratch[me * per_thread + k * cap +
- * i]). */
-template <int Body>
-static constexpr bool apo__scored_interleaved =
-    Body == APO_SCORED_BODY_BOLLINGER || Body == APO_SCORED_BODY_MACD;
+/* Whether the windows of tile body `Body` (and CatId) are interleaved across the launch's
+ * threads: index i of thread `me`'s pass double k at scratch[(k * cap + i) * threads + me], so
+ * that the threads of a warp, at the same index of their series, read and write one 256-byte span
+ * where each read a line of its own (docs/cuda.md, "Scored sweeps on a GPU", "Interleaved
+ * windows"). Only the bodies that reach their outputs through apo_hd.h's accessors can:
+ * bollinger's pass, macd, and of the catalog rsi and cmo (apo__wilder_osc_tile_to); the other
+ * catalog bodies store through apo__cat_io's plain pointers, and their windows stay one after the
+ * other (scratch[me * per_thread + k * cap + i]). */
+template <int Body, int CatId>
+static constexpr bool apo__scored_interleaved = Body == APO_SCORED_BODY_BOLLINGER ||
+                                                Body == APO_SCORED_BODY_MACD ||
+                                                (Body == APO_SCORED_BODY_OSCILLATORS &&
+                                                 (CatId == APO_CAT_RSI || CatId == APO_CAT_CMO));
 
 /* The pass of tile [begin, end) of a window with tile body `Body` (and CatId): x[i] its inputs from
  * the window's first sample, out[k][i * stride] the pass's doubles at the window's indices
@@ -142,14 +145,20 @@ static __device__ void apo__scored_pass_tile(const apo__scored_cuda_set *s, cons
     apo__cat_io io = s->io;
     for (size_t i = 0; i < s->n_in; i++)
         io.in[i] = x[i];
-    for (size_t k = 0; k < s->n_pass; k++)
-        io.out[k] = out[k];
-    if (Body == APO_SCORED_BODY_AVERAGES)
-        apo__averages_tile(CatId, &io, begin, end);
-    else if (Body == APO_SCORED_BODY_OSCILLATORS)
-        apo__oscillators_tile(CatId, &io, begin, end);
-    else
-        apo__volume_tile(CatId, &io, begin, end);
+    if constexpr (Body == APO_SCORED_BODY_OSCILLATORS && apo__scored_interleaved<Body, CatId>) {
+        /* rsi and cmo: their one output through a strided accessor. */
+        apo__wilder_osc_tile_to(&io, begin, end, CatId == APO_CAT_CMO,
+                                apo__out_strided(out[0], stride));
+    } else {
+        for (size_t k = 0; k < s->n_pass; k++)
+            io.out[k] = out[k];
+        if (Body == APO_SCORED_BODY_AVERAGES)
+            apo__averages_tile(CatId, &io, begin, end);
+        else if (Body == APO_SCORED_BODY_OSCILLATORS)
+            apo__oscillators_tile(CatId, &io, begin, end);
+        else
+            apo__volume_tile(CatId, &io, begin, end);
+    }
 }
 
 /* Folds one bar into set j's running scores f: the set's outputs at index i of the pass's doubles
@@ -237,11 +246,11 @@ static __device__ void apo__scored_row(const apo__scored_cuda_set *s,
 
 /* Thread `me`'s window of the launch's scratch (per_thread doubles a thread, `threads` threads),
  * and in *stride how far apart its indices lie (apo__scored_interleaved). */
-template <int Body>
+template <int Body, int CatId>
 static __device__ double *apo__scored_window(double *scratch, size_t me, size_t per_thread,
                                              size_t threads, size_t *stride) {
-    *stride = apo__scored_interleaved<Body> ? threads : 1;
-    return apo__scored_interleaved<Body> ? scratch + me : scratch + me * per_thread;
+    *stride = apo__scored_interleaved<Body, CatId> ? threads : 1;
+    return apo__scored_interleaved<Body, CatId> ? scratch + me : scratch + me * per_thread;
 }
 
 /* Thread `me` of `threads` scores rows me, me + threads, ... of the chunk in its window, for
@@ -255,7 +264,7 @@ static __device__ void apo__scored_rows(const apo__scored_cuda_set *s,
     if (me >= threads)
         return; /* the last block's threads past the scratch */
     size_t stride;
-    double *mine = apo__scored_window<Body>(scratch, me, per_thread, threads, &stride);
+    double *mine = apo__scored_window<Body, CatId>(scratch, me, per_thread, threads, &stride);
     for (size_t i = me; i < r->rows; i += threads)
         apo__scored_row<Body, CatId>(s, folds, r, r->row0 + i, 0, mine, per_thread / s->n_pass,
                                      stride);
@@ -271,7 +280,7 @@ static __device__ void apo__scored_units(const apo__scored_unit *units, size_t n
     if (me >= threads)
         return;
     size_t stride;
-    double *mine = apo__scored_window<Body>(scratch, me, per_thread, threads, &stride);
+    double *mine = apo__scored_window<Body, CatId>(scratch, me, per_thread, threads, &stride);
     for (size_t i = me; i < n_units * r->rows; i += threads) {
         const apo__scored_unit *u = &units[i / r->rows];
         apo__scored_row<Body, CatId>(&u->set, &u->folds, r, r->row0 + i % r->rows, u->first_set,
