@@ -37,26 +37,27 @@ static inline APO_HD double apo__elementwise_out(int ok, double v) {
  * (docs/perf-log/2026-12-02-zen5-table.md). On Zen 4, whose 512-bit operations run in halves, the
  * same head measured level (docs/perf-log/2026-12-02-stream-profile-and-trials.md). The same
  * operations on each output: the same bits. A GPU's threads take an output each. */
-#ifdef __CUDA_ARCH__
-#define APO_ELEMENTWISE_HEAD(out, begin, end) (begin)
-#else
-#define APO_ELEMENTWISE_HEAD(out, begin, end) apo__elementwise_head(out, begin, end)
-#endif
 static inline APO_HD size_t apo__elementwise_head(const double *out, size_t begin, size_t end) {
+#ifdef __CUDA_ARCH__
+    (void)out, (void)end;
+    return begin;
+#else
     size_t head = begin;
     while (head < end && ((uintptr_t)(out + head) & 63u) != 0)
         head++;
     return head;
+#endif
 }
 #define APO_ELEMENTWISE_TILE(name)                                                                 \
     static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
                                                  size_t end) {                                     \
-        const size_t head = APO_ELEMENTWISE_HEAD(io->out[0], begin, end);                          \
+        const size_t head = apo__elementwise_head(io->out[0], begin, end);                         \
         apo__##name##_span(io, begin, head);                                                       \
         apo__##name##_span(io, head, end);                                                         \
     }
 
-/* A tile body apo__<name>_tile of one input x: out[t] = expr, an expression of x. */
+/* The span body apo__<name>_span, and its tile, of one input x: out[t] = expr, an expression of
+ * x. */
 #define APO_ELEMENTWISE_1(name, expr)                                                              \
     static inline APO_HD void apo__##name##_span(const apo__cat_io *io, size_t begin,              \
                                                  size_t end) {                                     \
