@@ -186,7 +186,7 @@
  * (docs/perf-log/2026-11-25-catalog-rounds-10-11.md, "Eight whole lanes or four on Zen 5"); and
  * the rounds of lanes written since (dx, adxr, plus_dm, minus_dm, rma, efi, massi and the EMA
  * chains dema, tema, trix, t3, tsi) and imi, on avx2 faster at 1e6 bars in each of six
- * alternated runs a path (1.2 to 4 times; imi 2 to 14%) and at 1e4 no more than a tenth slower
+ * alternated runs a path (1.2 to 4 times; imi 1 to 14%) and at 1e4 no more than a tenth slower
  * in the median (docs/perf-log/2026-12-02-zen5-table.md).
  * AVX2_INTEL: measured slower on 8 lanes than on 4 on an Intel Xeon (Emerald Rapids): obv and
  * pvt by more than 10% at both sizes in each of three runs a path over the whole catalog; ad,
