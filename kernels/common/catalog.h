@@ -144,6 +144,13 @@ static inline APO_HD size_t apo__cat_nan_lead(double *out, size_t begin, size_t 
     return t;
 }
 
+/* The doubles from p to the next 64-byte line (0 when p starts one; at most 7): the outputs a
+ * vector loop takes one by one before its own, so that none of its stores straddles two lines
+ * (elementwise.h, mom_tile.h, trange_tile.h). Where the split falls changes no bit. */
+static inline APO_HD size_t apo__doubles_to_line(const double *p) {
+    return (size_t)((64 - ((uintptr_t)p & 63)) & 63) / sizeof(double);
+}
+
 /* The start of a recurrence over bar-to-bar changes (rsi, cmo, atr, natr): the warm-up's
  * origin w0 = max(0, begin - h) has no change before it, so its output is NaN when the tile
  * starts there, and the loop runs from w0 + 1 with empty seeds. The output through an accessor

@@ -51,9 +51,7 @@ static inline APO_HD void apo__mom_tile(const apo__cat_io *io, size_t begin, siz
      * 10 % of it (docs/perf-log/2026-11-25-catalog-round-6.md, sixth round). A short span, in L1,
      * keeps one block. Where the blocks end changes no bit: each block is tested, and redone by the
      * exact rule, on its own. */
-    size_t block = end - t >= 2 * APO_MOM_BLOCK
-                       ? (size_t)((64 - ((uintptr_t)(out + t) & 63)) & 63) / sizeof(double)
-                       : 0;
+    size_t block = end - t >= 2 * APO_MOM_BLOCK ? apo__doubles_to_line(out + t) : 0;
     if (block == 0)
         block = APO_MOM_BLOCK;
     while (t < end) {

@@ -18,8 +18,6 @@
 #ifndef APO_KERNELS_ELEMENTWISE_H
 #define APO_KERNELS_ELEMENTWISE_H
 
-#include <stdint.h>
-
 #include "catalog.h"
 
 /* v where ok, else NaN; a NaN v as the NAN constant. Both tests are evaluated and joined by
@@ -42,10 +40,8 @@ static inline APO_HD size_t apo__elementwise_head(const double *out, size_t begi
     (void)out, (void)end;
     return begin;
 #else
-    size_t head = begin;
-    while (head < end && ((uintptr_t)(out + head) & 63u) != 0)
-        head++;
-    return head;
+    const size_t head = apo__doubles_to_line(out + begin);
+    return end - begin < head ? end : begin + head;
 #endif
 }
 #define APO_ELEMENTWISE_TILE(name)                                                                 \

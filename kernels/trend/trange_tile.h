@@ -95,7 +95,7 @@ static inline APO_HD void apo__trange_tile(const apo__cat_io *io, size_t begin, 
      * series' first output is its NaN, which would put every store one double past a
      * line); the scalar function's bits are the vectors'. */
     if (end - t >= 2 * APO_TRANGE_BLOCK)
-        for (; t < end && ((uintptr_t)(out + t) & 63) != 0; t++)
+        for (const size_t head = t + apo__doubles_to_line(out + t); t < head; t++)
             out[t] = apo__true_range(high, low, close, t);
     while (end - t >= APO_TILE_LANES) {
         size_t n = (end - t) / APO_TILE_LANES * APO_TILE_LANES;
