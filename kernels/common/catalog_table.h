@@ -159,9 +159,9 @@
  * its bits: the whole-row sums, the kernels that evaluate each position from the samples of
  * its own windows (no state crosses positions), and ema, eri and zlema, whose bodies cut the
  * union at the grid (apo__cat_io.tile) and run each tile from its own start.
- * SIDE_BY_SIDE: the body runs a call's tiles side by side (ema_tile.h, massi_tile.h), so its
- * halos overlap and cost a quarter as much: tiles of 4 halos, not 16, and at least 2048 bars,
- * not 4096 (catalog_dispatch.c).
+ * SIDE_BY_SIDE: the body runs a call's tiles side by side (ema_tile.h, massi_tile.h,
+ * cvi_tile.h), so its halos overlap and cost a quarter as much: tiles of 4 halos, not 16, and
+ * at least 2048 bars, not 4096 (catalog_dispatch.c).
  * WHOLE_ROW: every tile reads its row from the first sample (obv, ad); the runtime hands it
  * whole rows, and its tiles are APO_CAT_WHOLE_ROW_TILE long.
  * WILDER: a Wilder recurrence, whose tiles of a row run as rounds of vector lanes, tiles of
@@ -178,16 +178,18 @@
  * dema and tema by that rule when their tiles went into lanes
  * (docs/perf-log/2026-11-28-ema-chains-in-lanes.md), and plus_dm, minus_dm, rma, tsi and efi by
  * it once in lanes, in two runs of six processes a path at 1e4 and 1e6 bars
- * (docs/perf-log/2026-12-01-zen4-table.md). The
- * Wilder recurrences' lanes are tiles side by side, gathered a bar at a time: a step of 8 costs
- * about twice a step of 4, and a 1e4-bar row has tiles for only four.
+ * (docs/perf-log/2026-12-01-zen4-table.md), and cvi, whose rounds took about twice avx2's
+ * time on eight halved lanes at 1e5 and 1e6 bars (docs/perf-log/2026-12-03-zen4-cvi-rounds.md).
+ * The Wilder recurrences' lanes are tiles side by side, gathered a bar at a time: a step of 8
+ * costs about twice a step of 4, and a 1e4-bar row has tiles for only four.
  * AVX2_ZEN5: measured slower on 8 lanes than on 4 on a Zen 5 EPYC (whole 512-bit
  * operations), by the same rule, in six runs a path
  * (docs/perf-log/2026-11-25-catalog-rounds-10-11.md, "Eight whole lanes or four on Zen 5"); and
  * the rounds of lanes written since (dx, adxr, plus_dm, minus_dm, rma, efi, massi and the EMA
  * chains dema, tema, trix, t3, tsi) and imi, on avx2 faster at 1e6 bars in each of six
  * alternated runs a path (1.2 to 4 times; imi 1 to 14%) and at 1e4 no more than a tenth slower
- * in the median (docs/perf-log/2026-12-02-zen5-table.md).
+ * in the median (docs/perf-log/2026-12-02-zen5-table.md); cvi, whose rounds came later, by that
+ * finding and Zen 4's measurement, not yet measured on Zen 5 itself.
  * AVX2_INTEL: measured slower on 8 lanes than on 4 on an Intel Xeon (Emerald Rapids): obv and
  * pvt by more than 10% at both sizes in each of three runs a path over the whole catalog; ad,
  * wad and rvi at both sizes in each of five runs a path over 47 kernels, by more than 10% at
@@ -771,7 +773,8 @@
       "the lookback + three times the steps the fast EMA takes to forget its seed (to 2^-64)")     \
     X(CVI, cvi, trend, APO_CAT_HL, (1, "cvi"),                                                     \
       (2, APO_CAT_PERIOD(10, 2), {"rocperiod", 10, 1, APO_CAT_PERIOD_MAX, 1}),                     \
-      APO_CAT_P(0) - 1 + APO_CAT_P(1), EMA(1), NONE, 0,                                            \
+      APO_CAT_P(0) - 1 + APO_CAT_P(1), EMA(1), NONE,                                               \
+      APO_CAT_T_SIDE_BY_SIDE | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                          \
       "(timeperiod - 1) + rocperiod + the steps the EMA takes to forget its seed (to 2^-64)")      \
     X(KC, kc, trend, APO_CAT_HLC, (3, "upperband", "middleband", "lowerband"),                     \
       (3, APO_CAT_PERIOD(20, 2), {"atrperiod", 10, 1, APO_CAT_PERIOD_MAX, 1},                      \

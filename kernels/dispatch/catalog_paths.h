@@ -38,11 +38,11 @@ static inline int apo__catalog_laned(apo__cat_id id) {
 }
 
 /* Whether kernel id's tiles of a row run as rounds of lanes: the laned kernels' edge rounds, and
- * adxr's, efi's, massi's and adosc's rounds of their own. A kernel that gains a round of its own
- * takes a branch in catalog_entry.h's apo__catalog_tiles and a name here, which the rule of
+ * adxr's, efi's, cvi's, massi's and adosc's rounds of their own. A kernel that gains a round of its
+ * own takes a branch in catalog_entry.h's apo__catalog_tiles and a name here, which the rule of
  * rows of few tiles (Intel, Zen 4) reads (apo__catalog_round_path_on, catalog_dispatch.c). */
 static inline int apo__catalog_rounds(apo__cat_id id) {
-    return apo__catalog_laned(id) || id == APO_CAT_ADXR || id == APO_CAT_EFI ||
+    return apo__catalog_laned(id) || id == APO_CAT_ADXR || id == APO_CAT_EFI || id == APO_CAT_CVI ||
            id == APO_CAT_MASSI || id == APO_CAT_ADOSC;
 }
 

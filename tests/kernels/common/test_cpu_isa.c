@@ -237,7 +237,9 @@ Test(cpu_isa, a_catalog_kernel_narrows_only_avx512_and_only_where_measured, .tim
     }
     /* Kernels the two AMD kinds measured apart: max narrows on halved lanes only, linearreg keeps
      * whole ones; Zen 5's rounds of lanes lose on eight whole lanes at 1e6 bars (massi, an EMA
-     * chain), while mfi gains there but loses more at 1e4, so it keeps them (2026-12-02). */
+     * chain), while mfi gains there but loses more at 1e4, so it keeps them (2026-12-02); cvi's
+     * rounds lost on eight halved lanes, about twice avx2's time at 1e5 and 1e6 bars (2026-12-03).
+     */
     const struct {
         apo__cat_id id;
         int kind, want;
@@ -248,6 +250,7 @@ Test(cpu_isa, a_catalog_kernel_narrows_only_avx512_and_only_where_measured, .tim
         {APO_CAT_MASSI, APO_AVX512_AMD_WHOLE, APO_CPU_ISA_AVX2},
         {APO_CAT_TEMA, APO_AVX512_AMD_WHOLE, APO_CPU_ISA_AVX2},
         {APO_CAT_MFI, APO_AVX512_AMD_WHOLE, APO_CPU_ISA_AVX512},
+        {APO_CAT_CVI, APO_AVX512_AMD_HALVED, APO_CPU_ISA_AVX2},
     };
     for (size_t i = 0; i < sizeof measured / sizeof measured[0]; i++)
         cr_assert_eq(apo__catalog_path_on(measured[i].id, APO_CPU_ISA_AVX512, measured[i].kind),
@@ -288,6 +291,8 @@ Test(cpu_isa, a_row_of_few_tiles_narrows_its_rounds_on_intel_and_zen4_only, .tim
         {APO_CAT_ADXR, 3, avx512, APO_AVX512_INTEL, avx2},
         {APO_CAT_EFI, 3, avx512, APO_AVX512_INTEL, avx2},
         {APO_CAT_MASSI, 3, avx512, APO_AVX512_INTEL, avx2},
+        {APO_CAT_CVI, 3, avx512, APO_AVX512_INTEL, avx2},
+        {APO_CAT_CVI, APO_CAT_NARROW_ROUND + 1, avx512, APO_AVX512_INTEL, avx512},
         {APO_CAT_ADOSC, 3, avx512, APO_AVX512_INTEL, avx2},
         {APO_CAT_SMA, 1, avx512, APO_AVX512_INTEL, avx512},
         {APO_CAT_ATAN, 1, avx512, APO_AVX512_INTEL, avx512},

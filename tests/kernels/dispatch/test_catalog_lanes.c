@@ -4,11 +4,11 @@
  * dx, plus_dm, minus_dm, rma, and adxr with its ring of ADX; the EMA chains dema, tema, trix, t3,
  * tsi, efi; kernels/volume/adosc_lanes.h: adosc, whose rounds take a short row's tiles from its
  * first; bbands at matype 0, bollinger's rounds, kernels/averages/bollinger_lanes.h; macdfix's
- * lone tile, macd's cut, kernels/oscillators/macd_lanes.h; massi's rounds,
- * kernels/trend/massi_tile.h) give every tile, on every vector path this CPU supports, bitwise the
- * outputs of that tile computed alone by the scalar body (apo__cpu_catalog_tile, whose accuracy
- * against the long-double references test_catalog_kernels_slow.c and test_catalog_more_slow.c
- * check).
+ * lone tile, macd's cut, kernels/oscillators/macd_lanes.h; massi's and cvi's rounds,
+ * kernels/trend/massi_tile.h and cvi_tile.h) give every tile, on every vector path this CPU
+ * supports, bitwise the outputs of that tile computed alone by the scalar body
+ * (apo__cpu_catalog_tile, whose accuracy against the long-double references
+ * test_catalog_kernels_slow.c and test_catalog_more_slow.c check).
  *
  * The rows reach every way out of the lock-step: a clean walk; gaps (NaN, infinities, in
  * one input or all) in a tile's warm-up, in its outputs, at a tile's first bar and in a run
@@ -322,5 +322,17 @@ Test(catalog_lanes, massi_tiles_have_the_bits_of_their_scalar_body, .timeout = 3
     for (size_t pi = 0; pi < sizeof params / sizeof params[0]; pi++) {
         const double par[APO_CAT_MAX_PAR] = {params[pi][0], params[pi][1]};
         check_rows(APO_CAT_MASSI, par);
+    }
+}
+
+/* cvi's rounds (cvi_tile.h, apo__cvi_round): two EMAs a lane, the second r bars behind and
+ * starting at step r, so a gap stops the lock-step both where a lane meets it and r bars after;
+ * the flat market's E of exactly 0 (the quotient's guard), ranges near the largest double, a
+ * rocperiod longer than the period and one of a bar. */
+Test(catalog_lanes, cvi_tiles_have_the_bits_of_their_scalar_body, .timeout = 300) {
+    static const double params[][2] = {{10, 10}, {2, 1}, {14, 300}, {30, 5}};
+    for (size_t pi = 0; pi < sizeof params / sizeof params[0]; pi++) {
+        double par[APO_CAT_MAX_PAR] = {params[pi][0], params[pi][1]};
+        check_rows(APO_CAT_CVI, par);
     }
 }
