@@ -179,7 +179,7 @@
  * (docs/perf-log/2026-11-28-ema-chains-in-lanes.md), and plus_dm, minus_dm, rma, tsi and efi by
  * it once in lanes, in two runs of six processes a path at 1e4 and 1e6 bars
  * (docs/perf-log/2026-12-01-zen4-table.md), and cvi, whose rounds took about twice avx2's
- * time on eight halved lanes at 1e5 and 1e6 bars (docs/perf-log/2026-12-03-zen4-cvi-rounds.md).
+ * time on eight halved lanes at 1e5 and 1e6 bars (docs/perf-log/2026-12-03-zen4-cvi-scores.md).
  * The Wilder recurrences' lanes are tiles side by side, gathered a bar at a time: a step of 8
  * costs about twice a step of 4, and a 1e4-bar row has tiles for only four.
  * AVX2_ZEN5: measured slower on 8 lanes than on 4 on a Zen 5 EPYC (whole 512-bit

@@ -23,7 +23,7 @@
  * least 2048 bars (SIDE_BY_SIDE), so a row of 1e4 bars is a round of four and a tile. On the
  * Zen 4 VM (2026-12-03): 0.58 of the single tiles' time at 1e4 bars, 0.67 at 1e6, on avx2; on
  * eight halved lanes about twice avx2's time at 1e5 and 1e6, slower than the single tiles, so
- * Zen 4 runs them on avx2 (docs/perf-log/2026-12-03-zen4-cvi-rounds.md).
+ * Zen 4 runs them on avx2 (docs/perf-log/2026-12-03-zen4-cvi-scores.md).
  *
  * Gaps (rsi's rule): a bar whose range is not finite gives NaN and E skips it (E at that bar is
  * its value before it); the seed is the mean of the first p finite ranges. Stream: NONE (a piece

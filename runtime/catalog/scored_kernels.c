@@ -389,24 +389,58 @@ static apo_status scored_row_sets(const apo__call *call, const apo__call *sets, 
  * score_lanes.h); else they run one pass after another. Which round a set folds in leaves
  * its bits as they are (docs/scores.md, "Sets of several periods").
  */
+/* The passes of sets[0 .. n_sets): runs of consecutive sets that share one. Set j is of pass
+ * pass_of[j] (NULL: not wanted), pass p's first set first_of[p] (NULL: not wanted; else it has
+ * n_passes + 1 entries, the last n_sets); *own: whether the passes fold in the same rounds
+ * (folds_own_passes). Returns the count of passes. */
+static size_t scored_passes(const apo__kernel *k, const apo__call *sets, size_t n_sets,
+                            size_t *pass_of, size_t *first_of, int *own) {
+    size_t n_passes = 0;
+    *own = 1;
+    for (size_t j = 0; j < n_sets; j++) {
+        if (j == 0 || !apo__score_pass_shared(&k->scoring->pass, k->n_params, sets[j - 1].params,
+                                              sets[j].params)) {
+            if (first_of != NULL)
+                first_of[n_passes] = j;
+            n_passes++;
+            *own = *own && folds_own_passes(k, sets[0].params, sets[j].params);
+        }
+        if (pass_of != NULL)
+            pass_of[j] = n_passes - 1;
+    }
+    if (first_of != NULL)
+        first_of[n_passes] = n_sets;
+    return n_passes;
+}
+
+int apo__scored_path_on(size_t n_passes, int own, int widest, int avx512_kind) {
+    if (widest == APO_CPU_ISA_AVX512 && avx512_kind == APO_AVX512_AMD_HALVED && n_passes > 1 &&
+        own && apo__cpu_isa_supported(APO_CPU_ISA_AVX2))
+        return APO_CPU_ISA_AVX2;
+    return widest;
+}
+
+/* The path a scored call runs fastest on where the runtime picks it (apo__kernel.path):
+ * apo__scored_path_on for its sets on this CPU. */
+static int scored_path(const apo__call *call, int widest) {
+    size_t n_sets;
+    const apo__call *sets = apo__grid_shared_pieces(call, &n_sets);
+    if (n_sets > APO_GRID_SHARE_MAX)
+        return widest; /* refused where it runs (scored_row) */
+    int own;
+    const size_t n_passes = scored_passes(call->kernel, sets, n_sets, NULL, NULL, &own);
+    return apo__scored_path_on(n_passes, own, widest, (int)apo__cpu_avx512_kind());
+}
+
 static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa) {
-    const apo__scoring *sc = call->kernel->scoring;
     size_t n_sets;
     const apo__call *sets = apo__grid_shared_pieces(call, &n_sets);
     if (n_sets > APO_GRID_SHARE_MAX)
         return apo__fail(APO_ERR_INVALID_ARGUMENT, "%s: %zu sets share a pass, at most %d",
                          call->kernel->name, n_sets, APO_GRID_SHARE_MAX);
-    size_t pass_of[APO_GRID_SHARE_MAX], first_of[APO_GRID_SHARE_MAX + 1], n_passes = 0;
-    int own = 1;
-    for (size_t j = 0; j < n_sets; j++) {
-        if (j == 0 || !apo__score_pass_shared(&sc->pass, call->kernel->n_params, sets[j - 1].params,
-                                              sets[j].params)) {
-            first_of[n_passes++] = j;
-            own = own && folds_own_passes(call->kernel, sets[0].params, sets[j].params);
-        }
-        pass_of[j] = n_passes - 1;
-    }
-    first_of[n_passes] = n_sets;
+    size_t pass_of[APO_GRID_SHARE_MAX], first_of[APO_GRID_SHARE_MAX + 1];
+    int own;
+    const size_t n_passes = scored_passes(call->kernel, sets, n_sets, pass_of, first_of, &own);
     if (n_passes == 1)
         return scored_row_sets(call, sets, n_sets, pass_of, 1, row, isa);
     apo_status st = APO_OK;
@@ -757,6 +791,7 @@ void apo__scored_fill(apo__kernel *k, apo__scoring *sc, const apo__kernel *ind,
     k->output_cols = one_col;
     k->run_tile = scored_run;
     k->run_tiles = scored_run_tiles;
+    k->path = scored_path;
     k->cuda =
         d != NULL && view == APO_SCORE_VIEW_SUM ? &apo__scored_cuda : &apo__scored_host_only_cuda;
     k->shares_pass = scored_shares_pass;

@@ -94,6 +94,15 @@ int apo__scored_rule_builtin(const char *rule);
 size_t apo__scored_scratch_of(const apo__call *call);
 size_t apo__scored_gpu_chains(size_t scratch, int sms);
 
+/* The vector path a scored call whose sets make n_passes passes (own: folded in the same
+ * rounds of lanes, bollinger's periods) runs on where the runtime picks it, `widest` the
+ * widest this CPU has and avx512_kind its apo__avx512_kind: avx2 for several passes folded
+ * together on a CPU that runs 512-bit operations in halves (Zen 4), where the careful numba
+ * rival's grid of 12 periods x 5 widths ran in 0.26 s on avx2 against 0.33 s on avx512
+ * (docs/perf-log/2026-12-03-zen4-cvi-scores.md, "Scored grids on Zen 4"); else `widest`.
+ * Every path gives the same bits. */
+int apo__scored_path_on(size_t n_passes, int own, int widest, int avx512_kind);
+
 /* A call of user-rule kernel k begins: forget the last call's failure. */
 void apo__scored_failure_clear(const apo__kernel *k);
 

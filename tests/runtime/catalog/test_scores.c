@@ -16,6 +16,7 @@
 
 #include "catalog/call_span.h"
 #include "catalog/scored_kernels.h"
+#include "cpu_isa.h"
 #include "helpers.h"
 #include "reference.h"
 #include "score_fixtures.h"
@@ -377,7 +378,11 @@ Test(scores, sets_that_share_a_pass_score_bitwise_as_each_set_alone, .timeout = 
  * one of 15, flat in the passes of periods 13 and 8 only, where each period's four sets of the
  * first grid fill rounds of avx2, paired with the next period's (21 beside 13). */
 Test(scores, sets_of_several_periods_share_rounds_and_score_as_each_set_alone, .timeout = 300) {
-    const char *paths[] = {NULL, "sse2"};
+    /* The runtime's choice, and each path by name: on Zen 4 the choice is avx2 for these sets
+     * (apo__scored_path_on), so avx512's rounds are reached by name. */
+    const char *paths[] = {NULL, "sse2", "avx2", "avx512"};
+    const apo__cpu_isa named[] = {APO_CPU_ISA_AUTO, APO_CPU_ISA_SSE2, APO_CPU_ISA_AVX2,
+                                  APO_CPU_ISA_AVX512};
     const size_t rows = 2, cols = 9000;
     double *x = walk_with_gaps(rows, cols, 48);
     for (size_t r = 0; r < rows; r++) {
@@ -393,6 +398,8 @@ Test(scores, sets_of_several_periods_share_rounds_and_score_as_each_set_alone, .
         {{"period", periods, 5}, {"nbdev_up", ups, 3}, {"side", sides, 3}}};
     const char *rules[] = {"bands_revert", "bands_zone/more", "bands_revert/compound"};
     for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        if (paths[p] != NULL && !apo__cpu_isa_supported(named[p]))
+            continue;
         if (paths[p] != NULL)
             cr_assert_eq(setenv("APPORTION_CPU_ISA", paths[p], 1), 0);
         apo_runtime *cpu = test_runtime("cpu");
@@ -402,7 +409,38 @@ Test(scores, sets_of_several_periods_share_rounds_and_score_as_each_set_alone, .
                                          3, APO_SPLIT_AUTO, 0, 0);
         apo_runtime_destroy(cpu);
     }
+    cr_assert_eq(unsetenv("APPORTION_CPU_ISA"), 0);
     free(x);
+}
+
+/* The path a scored call takes where the runtime picks it: avx2 for sets of several passes
+ * folded together, from avx512 on a CPU that runs 512-bit operations in halves (Zen 4) only;
+ * every other case keeps the widest. */
+Test(scores, sets_of_several_periods_take_avx2_on_halved_avx512_only, .timeout = 60) {
+    const int sse2 = APO_CPU_ISA_SSE2, avx2 = APO_CPU_ISA_AVX2, avx512 = APO_CPU_ISA_AVX512;
+    const struct {
+        size_t n_passes;
+        int own, widest, kind, want;
+    } cases[] = {
+        {2, 1, avx512, APO_AVX512_AMD_HALVED, avx2},
+        {12, 1, avx512, APO_AVX512_AMD_HALVED, avx2},
+        {1, 1, avx512, APO_AVX512_AMD_HALVED, avx512},
+        {2, 0, avx512, APO_AVX512_AMD_HALVED, avx512},
+        {2, 1, avx512, APO_AVX512_AMD_WHOLE, avx512},
+        {2, 1, avx512, APO_AVX512_INTEL, avx512},
+        {2, 1, avx512, APO_AVX512_MEASURED_NONE, avx512},
+        {2, 1, avx2, APO_AVX512_AMD_HALVED, avx2},
+        {2, 1, sse2, APO_AVX512_AMD_HALVED, sse2},
+    };
+    const int has_avx2 = apo__cpu_isa_supported(APO_CPU_ISA_AVX2);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int want = cases[i].want == avx2 && cases[i].widest == avx512 && !has_avx2
+                             ? avx512
+                             : cases[i].want;
+        cr_assert_eq(
+            apo__scored_path_on(cases[i].n_passes, cases[i].own, cases[i].widest, cases[i].kind),
+            want, "case %zu", i);
+    }
 }
 
 /* The calls of sets `params` (every parameter of k, n_sets of them) over one row of x. */
