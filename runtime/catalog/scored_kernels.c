@@ -378,17 +378,6 @@ static apo_status scored_row_sets(const apo__call *call, const apo__call *sets, 
                                   const size_t *pass_of, size_t n_passes, size_t row,
                                   apo__cpu_isa isa);
 
-/*
- * Scores row `row` of the call, for the call's set alone or for every set of a shared call
- * (apo__call.shared). The sets' passes are runs of consecutive sets that share one; sets of
- * several passes come together where the grid groups them (folds_own_passes, the kernel's
- * shares_host_call: bollinger's periods). Those fold in the same rounds of lanes when
- * folds_own_passes says so:
- * each pass's full rounds first, so that their lanes read one pass, and the sets left over
- * from them in rounds of several passes after (apo__score_fold_own, kernels/scores/
- * score_lanes.h); else they run one pass after another. Which round a set folds in leaves
- * its bits as they are (docs/scores.md, "Sets of several periods").
- */
 /* The passes of sets[0 .. n_sets): runs of consecutive sets that share one. Set j is of pass
  * pass_of[j] (NULL: not wanted), pass p's first set first_of[p] (NULL: not wanted; else it has
  * n_passes + 1 entries, the last n_sets); *own: whether the passes fold in the same rounds
@@ -432,6 +421,17 @@ static int scored_path(const apo__call *call, int widest) {
     return apo__scored_path_on(n_passes, own, widest, (int)apo__cpu_avx512_kind());
 }
 
+/*
+ * Scores row `row` of the call, for the call's set alone or for every set of a shared call
+ * (apo__call.shared). The sets' passes are runs of consecutive sets that share one; sets of
+ * several passes come together where the grid groups them (folds_own_passes, the kernel's
+ * shares_host_call: bollinger's periods). Those fold in the same rounds of lanes when
+ * folds_own_passes says so:
+ * each pass's full rounds first, so that their lanes read one pass, and the sets left over
+ * from them in rounds of several passes after (apo__score_fold_own, kernels/scores/
+ * score_lanes.h); else they run one pass after another. Which round a set folds in leaves
+ * its bits as they are (docs/scores.md, "Sets of several periods").
+ */
 static apo_status scored_row(const apo__call *call, size_t row, apo__cpu_isa isa) {
     size_t n_sets;
     const apo__call *sets = apo__grid_shared_pieces(call, &n_sets);
