@@ -242,19 +242,6 @@ static inline size_t apo__cvi_steady_lanes(const apo__cat_io *io, const apo__cat
                     : apo__cvi_steady_copy(io, ln, step, sd, k, e, lagged, 0);
 }
 
-/* An EMA's step of apo__cvi_ema_step in every lane, its range finite there: toward the seed
- * (the sum, and at the p-th range the average), or the fused step. */
-static inline void apo__cvi_ema_step_tv(size_t *seen, apo_tv *sum, apo_tv *e, apo_tv range,
-                                        size_t p, apo_tv pd, apo_tv k) {
-    if (*seen < p) {
-        *sum = *sum + range;
-        if (++*seen == p)
-            *e = *sum / pd;
-    } else {
-        *e = APO__EMA_FUSED(apo_tv_fma, *e, range, k);
-    }
-}
-
 /* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h says
  * how the bits stay each tile's): each lane performs apo__cvi_run's operations in its order.
  * One tile's two EMAs wait on a subtraction and a fused multiply-add a bar each, and the
@@ -270,7 +257,9 @@ static inline void apo__cvi_round(const apo__cat_io *io, const apo__tile_span *t
     const size_t p = (size_t)io->p[0], r = (size_t)io->p[1];
     const apo_tv zero = {0}, nan = zero + (double)NAN, pd = zero + (double)p,
                  k = zero + 2.0 / ((double)p + 1.0);
-    apo_tv sum = zero, e = zero, lagged_sum = zero, lagged = zero;
+    /* Each EMA as ema_tile.h's stage holds it: the seed's sum until its p-th range, then the
+     * average (apo__cvi_ema_step's operations, the sum and the average in one vector). */
+    apo_tv e = zero, lagged = zero;
     size_t seen[2] = {0, 0}, step = 0; /* E's and the copy's: n[0 .. 1] */
     for (; step < ln.steps; step++) {
         const apo__cat_steady sd = seen[0] == p && seen[1] == p
@@ -295,18 +284,21 @@ static inline void apo__cvi_round(const apo__cat_io *io, const apo__tile_span *t
             if (!apo__cat_lanes_all_finite(range_back))
                 break;
         }
-        apo__cvi_ema_step_tv(&seen[0], &sum, &e, range, p, pd, k);
-        if (lags)
-            apo__cvi_ema_step_tv(&seen[1], &lagged_sum, &lagged, range_back, p, pd, k);
+        e = APO__EMA_STAGE_TV(e, range, seen[0], p, pd, k);
+        seen[0] += seen[0] < p;
+        if (lags) {
+            lagged = APO__EMA_STAGE_TV(lagged, range_back, seen[1], p, pd, k);
+            seen[1] += seen[1] < p;
+        }
         const apo_tv y = seen[0] == p && seen[1] == p ? apo__cvi_of_tv(e, lagged) : nan;
         apo__cat_lanes_store(io->out[0], &ln, tiles, step, y);
     }
     apo__cat_lanes_stop(&ln, step, seen, 2);
+    /* The scalar run reads the sum before the seed is full and the average after: a lane's
+     * vector is whichever of them the stage holds. */
     for (size_t j = 0; j < count; j++) {
-        ln.run[j].v[0] = sum[j];
-        ln.run[j].v[1] = e[j];
-        ln.run[j].v[2] = lagged_sum[j];
-        ln.run[j].v[3] = lagged[j];
+        ln.run[j].v[0] = ln.run[j].v[1] = e[j];
+        ln.run[j].v[2] = ln.run[j].v[3] = lagged[j];
         apo__cvi_run(io, tiles[j].begin, tiles[j].end, &ln.run[j]);
     }
 }

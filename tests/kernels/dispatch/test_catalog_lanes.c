@@ -70,10 +70,11 @@ static void plant_gaps(double *col[N_COLUMNS], int variant, size_t len, size_t h
         put(col[CLOSE], n, n - 2, NAN);            /* the last tile */
         break;
     case GAPS_IN_HIGH_AND_LOW:
-        put(col[HIGH], n, len / 5, -INFINITY);    /* tile 0's outputs */
-        put(col[HIGH], n, 2 * len + 3, INFINITY); /* tile 2's outputs */
-        put(col[LOW], n, 2 * len - 1, NAN);       /* tile 2's warm-up */
-        put(col[HIGH], n, 5 * len, NAN);          /* tile 5's first bar */
+        put(col[HIGH], n, len / 5, -INFINITY);     /* tile 0's outputs */
+        put(col[HIGH], n, 2 * len + 3, INFINITY);  /* tile 2's outputs */
+        put(col[LOW], n, 2 * len - 1, NAN);        /* tile 2's warm-up */
+        put(col[HIGH], n, 5 * len, NAN);           /* tile 5's first bar */
+        put(col[LOW], n, 3 * len - halo + 3, NAN); /* tile 3's seeds, the round stopping in them */
         break;
     case LONG_GAP:
         for (size_t t = 3 * len - 40; t < 3 * len + 40; t++)
