@@ -139,6 +139,20 @@ static inline APO_HD apo__out apo__out_at(double *p) { return p; }
  * moments' merge), so the CPU and the GPU store the same bits for it. */
 static APO_HD_STEP APO_HD double apo__canonical_nan(double v) { return isnan(v) ? (double)NAN : v; }
 
+/* v as a value the compiler must take as it is, for a product that feeds a sum: GCC 12's SLP
+ * vectorizer fuses a pair of products into an fmaddsub or fmsubadd on the avx2 path despite
+ * -ffp-contract=off where a sum and a difference of products have a complex product's shape
+ * (a b + c d beside a d - c b: hilbert.h's Re and Im), a rounding fewer than sse2, avx512 and
+ * the GPU take; an empty asm statement holding v in a vector register leaves nothing to fuse
+ * (catalog_simt's every_vector_path_gives_the_bits_of_sse2 finds such a fusion). A no-op
+ * elsewhere: nvcc's device code, whose -fmad=false has no such exception, and other targets. */
+static APO_HD_STEP APO_HD double apo__unfused(double v) {
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && defined(__x86_64__)
+    __asm__("" : "+x"(v));
+#endif
+    return v;
+}
+
 /* 1 when v is finite, else 0. isfinite() promises only a nonzero value (CUDA's and some C
  * libraries' may be another than 1), so bodies that combine the tests with `&`, to avoid a
  * branch after each, combine these. */

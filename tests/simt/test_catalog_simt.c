@@ -5,7 +5,8 @@
  * flat stretches, through its family's real launcher, must give the bits of the CPU's tile
  * (apo__cpu_catalog_tile) in every position of the views the runtime hands a launcher (the
  * whole chunk, and one row from its second tile to its last tile's start), and leave every
- * position outside the view as it found it.
+ * position outside the view as it found it. Beside them, the same rows on every vector path the
+ * CPU has (avx2, avx512), in tile groups as the runtime hands them, must give those sse2 bits.
  *
  * The kernels' parameters are written here rather than read from the runtime's descriptors:
  * the runtime of a CUDA build links the same launchers compiled by nvcc, whose symbols would
@@ -22,6 +23,7 @@
 #include "catalog_cuda.h"
 #include "catalog_dispatch.h"
 #include "catalog_shapes.h"
+#include "cpu_isa.h"
 #include "cut.h"
 #include "helpers.h"
 #include "simt_api.h"
@@ -473,6 +475,69 @@ Test(catalog_simt, every_catalog_kernel_gives_the_cpu_bits_through_its_family_la
          * builds run every kernel. */
         if (test_kernel_sampled(k))
             check_row(&table[k]);
+    }
+}
+
+/* Kernel id at parameters p (n_p of them) on rows x cols bars on path isa, into fresh poisoned
+ * arrays out: each row's tiles handed over in groups of up to 16 as the runtime hands them
+ * (runtime/catalog/catalog_kernels.c: apo__cpu_catalog_tiles_on, with the lanes and rounds of
+ * the kernels that have them). */
+static void cpu_on_path(apo__cat_id id, const double *p, size_t n_p, double *const *in,
+                        double **out, size_t rows, size_t cols, int isa) {
+    poisoned_outputs(out, rows * cols);
+    const apo__cat_io io = io_of(id, in, out, p, n_p);
+    const size_t tile = tile_of(id, p, n_p);
+    for (size_t r = 0; r < rows; r++) {
+        const apo__cat_io row = row_io(&io, in, out, r, cols);
+        for (size_t b = 0; b < cols;) {
+            apo__tile_span spans[16];
+            size_t n = 0;
+            for (; b < cols && n < 16; b += tile, n++)
+                spans[n] = (apo__tile_span){r, b, b + tile < cols ? b + tile : cols};
+            apo__cpu_catalog_tiles_on(id, &row, spans, n, isa);
+        }
+    }
+}
+
+/* The vector paths: each row's tiles on every path this CPU has (avx2, avx512) give the bits
+ * of the sse2 tiles that the launchers above are held to, at every position, for every kernel
+ * at each of its parameter lists. A compiler that fuses a multiply into an add on one path
+ * (GCC 12 forms fmaddsub from a complex product's shape under -ffp-contract=off: hilbert.h)
+ * is caught here, on the machine whose path it is. */
+Test(catalog_simt, every_vector_path_gives_the_bits_of_sse2, .timeout = 600) {
+    for (size_t k = 0; k < N_TABLE; k++) {
+        const cat_params *row = &table[k];
+        if (!test_kernel_sampled(k))
+            continue;
+        for (int variant = 0; variant < 3; variant++) {
+            if (variant == 2 && row->longer[0] == 0)
+                continue;
+            const double *p = variant == 0   ? row->defaults
+                              : variant == 1 ? row->other
+                                             : row->longer;
+            const size_t cols = 3 * tile_of(row->id, p, row->n) + 137;
+            double *in[APO_CAT_MAX_IN], *ref[APO_CAT_MAX_OUT], *got[APO_CAT_MAX_OUT];
+            make_bars(cols, in);
+            cpu_reference(row->id, p, row->n, in, ref, ROWS, cols, 0);
+            apo__cuda_view whole;
+            memset(&whole, 0, sizeof whole);
+            whole.rows = ROWS;
+            whole.end = cols;
+            for (int isa = APO_CPU_ISA_SSE2 + 1; isa <= APO_CPU_ISA_LAST; isa++) {
+                if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                    continue;
+                char what[96];
+                snprintf(what, sizeof what, "kernel %d (parameters %d) on %s", (int)row->id,
+                         variant, apo__cpu_isa_name((apo__cpu_isa)isa));
+                cpu_on_path(row->id, p, row->n, in, got, ROWS, cols, isa);
+                const size_t wrong = wrong_positions(ref, got, ROWS, cols, &whole, what);
+                cr_expect_eq(wrong, 0, "%s: %zu positions differ from sse2's", what, wrong);
+                free_outputs(got);
+            }
+            free_outputs(ref);
+            for (int i = 0; i < APO_CAT_MAX_IN; i++)
+                free(in[i]);
+        }
     }
 }
 
