@@ -19,32 +19,80 @@
  *
  * Gaps: a bar with a price that is not finite gives NaN in all four outputs and the recurrence
  * skips it (haopen at the next clean bar reads the last clean bar's); the first clean bar seeds.
- * Stream: NONE (a piece re-runs its tile, 4096 bars at most).
+ * Stream: NONE (a piece re-runs its tile, 4096 bars at most). On the CPU clean vectors of bars
+ * take everything but haopen's chain in lanes (apo__ha_lanes).
  */
 #ifndef APO_KERNELS_HA_TILE_H
 #define APO_KERNELS_HA_TILE_H
 
 #include "catalog.h"
+#include "tile_vec.h"
+
+/* The recurrence's state: whether seeded, and the last clean bar's haopen and haclose. */
+typedef struct apo__ha_state {
+    int seeded;
+    double open, close;
+} apo__ha_state;
+
+#ifdef APO_TILE_LANES
+/* The vector of bars from t on (all in the tile, the recurrence seeded), when all their prices
+ * are finite (else 0, nothing done): haclose and the extremes in vector lanes, only haopen's
+ * recurrence a bar at a time, with apo__ha_tile's operations in its order (its bits). One bar
+ * at a time, the four finiteness tests and the extremes' comparisons took a branch each. */
+static inline int apo__ha_lanes(const apo__cat_io *io, apo__ha_state *st, size_t t) {
+    if (!st->seeded)
+        return 0;
+    const apo_tv o = apo_tv_load(io->in[0] + t), h = apo_tv_load(io->in[1] + t),
+                 l = apo_tv_load(io->in[2] + t), c = apo_tv_load(io->in[3] + t);
+    if (!apo_tm_all(apo_tv_finite(o) & apo_tv_finite(h) & apo_tv_finite(l) & apo_tv_finite(c)))
+        return 0;
+    const apo_tv bar_close = (((o + h) + l) + c) / 4.0;
+    apo_tv bar_open;
+    double last_open = st->open, last_close = st->close;
+    for (size_t k = 0; k < APO_TILE_LANES; k++) {
+        bar_open[k] = last_open = (last_open + last_close) / 2.0;
+        last_close = bar_close[k];
+    }
+    st->open = last_open;
+    st->close = last_close;
+    apo_tv top = apo_tv_pick(bar_open > h, bar_open, h);
+    top = apo_tv_pick(bar_close > top, bar_close, top);
+    apo_tv bottom = apo_tv_pick(bar_open < l, bar_open, l);
+    bottom = apo_tv_pick(bar_close < bottom, bar_close, bottom);
+    apo_tv_store(io->out[0] + t, apo_tv_or_nan(bar_open == bar_open, bar_open));
+    apo_tv_store(io->out[1] + t, top);
+    apo_tv_store(io->out[2] + t, bottom);
+    apo_tv_store(io->out[3] + t, bar_close);
+    return 1;
+}
+#endif
 
 static inline APO_HD void apo__ha_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const double *open = io->in[0], *high = io->in[1], *low = io->in[2], *close = io->in[3];
     double *ha_open = io->out[0], *ha_high = io->out[1], *ha_low = io->out[2],
            *ha_close = io->out[3];
     const size_t w0 = begin > io->h ? begin - io->h : 0;
-    int seeded = 0;
-    double last_open = 0.0, last_close = 0.0;
+    apo__ha_state st;
+    st.seeded = 0;
+    st.open = st.close = 0.0;
     for (size_t t = w0; t < end; t++) {
+#ifdef APO_TILE_LANES
+        while (t >= begin && end - t >= APO_TILE_LANES && apo__ha_lanes(io, &st, t))
+            t += APO_TILE_LANES;
+        if (t == end)
+            break;
+#endif
         const double o = open[t], h = high[t], l = low[t], c = close[t];
         if (!(isfinite(o) && isfinite(h) && isfinite(l) && isfinite(c))) {
             if (t >= begin)
                 ha_open[t] = ha_high[t] = ha_low[t] = ha_close[t] = NAN;
             continue;
         }
-        const double bar_open = seeded ? (last_open + last_close) / 2.0 : (o + c) / 2.0;
+        const double bar_open = st.seeded ? (st.open + st.close) / 2.0 : (o + c) / 2.0;
         const double bar_close = (((o + h) + l) + c) / 4.0;
-        seeded = 1;
-        last_open = bar_open;
-        last_close = bar_close;
+        st.seeded = 1;
+        st.open = bar_open;
+        st.close = bar_close;
         if (t < begin)
             continue;
         double top = h, bottom = l;
