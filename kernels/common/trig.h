@@ -16,7 +16,8 @@
  * on a table of atan(k/16) in two parts; asin and acos are atan of sqrt(1 - x^2) / x or its
  * inverse, all kept as double-doubles until the one final rounding. trig_tv.h runs the same
  * operations in the vector lanes of the CPU's element-wise tiles (the series and atan's table
- * below are lists both expand).
+ * below are lists both expand). A scalar atan of |x| <= 1 on a CPU path with FMA first tries a
+ * shorter route that returns the same bits where it can tell they are (apo__trig_atan01_short).
  *
  * Bounds: sin, cos and tan take |x| <= 2^20 (k < 2^20 keeps k times each 33-bit part exact);
  * beyond, and for inf or NaN, they return NaN. asin and acos return NaN outside [-1, 1]. Every
@@ -99,16 +100,24 @@ static APO_HD_STEP APO_HD apo__dd apo__trig_two_prod(double a, double b) {
         (p) = 0x1.5555555555555p-5 + (z) * (p);                                                    \
     } while (0)
 
-/* (atan u - u) / u^3 = sum of (-1)^n z^(n-1) / (2n+1), n = 1..7. */
+/* (atan u - u) / u^3 = sum of (-1)^n z^(n-1) / (2n+1), n = 1..7: the coefficients of z^0 ..
+ * z^6, and the series in Horner's order. */
+#define APO_TRIG_ATAN_C0 -0x1.5555555555555p-2
+#define APO_TRIG_ATAN_C1 0x1.999999999999ap-3
+#define APO_TRIG_ATAN_C2 -0x1.2492492492492p-3
+#define APO_TRIG_ATAN_C3 0x1.c71c71c71c71cp-4
+#define APO_TRIG_ATAN_C4 -0x1.745d1745d1746p-4
+#define APO_TRIG_ATAN_C5 0x1.3b13b13b13b14p-4
+#define APO_TRIG_ATAN_C6 -0x1.1111111111111p-4
 #define APO__TRIG_ATAN_SERIES(p, z, first)                                                         \
     do {                                                                                           \
-        (p) = first(-0x1.1111111111111p-4);                                                        \
-        (p) = 0x1.3b13b13b13b14p-4 + (z) * (p);                                                    \
-        (p) = -0x1.745d1745d1746p-4 + (z) * (p);                                                   \
-        (p) = 0x1.c71c71c71c71cp-4 + (z) * (p);                                                    \
-        (p) = -0x1.2492492492492p-3 + (z) * (p);                                                   \
-        (p) = 0x1.999999999999ap-3 + (z) * (p);                                                    \
-        (p) = -0x1.5555555555555p-2 + (z) * (p);                                                   \
+        (p) = first(APO_TRIG_ATAN_C6);                                                             \
+        (p) = APO_TRIG_ATAN_C5 + (z) * (p);                                                        \
+        (p) = APO_TRIG_ATAN_C4 + (z) * (p);                                                        \
+        (p) = APO_TRIG_ATAN_C3 + (z) * (p);                                                        \
+        (p) = APO_TRIG_ATAN_C2 + (z) * (p);                                                        \
+        (p) = APO_TRIG_ATAN_C1 + (z) * (p);                                                        \
+        (p) = APO_TRIG_ATAN_C0 + (z) * (p);                                                        \
     } while (0)
 
 /* 2/pi, and 1.5 * 2^52, which added and taken away rounds to the nearest integer. */
@@ -267,6 +276,77 @@ static inline APO_HD apo__dd apo__trig_atan01(apo__dd t) {
     return apo__quick_two_sum(s.hi, s.lo + (base.lo + series));
 }
 
+#if defined(APO_TRIG_FMA) && !defined(__CUDA_ARCH__)
+/* The short route's bound on |F - D| (below), relative to |F|: the two differ by the cubic
+ * term's argument (q against u.hi, an ulp apart), the polynomial's order of evaluation and the
+ * roundings of the low parts, at most about 2^-60 of the result by their worst cases together,
+ * and 2^-62.4 at the worst of 2e7 samples (at 1/32, where the cubic term is largest against the
+ * result). 2^-58 leaves the short route undecided for about 4.4% of arguments. */
+#define APO_TRIG_ATAN_SHORT_BOUND 0x1p-58
+
+/*
+ * atan(ax) for 2^-27 <= ax <= 1, rounded, by a shorter route than apo__trig_atan01's, where it
+ * can tell that the rounding is the same: *decided is 1 when the value returned is
+ * apo__trig_round(apo__trig_atan01(ax)) bit for bit, 0 when the caller must take that route.
+ *
+ * Why: the Hilbert transform's period takes an atan every bar on its serial chain
+ * (hilbert.h), where the double-double route's latency (about 160 cycles: two divisions one
+ * after the other, then the series in Horner's order, then the sums) was most of a bar. Here
+ * the quotient u = (ax - c) / (1 + ax c) is q = RN(num / den) at once, and the series runs on q
+ * (by Estrin's scheme, fused) while the quotient's remainder r is formed beside it, so the
+ * value is F = base + q + r + T(q) in about half the latency.
+ *
+ * Why the bits are the double-double route's: that route returns RN(D), D = s.hi + X exactly
+ * (its final quick_two_sum then round add the same two doubles again). If |F - D| <= B and
+ * F_hi + (F_lo - B) and F_hi + (F_lo + B) round to the same double, every value between them
+ * does (rounding is monotone), D among them. The roundings of F_lo -+ B themselves move the
+ * ends by 2^-53 of F_lo, about 2^-64 of F, far inside the margin between the bound and the
+ * observed differences.
+ */
+static inline double apo__trig_atan01_short(double ax, int *decided) {
+    const int k = ((int)(ax * 32.0) + 1) >> 1;
+    const double c = (double)k * 0.0625;
+    /* The double-double route's num, and its denominator as den0 + den_lo. */
+    const double num = ax - c;
+    const apo__dd tc = apo__trig_two_prod(ax, c);
+    const apo__dd one_tc = apo__two_sum(1.0, tc.hi);
+    const double den0 = one_tc.hi, den_lo = one_tc.lo + tc.lo;
+    const double q = num / den0;
+    /* The series p(z) of APO__TRIG_ATAN_SERIES, by pairs of terms. */
+    const double z = q * q, z2 = z * z;
+    const double p01 = fma(z, APO_TRIG_ATAN_C1, APO_TRIG_ATAN_C0);
+    const double p23 = fma(z, APO_TRIG_ATAN_C3, APO_TRIG_ATAN_C2);
+    const double p45 = fma(z, APO_TRIG_ATAN_C5, APO_TRIG_ATAN_C4);
+    const double p = fma(z2, fma(z2, fma(z2, APO_TRIG_ATAN_C6, p45), p23), p01);
+    /* num - q den0 is exact (q is num / den0 rounded), den_lo's part nearly so. */
+    const double r = (fma(-q, den0, num) - q * den_lo) / den0;
+    const double series = r + (q * z) * p;
+    double hi = q, lo = series;
+    if (k > 0) {
+        const apo__dd base = apo__trig_atan_table(k);
+        const apo__dd s = apo__two_sum(base.hi, q);
+        hi = s.hi;
+        lo = s.lo + (base.lo + series);
+    }
+    const double bound = fabs(hi) * APO_TRIG_ATAN_SHORT_BOUND;
+    const double low_end = hi + (lo - bound), high_end = hi + (lo + bound);
+    *decided = low_end == high_end;
+    return low_end;
+}
+#endif
+
+/* atan(ax) for 2^-27 <= ax <= 1, rounded: apo__trig_atan01's bits, by the short route where the
+ * build has FMA and the route decides them. */
+static inline APO_HD double apo__trig_atan01_rounded(double ax) {
+#if defined(APO_TRIG_FMA) && !defined(__CUDA_ARCH__)
+    int decided;
+    const double v = apo__trig_atan01_short(ax, &decided);
+    if (__builtin_expect(decided, 1))
+        return v;
+#endif
+    return apo__trig_round(apo__trig_atan01(apo__dd_make(ax, 0.0)));
+}
+
 /* atan(y / x) as a double-double for 0 <= y, 0 < x, y and x double-doubles: the angle of
  * (x, y) in the first quadrant. */
 static inline APO_HD apo__dd apo__trig_angle(apo__dd y, apo__dd x) {
@@ -292,7 +372,7 @@ static inline APO_HD double apo__atan(double x) {
         /* apo__trig_angle((ax, 0), (1, 0)) divides by one first, exactly: (ax, 0) with its
          * rounding error +0, so the same bits without a double-double division on the chain
          * of the Hilbert transform's period, whose tangents are mostly below one. */
-        v = apo__trig_round(apo__trig_atan01(apo__dd_make(ax, 0.0)));
+        v = apo__trig_atan01_rounded(ax);
     else
         v = apo__trig_round(apo__trig_angle(apo__dd_make(ax, 0.0), apo__dd_make(1.0, 0.0)));
     return x < 0.0 ? -v : v;

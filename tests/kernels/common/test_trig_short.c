@@ -1,0 +1,82 @@
+/*
+ * The short route of atan (kernels/common/trig.h, apo__trig_atan01_short), which the CPU's
+ * avx2 and avx512 paths take for |x| <= 1: where it decides, the bits of the double-double
+ * route; where it does not, apo__atan takes that route. The route exists only where the build
+ * has FMA, so this file is compiled as the avx2 path is (-mavx2 -mfma, tests/kernels/meson.build)
+ * and skips on a CPU without them. The kernels that take it (the Hilbert transform's period, and
+ * so ht_dcperiod, ht_phasor, ht_trendline and mama) are also compared path against path with
+ * sse2's bits by catalog_simt's every_vector_path_gives_the_bits_of_sse2.
+ */
+#include "splitmix64.h"
+#include "trig.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef APO_TRIG_FMA
+#error "test_trig_short.c is compiled with -mfma: the short route exists only there"
+#endif
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* The double-double route's atan of 2^-27 <= ax <= 1, rounded: what apo__atan returned before
+ * the short route, and returns where it is undecided. */
+static double long_route(double ax) {
+    return apo__trig_round(apo__trig_atan01(apo__dd_make(ax, 0.0)));
+}
+
+/* Sample i of the sweep, in [2^-27, 1]: uniform, the 64 doubles either side of a table cell's
+ * edge k/32 (where k changes, and at 1/32 the cubic term weighs most against the result),
+ * log-uniform magnitudes down to 2^-27, and the doubles next to 1. */
+static double sample(uint64_t i) {
+    const uint64_t bits = apo__splitmix64(2026, i);
+    const double u = (double)(bits >> 11) * 0x1p-53;
+    double x;
+    switch (i % 4) {
+    case 0:
+        x = u;
+        break;
+    case 1: {
+        x = (double)(bits % 33) / 32.0;
+        for (int step = (int)((bits >> 6) % 129) - 64; step != 0; step += step > 0 ? -1 : 1)
+            x = nextafter(x, step > 0 ? 2.0 : 0.0);
+        break;
+    }
+    case 2:
+        x = ldexp(0.5 + 0.5 * u, -(int)((bits >> 3) % 27));
+        break;
+    default:
+        x = 1.0 - (double)(bits % 4096) * 0x1p-53;
+        break;
+    }
+    return fmin(fmax(x, 0x1p-27), 1.0);
+}
+
+Test(trig_short, gives_the_double_double_routes_bits, .timeout = 120) {
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+        cr_skip_test("this CPU has no AVX2 and FMA, which the short route's build asks for");
+    enum { SAMPLES = 2000000 };
+    size_t decided = 0, differ = 0, atan_differ = 0;
+    double first = 0.0, first_atan = 0.0;
+    for (uint64_t i = 0; i < SAMPLES; i++) {
+        const double x = sample(i), want = long_route(x);
+        int d = 0;
+        const double got = apo__trig_atan01_short(x, &d);
+        if (d) {
+            decided++;
+            if (!same_bits(got, want) && differ++ == 0)
+                first = x;
+        }
+        if (!(same_bits(apo__atan(x), want) && same_bits(apo__atan(-x), -want)) &&
+            atan_differ++ == 0)
+            first_atan = x;
+    }
+    cr_expect_eq(differ, 0, "%zu decided roundings differ, the first at %a", differ, first);
+    cr_expect_eq(atan_differ, 0, "apo__atan differs from the long route %zu times, first at %a",
+                 atan_differ, first_atan);
+    /* Both routes ran: the bound leaves about 4.4% of arguments undecided. */
+    cr_expect(decided > SAMPLES * 9 / 10 && decided < SAMPLES, "decided %zu of %d", decided,
+              SAMPLES);
+}
