@@ -281,13 +281,16 @@ static inline APO_HD apo__dd apo__trig_atan01(apo__dd t) {
  * term's argument (q against u.hi, an ulp apart), the polynomial's order of evaluation and the
  * roundings of the low parts, at most about 2^-60 of the result by their worst cases together,
  * and 2^-62.4 at the worst of 2e7 samples (at 1/32, where the cubic term is largest against the
- * result). 2^-58 leaves the short route undecided for about 4.4% of arguments. */
+ * result). 2^-58 leaves the short route undecided for about 4.4% of arguments below one, 4.3%
+ * above (2e7 samples each, no rounding different from the double-double route's). */
 #define APO_TRIG_ATAN_SHORT_BOUND 0x1p-58
 
 /*
- * atan(ax) for 2^-27 <= ax <= 1, rounded, by a shorter route than apo__trig_atan01's, where it
- * can tell that the rounding is the same: *decided is 1 when the value returned is
- * apo__trig_round(apo__trig_atan01(ax)) bit for bit, 0 when the caller must take that route.
+ * atan(t) for t = t_hi + t_lo in [0, 1] (as apo__trig_atan01 takes it), unrounded as F = hi +
+ * lo, by a shorter route than apo__trig_atan01's; apo__trig_atan01_short and
+ * apo__trig_atan_above1_short round it where they can tell that the rounding is the double-double
+ * route's: *decided is 1 when the value returned is that route's bit for bit, 0 when the caller
+ * must take that route.
  *
  * Why: the Hilbert transform's period takes an atan every bar on its serial chain
  * (hilbert.h), where the double-double route's latency (about 160 cycles: two divisions one
@@ -303,14 +306,15 @@ static inline APO_HD apo__dd apo__trig_atan01(apo__dd t) {
  * ends by 2^-53 of F_lo, about 2^-64 of F, far inside the margin between the bound and the
  * observed differences.
  */
-static inline double apo__trig_atan01_short(double ax, int *decided) {
-    const int k = ((int)(ax * 32.0) + 1) >> 1;
+static inline apo__dd apo__trig_atan01_short_value(double t_hi, double t_lo) {
+    const int k = ((int)(t_hi * 32.0) + 1) >> 1;
     const double c = (double)k * 0.0625;
-    /* The double-double route's num, and its denominator as den0 + den_lo. */
-    const double num = ax - c;
-    const apo__dd tc = apo__trig_two_prod(ax, c);
+    /* The double-double route's num (t_hi - c is exact) and its denominator as den0 +
+     * den_lo. */
+    const double num = t_hi - c;
+    const apo__dd tc = apo__trig_two_prod(t_hi, c);
     const apo__dd one_tc = apo__two_sum(1.0, tc.hi);
-    const double den0 = one_tc.hi, den_lo = one_tc.lo + tc.lo;
+    const double den0 = one_tc.hi, den_lo = (one_tc.lo + tc.lo) + t_lo * c;
     const double q = num / den0;
     /* The series p(z) of APO__TRIG_ATAN_SERIES, by pairs of terms. */
     const double z = q * q, z2 = z * z;
@@ -318,25 +322,46 @@ static inline double apo__trig_atan01_short(double ax, int *decided) {
     const double p23 = fma(z, APO_TRIG_ATAN_C3, APO_TRIG_ATAN_C2);
     const double p45 = fma(z, APO_TRIG_ATAN_C5, APO_TRIG_ATAN_C4);
     const double p = fma(z2, fma(z2, fma(z2, APO_TRIG_ATAN_C6, p45), p23), p01);
-    /* num - q den0 is exact (q is num / den0 rounded), den_lo's part nearly so. */
-    const double r = (fma(-q, den0, num) - q * den_lo) / den0;
+    /* num - q den0 is exact (q is num / den0 rounded), t_lo's and den_lo's parts nearly so. */
+    const double r = ((fma(-q, den0, num) + t_lo) - q * den_lo) / den0;
     const double series = r + (q * z) * p;
-    double hi = q, lo = series;
-    if (k > 0) {
-        const apo__dd base = apo__trig_atan_table(k);
-        const apo__dd s = apo__two_sum(base.hi, q);
-        hi = s.hi;
-        lo = s.lo + (base.lo + series);
-    }
+    if (k == 0)
+        return apo__dd_make(q, series);
+    const apo__dd base = apo__trig_atan_table(k);
+    const apo__dd s = apo__two_sum(base.hi, q);
+    return apo__dd_make(s.hi, s.lo + (base.lo + series));
+}
+
+/* hi + lo rounded, and *decided 1 where every value within the bound of it rounds alike. */
+static inline double apo__trig_short_round(double hi, double lo, int *decided) {
     const double bound = fabs(hi) * APO_TRIG_ATAN_SHORT_BOUND;
     const double low_end = hi + (lo - bound), high_end = hi + (lo + bound);
     *decided = low_end == high_end;
     return low_end;
 }
+
+static inline double apo__trig_atan01_short(double ax, int *decided) {
+    const apo__dd f = apo__trig_atan01_short_value(ax, 0.0);
+    return apo__trig_short_round(f.hi, f.lo, decided);
+}
+
+/* The same for 1 < ax <= 2^60: pi/2 - atan(1/ax), 1/ax as the double-double route forms it
+ * (its remainder 1 - q ax is exact, so the fused form gives the same value), and the value's
+ * bound the same against a result of at least pi/4 (mama's phase: its tangents are above one
+ * about as often as below). */
+static inline double apo__trig_atan_above1_short(double ax, int *decided) {
+    const double q = 1.0 / ax;
+    const apo__dd t = apo__quick_two_sum(q, fma(-q, ax, 1.0) / ax);
+    const apo__dd a = apo__trig_atan01_short_value(t.hi, t.lo);
+    const apo__dd s = apo__two_sum(APO_TRIG_PIO2_HI, -a.hi);
+    return apo__trig_short_round(s.hi, s.lo + (APO_TRIG_PIO2_LO - a.lo), decided);
+}
 #endif
 
 /* atan(ax) for 2^-27 <= ax <= 1, rounded: apo__trig_atan01's bits, by the short route where the
- * build has FMA and the route decides them. */
+ * build has FMA and the route decides them. (Two wrappers of one pattern, this and
+ * apo__trig_atan_above1_rounded: one wrapper for both sides measured a tenth slower on the
+ * Hilbert transform's chain at 1e4 bars, by the code gcc laid out.) */
 static inline APO_HD double apo__trig_atan01_rounded(double ax) {
 #if defined(APO_TRIG_FMA) && !defined(__CUDA_ARCH__)
     int decided;
@@ -358,6 +383,18 @@ static inline APO_HD apo__dd apo__trig_angle(apo__dd y, apo__dd x) {
     return apo__quick_two_sum(s.hi, s.lo + (APO_TRIG_PIO2_LO - a.lo));
 }
 
+/* atan(ax) for 1 < ax <= 2^60, rounded: apo__trig_angle's bits, by the short route where the
+ * build has FMA and the route decides them. */
+static inline APO_HD double apo__trig_atan_above1_rounded(double ax) {
+#if defined(APO_TRIG_FMA) && !defined(__CUDA_ARCH__)
+    int decided;
+    const double v = apo__trig_atan_above1_short(ax, &decided);
+    if (__builtin_expect(decided, 1))
+        return v;
+#endif
+    return apo__trig_round(apo__trig_angle(apo__dd_make(ax, 0.0), apo__dd_make(1.0, 0.0)));
+}
+
 static inline APO_HD double apo__atan(double x) {
     if (isnan(x))
         return (double)NAN;
@@ -374,7 +411,7 @@ static inline APO_HD double apo__atan(double x) {
          * of the Hilbert transform's period, whose tangents are mostly below one. */
         v = apo__trig_atan01_rounded(ax);
     else
-        v = apo__trig_round(apo__trig_angle(apo__dd_make(ax, 0.0), apo__dd_make(1.0, 0.0)));
+        v = apo__trig_atan_above1_rounded(ax);
     return x < 0.0 ? -v : v;
 }
 

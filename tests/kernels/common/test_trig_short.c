@@ -1,9 +1,10 @@
 /*
- * The short route of atan (kernels/common/trig.h, apo__trig_atan01_short), which the CPU's
- * avx2 and avx512 paths take for |x| <= 1: where it decides, the bits of the double-double
- * route; where it does not, apo__atan takes that route. The route exists only where the build
- * has FMA, so this file is compiled as the avx2 path is (-mavx2 -mfma, tests/kernels/meson.build)
- * and skips on a CPU without them. The kernels that take it (the Hilbert transform's period, and
+ * The short route of atan (kernels/common/trig.h, apo__trig_atan01_short and
+ * apo__trig_atan_above1_short), which the CPU's avx2 and avx512 paths take for a scalar atan
+ * below 2^60 in magnitude: where it decides, the bits of the double-double route; where it does
+ * not, apo__atan takes that route. The route exists only where the build has FMA, so this file
+ * is compiled as the avx2 path is (-mavx2 -mfma, tests/kernels/meson.build) and skips on a CPU
+ * without them. The kernels that take it (the Hilbert transform's period, and
  * so ht_dcperiod, ht_phasor, ht_trendline and mama) are also compared path against path with
  * sse2's bits by catalog_simt's every_vector_path_gives_the_bits_of_sse2.
  */
@@ -21,15 +22,24 @@
 
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
-/* The double-double route's atan of 2^-27 <= ax <= 1, rounded: what apo__atan returned before
+/* The double-double route's atan of 2^-27 <= ax <= 2^60, rounded: what apo__atan returned before
  * the short route, and returns where it is undecided. */
 static double long_route(double ax) {
-    return apo__trig_round(apo__trig_atan01(apo__dd_make(ax, 0.0)));
+    if (ax <= 1.0)
+        return apo__trig_round(apo__trig_atan01(apo__dd_make(ax, 0.0)));
+    return apo__trig_round(apo__trig_angle(apo__dd_make(ax, 0.0), apo__dd_make(1.0, 0.0)));
 }
 
-/* Sample i of the sweep, in [2^-27, 1]: uniform, the 64 doubles either side of a table cell's
- * edge k/32 (where k changes, and at 1/32 the cubic term weighs most against the result),
- * log-uniform magnitudes down to 2^-27, and the doubles next to 1. */
+/* The short route of ax's side of one. */
+static double short_route(double ax, int *decided) {
+    return ax <= 1.0 ? apo__trig_atan01_short(ax, decided)
+                     : apo__trig_atan_above1_short(ax, decided);
+}
+
+/* Sample i of the sweep, in [2^-27, 2^60]: uniform in [0, 1], the 64 doubles either side of a
+ * table cell's edge k/32 (where k changes, and at 1/32 the cubic term weighs most against the
+ * result), log-uniform magnitudes down to 2^-27, the doubles next to 1; half of them above one
+ * as below. */
 static double sample(uint64_t i) {
     const uint64_t bits = apo__splitmix64(2026, i);
     const double u = (double)(bits >> 11) * 0x1p-53;
@@ -51,7 +61,12 @@ static double sample(uint64_t i) {
         x = 1.0 - (double)(bits % 4096) * 0x1p-53;
         break;
     }
-    return fmin(fmax(x, 0x1p-27), 1.0);
+    x = fmin(fmax(x, 0x1p-27), 1.0);
+    /* Every other sample above one: its inverse (a cell edge's neighbours become 32/k's), up
+     * to 2^27, and log-uniform magnitudes to 2^60. */
+    if ((bits >> 1) & 1)
+        x = (bits >> 2) & 7 ? 1.0 / x : ldexp(1.0 + u, 1 + (int)((bits >> 5) % 59));
+    return x == 1.0 ? nextafter(1.0, 2.0) : x;
 }
 
 Test(trig_short, gives_the_double_double_routes_bits, .timeout = 120) {
@@ -63,7 +78,7 @@ Test(trig_short, gives_the_double_double_routes_bits, .timeout = 120) {
     for (uint64_t i = 0; i < SAMPLES; i++) {
         const double x = sample(i), want = long_route(x);
         int d = 0;
-        const double got = apo__trig_atan01_short(x, &d);
+        const double got = short_route(x, &d);
         if (d) {
             decided++;
             if (!same_bits(got, want) && differ++ == 0)
