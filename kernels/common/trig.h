@@ -16,8 +16,9 @@
  * on a table of atan(k/16) in two parts; asin and acos are atan of sqrt(1 - x^2) / x or its
  * inverse, all kept as double-doubles until the one final rounding. trig_tv.h runs the same
  * operations in the vector lanes of the CPU's element-wise tiles (the series and atan's table
- * below are lists both expand). A scalar atan of |x| <= 1 on a CPU path with FMA first tries a
- * shorter route that returns the same bits where it can tell they are (apo__trig_atan01_short).
+ * below are lists both expand). A scalar atan (|x| <= 2^60) on a CPU path with FMA first tries a
+ * shorter route that returns the same bits where it can tell they are (apo__trig_atan01_short,
+ * apo__trig_atan_above1_short).
  *
  * Bounds: sin, cos and tan take |x| <= 2^20 (k < 2^20 keeps k times each 33-bit part exact);
  * beyond, and for inf or NaN, they return NaN. asin and acos return NaN outside [-1, 1]. Every
