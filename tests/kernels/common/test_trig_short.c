@@ -4,9 +4,9 @@
  * below 2^60 in magnitude: where it decides, the bits of the double-double route; where it does
  * not, apo__atan takes that route. The route exists only where the build has FMA, so this file
  * is compiled as the avx2 path is (-mavx2 -mfma, tests/kernels/meson.build) and skips on a CPU
- * without them. The kernels that take it (the Hilbert transform's period, and
- * so ht_dcperiod, ht_phasor, ht_trendline and mama) are also compared path against path with
- * sse2's bits by catalog_simt's every_vector_path_gives_the_bits_of_sse2.
+ * without them. The kernels that take it (the Hilbert transform's period and mama's phase, so
+ * ht_dcperiod, ht_phasor, ht_trendline, mama and the phase's kernels) are also compared path
+ * against path with sse2's bits by catalog_simt's every_vector_path_gives_the_bits_of_sse2.
  */
 #include "splitmix64.h"
 #include "trig.h"
