@@ -101,7 +101,7 @@ static APO_CAT_SPECIALISED size_t apo__ema_chain_steady_copy(const apo__cat_io *
     apo_tv e[3] = {e_io[0], e_io[1], e_io[2]};
     for (; step < sd->to; step++) {
         apo_tv v = apo__cat_lanes_at(x, sd, step, held);
-        if (!apo__cat_lanes_all_finite(v))
+        if (!apo_tv_all_finite(v))
             break;
         for (int s = 0; s < stages; s++) { /* APO__EMA_STAGES seeded */
             e[s] = (v - e[s]) * k + e[s];
@@ -154,7 +154,7 @@ static APO_CAT_SPECIALISED void apo__ema_chain_round(const apo__cat_io *io,
             }
         }
         apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
-        if (!apo__cat_lanes_all_finite(v))
+        if (!apo_tv_all_finite(v))
             break;
         int ready = 1;
         APO__EMA_STAGES(v, stages, seen, sum, e, p, pd, k, ready);

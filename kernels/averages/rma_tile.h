@@ -68,7 +68,7 @@ static APO_CAT_SPECIALISED size_t apo__rma_steady_copy(const apo__cat_io *io,
     apo_tv a = *a_io;
     for (; step < sd->to; step++) {
         const apo_tv v = apo__cat_lanes_at(x, sd, step, held);
-        if (!apo__cat_lanes_all_finite(v))
+        if (!apo_tv_all_finite(v))
             break;
         a = APO__WILDER_NEXT(apo_tv_fma, a, v, keep, rest);
         apo__cat_lanes_put(out, sd->stores, step, apo_tv_pick(a != a, nan, a));
@@ -114,7 +114,7 @@ static inline void apo__rma_round(const apo__cat_io *io, const apo__tile_span *t
             }
         }
         const apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
-        if (!apo__cat_lanes_all_finite(v))
+        if (!apo_tv_all_finite(v))
             break;
         apo_tv y = nan;
         APO__WILDER_STEP_TV(seen, p, sum, a, v, pd, keep, rest, y);

@@ -127,7 +127,7 @@ static APO_CAT_SPECIALISED size_t apo__t3_steady_copy(const apo__cat_io *io,
         e[s] = e_io[s];
     for (; step < sd->to; step++) {
         apo_tv v = apo__cat_lanes_at(x, sd, step, held);
-        if (!apo__cat_lanes_all_finite(v))
+        if (!apo_tv_all_finite(v))
             break;
         for (int s = 0; s < APO_T3_STAGES; s++) { /* APO__T3_PUSH, every stage seeded */
             e[s] = k * v + one_minus_k * e[s];
@@ -181,7 +181,7 @@ static inline void apo__t3_round(const apo__cat_io *io, const apo__tile_span *ti
             }
         }
         apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
-        if (!apo__cat_lanes_all_finite(v))
+        if (!apo_tv_all_finite(v))
             break;
         int full;
         APO__T3_PUSH(v, p, pd, k, one_minus_k, zero, counts[0], counts[1], e, full);

@@ -195,22 +195,6 @@ static inline apo_tv apo__cat_lanes_load(const double *row, const apo__cat_lanes
     return v;
 }
 
-/* 1 when every lane of v is finite. Tested once per step of every round: the lanes' sign bits
- * in one mask, where apo_tm_all's lane by lane test cost a scalar extract and branch a lane. */
-static inline int apo__cat_lanes_all_finite(apo_tv v) {
-    const apo_tv zero_where_finite = v - v;
-#if APO_TILE_LANES == 8
-    return _mm512_cmp_pd_mask((__m512d)zero_where_finite, (__m512d)zero_where_finite, _CMP_EQ_OQ) ==
-           0xFF;
-#elif APO_TILE_LANES == 4
-    const apo_tm finite = zero_where_finite == zero_where_finite;
-    return _mm256_movemask_pd((__m256d)finite) == 0xF;
-#else
-    const apo_tm finite = zero_where_finite == zero_where_finite;
-    return _mm_movemask_pd((__m128d)finite) == 0x3;
-#endif
-}
-
 /* Writes step `step`'s outputs y of the lanes that store, at the positions in their tiles. */
 static inline void apo__cat_lanes_store(double *out, const apo__cat_lanes *ln,
                                         const apo__tile_span *tiles, size_t step, apo_tv y) {

@@ -95,6 +95,23 @@ static inline apo_tv apo_tv_abs(apo_tv v) {
 /* The lanes where v is finite: v - v is +0 exactly there (NaN for an infinity or a NaN). */
 static inline apo_tm apo_tv_finite(apo_tv v) { return (v - v) == 0.0; }
 
+/* 1 when every lane of v is finite. Tested once per step of every round of catalog_lanes.h and
+ * per vector of the element-wise loops: the lanes' sign bits in one mask, where apo_tm_all's
+ * lane by lane test cost a scalar extract and branch a lane. */
+static inline int apo_tv_all_finite(apo_tv v) {
+    const apo_tv zero_where_finite = v - v;
+#if APO_TILE_LANES == 8
+    return _mm512_cmp_pd_mask((__m512d)zero_where_finite, (__m512d)zero_where_finite, _CMP_EQ_OQ) ==
+           0xFF;
+#elif APO_TILE_LANES == 4
+    const apo_tm finite = zero_where_finite == zero_where_finite;
+    return _mm256_movemask_pd((__m256d)finite) == 0xF;
+#else
+    const apo_tm finite = zero_where_finite == zero_where_finite;
+    return _mm_movemask_pd((__m128d)finite) == 0x3;
+#endif
+}
+
 /* v where `keep` is set, else the NAN constant, as a scalar body stores a gap's output. */
 static inline apo_tv apo_tv_or_nan(apo_tm keep, apo_tv v) {
     return apo_tv_pick(keep, v, apo_tv_splat(NAN));

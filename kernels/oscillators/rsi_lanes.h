@@ -28,7 +28,7 @@ static APO_CAT_SPECIALISED size_t apo__wilder_osc_steady_copy(const apo__cat_io 
     apo_tv g = *g_io, l = *l_io, before = *before_io;
     for (; step < sd->to; step++) {
         const apo_tv now = apo__cat_lanes_at(x, sd, step, held);
-        if (!apo__cat_lanes_all_finite(now))
+        if (!apo_tv_all_finite(now))
             break;
         const apo_tv d = now - before;
         before = now;
@@ -70,7 +70,7 @@ static APO_CAT_SPECIALISED void apo__wilder_osc_round(const apo__cat_io *io,
     apo_tv before = apo__cat_lanes_load(x, &ln, 0, 1);
     /* Each step's `before` is the last step's `now`, tested there: only the first is tested
      * here, which keeps one test on each step's path. */
-    if (!apo__cat_lanes_all_finite(before))
+    if (!apo_tv_all_finite(before))
         ln.steps = 0;
     for (; step < ln.steps; step++) {
         if (edges != NULL && step == ln.edge_step)
@@ -86,7 +86,7 @@ static APO_CAT_SPECIALISED void apo__wilder_osc_round(const apo__cat_io *io,
             }
         }
         const apo_tv now = apo__cat_lanes_load(x, &ln, step, 0);
-        if (!apo__cat_lanes_all_finite(now))
+        if (!apo_tv_all_finite(now))
             break;
         const apo_tv d = now - before;
         before = now;

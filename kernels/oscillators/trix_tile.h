@@ -95,7 +95,7 @@ static APO_CAT_SPECIALISED size_t apo__trix_steady_copy(const apo__cat_io *io,
     apo_tv e[3] = {e_io[0], e_io[1], e_io[2]};
     for (; step < sd->to; step++) {
         apo_tv v = apo__cat_lanes_at(x, sd, step, held);
-        if (!apo__cat_lanes_all_finite(v))
+        if (!apo_tv_all_finite(v))
             break;
         const apo_tv before = e[2];
         for (int s = 0; s < 3; s++) { /* APO__EMA_STAGES seeded */
@@ -141,7 +141,7 @@ static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *
             }
         }
         apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
-        if (!apo__cat_lanes_all_finite(v))
+        if (!apo_tv_all_finite(v))
             break;
         const int had_e3 = seen[2] == p;
         const apo_tv before = e[2];

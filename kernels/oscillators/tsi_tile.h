@@ -89,7 +89,7 @@ static APO_CAT_SPECIALISED size_t apo__tsi_steady_copy(const apo__cat_io *io,
     apo_tv n1 = st[0], d1 = st[1], n2 = st[2], d2 = st[3], before = st[4];
     for (; step < sd->to; step++) {
         const apo_tv v = apo__cat_lanes_at(x, sd, step, held);
-        if (!apo__cat_lanes_all_finite(v))
+        if (!apo_tv_all_finite(v))
             break;
         const apo_tv m = v - before;
         before = v;
@@ -155,7 +155,7 @@ static inline void apo__tsi_round(const apo__cat_io *io, const apo__tile_span *t
         const apo_tv v = apo__cat_lanes_load(x, &ln, step, 0);
         apo_tv y = nan;
         if (counts[2]) {
-            if (!apo__cat_lanes_all_finite(v) || !apo__cat_lanes_all_finite(before))
+            if (!apo_tv_all_finite(v) || !apo_tv_all_finite(before))
                 break;
             const apo_tv m = v - before;
             n1 = APO__EMA_STAGE_TV(n1, m, counts[0], p1, pd1, k1);

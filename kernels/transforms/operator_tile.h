@@ -9,9 +9,9 @@
 
 #include "elementwise.h"
 
-APO_ELEMENTWISE_2(add, a + b)
-APO_ELEMENTWISE_2(sub, a - b)
-APO_ELEMENTWISE_2(mult, a *b)
+APO_ELEMENTWISE_CLOSED_2(add, a + b)
+APO_ELEMENTWISE_CLOSED_2(sub, a - b)
+APO_ELEMENTWISE_CLOSED_2(mult, a *b)
 APO_ELEMENTWISE_2(div, a / b)
 
 #endif /* APO_KERNELS_OPERATOR_TILE_H */

@@ -10,9 +10,9 @@
 
 #include "elementwise.h"
 
-APO_ELEMENTWISE_4(avgprice, (h + l + c + o) / 4.0)
-APO_ELEMENTWISE_2(medprice, (a + b) / 2.0)
-APO_ELEMENTWISE_3(typprice, (h + l + c) / 3.0)
-APO_ELEMENTWISE_3(wclprice, (h + l + c * 2.0) / 4.0)
+APO_ELEMENTWISE_CLOSED_4(avgprice, (h + l + c + o) / 4.0)
+APO_ELEMENTWISE_CLOSED_2(medprice, (a + b) / 2.0)
+APO_ELEMENTWISE_CLOSED_3(typprice, (h + l + c) / 3.0)
+APO_ELEMENTWISE_CLOSED_3(wclprice, (h + l + c * 2.0) / 4.0)
 
 #endif /* APO_KERNELS_PRICE_TILE_H */

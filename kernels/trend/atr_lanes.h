@@ -57,7 +57,7 @@ static APO_CAT_SPECIALISED size_t apo__atr_steady_copy(const apo__cat_io *io,
             gaps = gaps + (sum - sum);
             tr[j] = apo__true_range_of_finite(h[j], l[j], b[j]);
         }
-        if (!apo__cat_lanes_all_finite(gaps))
+        if (!apo_tv_all_finite(gaps))
             break;
         if (normalize)
             apo__cat_lanes_block(close, sd, step, held, c);
@@ -72,7 +72,7 @@ static APO_CAT_SPECIALISED size_t apo__atr_steady_copy(const apo__cat_io *io,
         const apo_tv tr = apo__true_range_of(apo__cat_lanes_at(high, sd, step, held),
                                              apo__cat_lanes_at(low, sd, step, held),
                                              apo__cat_lanes_at(before, sd, step, held));
-        if (!apo__cat_lanes_all_finite(tr))
+        if (!apo_tv_all_finite(tr))
             break;
         a = APO__WILDER_NEXT(apo_tv_fma, a, tr, keep, rest);
         apo__cat_lanes_put(out, sd->stores, step,
@@ -115,7 +115,7 @@ static APO_CAT_SPECIALISED void apo__atr_round(const apo__cat_io *io, const apo_
             }
         }
         const apo_tv tr = apo__true_range_lanes(io, &ln, step);
-        if (!apo__cat_lanes_all_finite(tr))
+        if (!apo_tv_all_finite(tr))
             break;
         apo_tv y = nan;
         APO__WILDER_STEP_TV(seen, p, sum, a, tr, pd, keep, rest, y);

@@ -208,7 +208,7 @@ static APO_CAT_SPECIALISED size_t apo__cvi_steady_copy(const apo__cat_io *io,
             hb[j] = hb[j] - lb[j]; /* the range r bars back */
             gaps = gaps + (h[j] - h[j]) + (hb[j] - hb[j]);
         }
-        if (!apo__cat_lanes_all_finite(gaps))
+        if (!apo_tv_all_finite(gaps))
             break;
         for (size_t j = 0; j < APO_CAT_BLOCK; j++) {
             e = APO__EMA_FUSED(apo_tv_fma, e, h[j], k);
@@ -224,7 +224,7 @@ static APO_CAT_SPECIALISED size_t apo__cvi_steady_copy(const apo__cat_io *io,
         const apo_tv range_back = apo__cat_lanes_at(high_back, sd, step, held) -
                                   apo__cat_lanes_at(low_back, sd, step, held);
         /* 0 in every lane when both ranges are finite there, else NaN somewhere. */
-        if (!apo__cat_lanes_all_finite((range - range) + (range_back - range_back)))
+        if (!apo_tv_all_finite((range - range) + (range_back - range_back)))
             break;
         e = APO__EMA_FUSED(apo_tv_fma, e, range, k);
         lagged = APO__EMA_FUSED(apo_tv_fma, lagged, range_back, k);
@@ -274,14 +274,14 @@ static inline void apo__cvi_round(const apo__cat_io *io, const apo__tile_span *t
         }
         const apo_tv range = apo__cat_lanes_load(io->in[0], &ln, step, 0) -
                              apo__cat_lanes_load(io->in[1], &ln, step, 0);
-        if (!apo__cat_lanes_all_finite(range))
+        if (!apo_tv_all_finite(range))
             break;
         const int lags = step >= r;
         apo_tv range_back = zero;
         if (lags) {
             range_back = apo__cat_lanes_load(io->in[0], &ln, step, r) -
                          apo__cat_lanes_load(io->in[1], &ln, step, r);
-            if (!apo__cat_lanes_all_finite(range_back))
+            if (!apo_tv_all_finite(range_back))
                 break;
         }
         e = APO__EMA_STAGE_TV(e, range, seen[0], p, pd, k);

@@ -37,7 +37,7 @@ static APO_CAT_SPECIALISED void apo__dm_round(const apo__cat_io *io, const apo__
         l_before = l;
         /* The scalar body's gap test, both moves finite, in one: x - x is +0.0 where x is
          * finite, else NaN. */
-        if (!apo__cat_lanes_all_finite((up - up) + (down - down)))
+        if (!apo_tv_all_finite((up - up) + (down - down)))
             break;
         const apo_tv dm = which == APO_DMI_PLUS
                               ? apo_tv_pick((up > zero) & (up > down), up, zero)

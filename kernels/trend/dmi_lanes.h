@@ -86,8 +86,8 @@ static APO_CAT_SPECIALISED void apo__dmi_lanes(const apo__cat_io *io, const apo_
            l_before = apo__cat_lanes_load(low, &ln, 0, 1),
            c_before = apo__cat_lanes_load(io->in[2], &ln, 0, 1);
     /* Whether the previous bar passed the quick gap test below. */
-    int bounded_before = apo__cat_lanes_all_finite((h_before + h_before) + (l_before + l_before) +
-                                                   (c_before + c_before));
+    int bounded_before =
+        apo_tv_all_finite((h_before + h_before) + (l_before + l_before) + (c_before + c_before));
     /* plus_di and minus_di write each step's output one step late: the output's division
      * then comes after the next step's divisions of the sums in program order, and the
      * divider, which takes the oldest ready division first, no longer makes the sums' chain
@@ -115,9 +115,9 @@ static APO_CAT_SPECIALISED void apo__dmi_lanes(const apo__cat_io *io, const apo_
          * the true range's comparisons and held the step back (measured: 3% of a 1e4-bar
          * row). Where it fails (a gap, or samples above half the largest double) the exact
          * test decides, one test for the three: x - x is +0.0 where x is finite, else NaN. */
-        const int bounded = apo__cat_lanes_all_finite((h + h) + (l + l) + (c + c));
+        const int bounded = apo_tv_all_finite((h + h) + (l + l) + (c + c));
         if (!(bounded && bounded_before) &&
-            !apo__cat_lanes_all_finite((tr - tr) + (up - up) + (down - down)))
+            !apo_tv_all_finite((tr - tr) + (up - up) + (down - down)))
             break;
         bounded_before = bounded;
         const apo_tv pdm = apo_tv_pick((up > zero) & (up > down), up, zero);

@@ -85,7 +85,7 @@ static APO_CAT_SPECIALISED size_t apo__efi_steady_copy(const apo__cat_io *io,
     for (; step < sd->to; step++) {
         const apo_tv c = apo__cat_lanes_at(close, sd, step, held);
         const apo_tv force = (c - before) * apo__cat_lanes_at(volume, sd, step, held);
-        if (!apo__cat_lanes_all_finite(force))
+        if (!apo_tv_all_finite(force))
             break;
         e = APO__EMA_FUSED(apo_tv_fma, e, force, k); /* APO__EMA_STAGE seeded */
         apo__cat_lanes_put(out, sd->stores, step, apo_tv_or_nan(e == e, e));
@@ -134,8 +134,7 @@ static inline void apo__efi_round(const apo__cat_io *io, const apo__tile_span *t
         const apo_tv v = apo__cat_lanes_load(io->in[1], &ln, step, 0);
         apo_tv y = nan;
         if (counts[1]) {
-            if (!apo__cat_lanes_all_finite(c) || !apo__cat_lanes_all_finite(before) ||
-                !apo__cat_lanes_all_finite(v))
+            if (!apo_tv_all_finite(c) || !apo_tv_all_finite(before) || !apo_tv_all_finite(v))
                 break;
             const apo_tv force = (c - before) * v;
             e = p == 1 && counts[0] == p ? force : APO__EMA_STAGE_TV(e, force, counts[0], p, pd, k);

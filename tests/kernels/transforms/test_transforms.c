@@ -300,3 +300,116 @@ Test(transforms, math_transforms_give_sse2s_bits_on_every_path) {
     /* A CPU without avx2 checks nothing here; the x86-64 machines of the CI have it. */
     cr_assert(compared > 0 || !apo__cpu_isa_supported(APO_CPU_ISA_AVX2));
 }
+
+/* The definition of a closed body's output (elementwise.h): TA-Lib's expression where every
+ * input is finite (an overflow keeps its infinity, a result without a value is the NAN
+ * constant), else the NAN constant. Evaluated here bar by bar in plain C. */
+static double closed_definition(apo__cat_id id, const double *const *in, size_t t) {
+    const double a = in[0][t], b = in[1][t], c = in[2] != NULL ? in[2][t] : 0.0,
+                 d = in[3] != NULL ? in[3][t] : 0.0;
+    const size_t n = id == APO_CAT_AVGPRICE                             ? 4
+                     : id == APO_CAT_TYPPRICE || id == APO_CAT_WCLPRICE ? 3
+                                                                        : 2;
+    int finite = isfinite(a) && isfinite(b);
+    finite = finite && (n < 3 || isfinite(c)) && (n < 4 || isfinite(d));
+    double v;
+    switch (id) {
+    case APO_CAT_ADD:
+        v = a + b;
+        break;
+    case APO_CAT_SUB:
+        v = a - b;
+        break;
+    case APO_CAT_MULT:
+        v = a * b;
+        break;
+    case APO_CAT_MEDPRICE:
+        v = (a + b) / 2.0;
+        break;
+    case APO_CAT_TYPPRICE:
+        v = (a + b + c) / 3.0;
+        break;
+    case APO_CAT_WCLPRICE:
+        v = (a + b + c * 2.0) / 4.0;
+        break;
+    default: /* avgprice: open, high, low, close as o, h, l, c */
+        v = (b + c + d + a) / 4.0;
+        break;
+    }
+    return finite && !isnan(v) ? v : (double)NAN;
+}
+
+/* add, sub, mult and the price transforms store a vector of bars whose values are all finite
+ * as computed, and take any other vector bar by bar (elementwise.h, "A closed body"). On every
+ * path, whole and cut at odd places (so vectors start anywhere), each output is the definition
+ * above: over prices, with gaps (NaN, +inf, -inf) alone and in runs, pairs of finite samples
+ * whose sums and products overflow, signed zeros and doubles of any bits. */
+Test(transforms, closed_bodies_are_their_definition_on_every_path) {
+    enum { ROW = 64 * 6 + 29 };
+    double x[4][ROW];
+    for (size_t k = 0; k < 4; k++)
+        for (size_t i = 0; i < ROW; i++) {
+            const uint64_t r = apo__splitmix64(0xc105ed + k, (uint64_t)i);
+            const double u = (double)(r >> 11) * 0x1p-53;
+            switch (i / 64) {
+            case 0:
+                x[k][i] = 90.0 + 20.0 * u;
+                break;
+            case 1: /* gaps here and there, in every input */
+                x[k][i] = r % 13 == 0   ? NAN
+                          : r % 13 == 1 ? INFINITY
+                          : r % 13 == 2 ? -INFINITY
+                                        : 100.0 * u;
+                break;
+            case 2: /* overflows of finite inputs, and infinities that meet */
+                x[k][i] = (r & 1 ? -1.0 : 1.0) * (r % 7 == 0 ? INFINITY : 0x1.fp1023 * u);
+                break;
+            case 3: /* zeros of both signs beside infinities: 0 * inf, -0 + -0 */
+                x[k][i] = r % 5 == 0 ? (r & 2 ? INFINITY : -INFINITY) : r & 1 ? -0.0 : 0.0;
+                break;
+            case 4: /* a run of gaps in one input only */
+                x[k][i] = k == 1 && i % 64 >= 10 && i % 64 < 30 ? NAN : 50.0 - u;
+                break;
+            default:
+                memcpy(&x[k][i], &r, sizeof x[k][i]);
+                break;
+            }
+        }
+    static const apo__cat_id ids[] = {APO_CAT_ADD,      APO_CAT_SUB,      APO_CAT_MULT,
+                                      APO_CAT_MEDPRICE, APO_CAT_TYPPRICE, APO_CAT_WCLPRICE,
+                                      APO_CAT_AVGPRICE};
+    static const size_t cuts[] = {0, 3, 67, 129, 130, 257, ROW};
+    double got[ROW];
+    size_t compared = 0;
+    for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+        apo__cat_io io;
+        memset(&io, 0, sizeof io);
+        const size_t n_in = ids[k] == APO_CAT_AVGPRICE                                 ? 4
+                            : ids[k] == APO_CAT_TYPPRICE || ids[k] == APO_CAT_WCLPRICE ? 3
+                                                                                       : 2;
+        for (size_t i = 0; i < n_in; i++)
+            io.in[i] = x[i];
+        io.out[0] = got;
+        for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+            if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                continue;
+            for (int cut = 0; cut < 2; cut++) {
+                memset(got, 0x5a, sizeof got);
+                if (cut)
+                    for (size_t c = 0; c + 1 < sizeof cuts / sizeof cuts[0]; c++)
+                        apo__cpu_catalog_tile_on(ids[k], &io, cuts[c], cuts[c + 1], isa);
+                else
+                    apo__cpu_catalog_tile_on(ids[k], &io, 0, ROW, isa);
+                for (size_t t = 0; t < ROW; t++) {
+                    const double want = closed_definition(ids[k], io.in, t);
+                    cr_assert(same_bits(got[t], want), "kernel %d on %s%s: t %zu got %a want %a",
+                              (int)ids[k], apo__cpu_isa_name((apo__cpu_isa)isa), cut ? ", cut" : "",
+                              t, got[t], want);
+                }
+                compared++;
+            }
+        }
+    }
+    /* sse2 at least, whole and cut, for each of the seven. */
+    cr_assert(compared >= 7 * 2, "%zu comparisons", compared);
+}
