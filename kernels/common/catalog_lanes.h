@@ -326,6 +326,26 @@ static inline void apo__cat_lanes_put(double *const at[APO_TILE_LANES], unsigned
 #define APO_CAT_LINE 8
 #define APO_CAT_AHEAD 64
 
+#if APO_TILE_LANES == APO_CAT_BLOCK
+/* Steps s .. s + APO_CAT_BLOCK - 1 of each lane's samples as they lie in its row: lane k's four
+ * samples are v[k], one load (a held lane's bar broadcast: apo_tv_splat of the loaded bar
+ * measured 2 to 4% slower on atr's rows of 1e4 bars). A body whose terms are each bar's own
+ * function of its samples (a true range, a change) computes them on these rows, the same
+ * operations on the same samples, and transposes only the terms: one transpose a term where
+ * each input took one (atr: 0.91 of the time at 1e4 bars, efi 0.81,
+ * docs/perf-log/2026-12-04-zen3-closed-bodies-lane-terms.md). */
+static inline void apo__cat_lanes_rows_block(const double *const at[APO_TILE_LANES],
+                                             const apo__cat_steady *sd, size_t s, const int held,
+                                             apo_tv v[APO_CAT_BLOCK]) {
+    for (size_t k = 0; k < APO_CAT_BLOCK; k++) {
+        if (s % APO_CAT_LINE == 0)
+            __builtin_prefetch(at[k] + s + APO_CAT_AHEAD, 0, 3);
+        v[k] =
+            held && sd->moves[k] == 0 ? (apo_tv)_mm256_broadcast_sd(at[k]) : apo_tv_load(at[k] + s);
+    }
+}
+#endif
+
 /* Steps s .. s + APO_CAT_BLOCK - 1 of the lanes' samples at once, for a round's steady loop:
  * lane k of v[j] is its sample at step s + j (apo__cat_lanes_at), a held lane's last bar at every
  * step. On the 4-lane path a moving lane's four samples are one load and the four vectors one
@@ -336,18 +356,34 @@ static inline void apo__cat_lanes_block(const double *const at[APO_TILE_LANES],
                                         const apo__cat_steady *sd, size_t s, const int held,
                                         apo_tv v[APO_CAT_BLOCK]) {
 #if APO_TILE_LANES == APO_CAT_BLOCK
-    /* A held lane's bar broadcast from memory (apo_tv_splat of the loaded bar measured 2 to 4%
-     * slower on atr's rows of 1e4 bars). */
-    for (size_t k = 0; k < APO_CAT_BLOCK; k++) {
-        if (s % APO_CAT_LINE == 0)
-            __builtin_prefetch(at[k] + s + APO_CAT_AHEAD, 0, 3);
-        v[k] =
-            held && sd->moves[k] == 0 ? (apo_tv)_mm256_broadcast_sd(at[k]) : apo_tv_load(at[k] + s);
-    }
+    apo__cat_lanes_rows_block(at, sd, s, held, v);
     apo_tv_transpose(v);
 #else
     for (size_t j = 0; j < APO_CAT_BLOCK; j++)
         v[j] = apo__cat_lanes_at(at, sd, s + j, held);
+#endif
+}
+
+/* A block's samples for terms that are each bar's own function of its samples: as they lie in
+ * each lane's row on the 4-lane path (apo__cat_lanes_rows_block: v[k] lane k's four steps), else
+ * as the steps' vectors (apo__cat_lanes_block). The body computes its terms alike on either
+ * (the same operations on the same samples) and hands them to apo__cat_lanes_terms_steps, after
+ * which t[j] is step s + j's vector on every path. */
+static inline void apo__cat_lanes_terms_block(const double *const at[APO_TILE_LANES],
+                                              const apo__cat_steady *sd, size_t s, const int held,
+                                              apo_tv v[APO_CAT_BLOCK]) {
+#if APO_TILE_LANES == APO_CAT_BLOCK
+    apo__cat_lanes_rows_block(at, sd, s, held, v);
+#else
+    apo__cat_lanes_block(at, sd, s, held, v);
+#endif
+}
+
+static inline void apo__cat_lanes_terms_steps(apo_tv t[APO_CAT_BLOCK]) {
+#if APO_TILE_LANES == APO_CAT_BLOCK
+    apo_tv_transpose(t);
+#else
+    (void)t;
 #endif
 }
 

@@ -39,24 +39,25 @@ static APO_CAT_SPECIALISED size_t apo__atr_steady_copy(const apo__cat_io *io,
     apo__cat_lanes_rows(ln, sd, io->in[2], 0, close);
     apo__cat_lanes_outs(ln, io->out[0], out);
     apo_tv a = *a_io;
-    /* APO_CAT_BLOCK steps at a time: the same operations, the samples loaded as a block
-     * (apo__cat_lanes_block), and one test of the block: the sum of each bar's three
-     * differences is finite only where its high, low and close before are and none of the
-     * differences overflows, and there apo__true_range_of is its finite form. A block that
+    /* APO_CAT_BLOCK steps at a time: the same operations, the true ranges computed on the
+     * samples of a block (apo__cat_lanes_terms_block), and one test of the block: the sum of each
+     * bar's three differences is finite only where its high, low and close before are and none of
+     * the differences overflows, and there apo__true_range_of is its finite form. A block that
      * fails the test (it may fail where the sum alone overflows) is left to the loop below,
      * which takes its steps one by one and stops at a true range that is not finite. */
     while (step + APO_CAT_BLOCK <= sd->to) {
         apo_tv h[APO_CAT_BLOCK], l[APO_CAT_BLOCK], b[APO_CAT_BLOCK], c[APO_CAT_BLOCK],
             tr[APO_CAT_BLOCK], y[APO_CAT_BLOCK];
-        apo__cat_lanes_block(high, sd, step, held, h);
-        apo__cat_lanes_block(low, sd, step, held, l);
-        apo__cat_lanes_block(before, sd, step, held, b);
+        apo__cat_lanes_terms_block(high, sd, step, held, h);
+        apo__cat_lanes_terms_block(low, sd, step, held, l);
+        apo__cat_lanes_terms_block(before, sd, step, held, b);
         apo_tv gaps = {0};
         for (size_t j = 0; j < APO_CAT_BLOCK; j++) {
             const apo_tv sum = (h[j] - l[j]) + (b[j] - h[j]) + (l[j] - b[j]);
             gaps = gaps + (sum - sum);
             tr[j] = apo__true_range_of_finite(h[j], l[j], b[j]);
         }
+        apo__cat_lanes_terms_steps(tr);
         if (!apo_tv_all_finite(gaps))
             break;
         if (normalize)

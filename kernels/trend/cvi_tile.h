@@ -191,23 +191,26 @@ static APO_CAT_SPECIALISED size_t apo__cvi_steady_copy(const apo__cat_io *io,
     apo__cat_lanes_rows(ln, sd, io->in[1], r, low_back);
     apo__cat_lanes_outs(ln, io->out[0], out);
     apo_tv e = *e_io, lagged = *lagged_io;
-    /* APO_CAT_BLOCK steps at a time: the same operations, the samples loaded as a block
-     * (apo__cat_lanes_block, on the 4-lane path one load a lane and a transpose, with the rows
-     * asked for ahead), and one test of the block's ranges. A block that fails it is left to
-     * the loop below, which takes its steps one by one and stops at the range not finite. */
+    /* APO_CAT_BLOCK steps at a time: the same operations, the ranges computed on the samples
+     * of a block (apo__cat_lanes_terms_block, on the 4-lane path one load a lane, with the rows
+     * asked for ahead, and one transpose a range), and one test of the block's ranges. A block that
+     * fails it is left to the loop below, which takes its steps one by one and stops at the range
+     * not finite. */
     while (step + APO_CAT_BLOCK <= sd->to) {
         apo_tv h[APO_CAT_BLOCK], l[APO_CAT_BLOCK], hb[APO_CAT_BLOCK], lb[APO_CAT_BLOCK],
             y[APO_CAT_BLOCK];
-        apo__cat_lanes_block(high, sd, step, held, h);
-        apo__cat_lanes_block(low, sd, step, held, l);
-        apo__cat_lanes_block(high_back, sd, step, held, hb);
-        apo__cat_lanes_block(low_back, sd, step, held, lb);
+        apo__cat_lanes_terms_block(high, sd, step, held, h);
+        apo__cat_lanes_terms_block(low, sd, step, held, l);
+        apo__cat_lanes_terms_block(high_back, sd, step, held, hb);
+        apo__cat_lanes_terms_block(low_back, sd, step, held, lb);
         apo_tv gaps = {0};
         for (size_t j = 0; j < APO_CAT_BLOCK; j++) {
             h[j] = h[j] - l[j];    /* the range */
             hb[j] = hb[j] - lb[j]; /* the range r bars back */
             gaps = gaps + (h[j] - h[j]) + (hb[j] - hb[j]);
         }
+        apo__cat_lanes_terms_steps(h);
+        apo__cat_lanes_terms_steps(hb);
         if (!apo_tv_all_finite(gaps))
             break;
         for (size_t j = 0; j < APO_CAT_BLOCK; j++) {

@@ -43,9 +43,9 @@ static APO_HD_STEP APO_HD double apo__true_range(const double *high, const doubl
 static inline apo_tv apo__true_range_of_finite(apo_tv h, apo_tv l, apo_tv c) {
     apo_tv greatest = h - l;
     const apo_tv a = apo_tv_abs(c - h);
-    greatest = apo_tv_pick(a > greatest, a, greatest);
+    greatest = apo_tv_above_or(a, greatest);
     const apo_tv b = apo_tv_abs(l - c);
-    return apo_tv_pick(b > greatest, b, greatest);
+    return apo_tv_above_or(b, greatest);
 }
 
 static inline apo_tv apo__true_range_of(apo_tv h, apo_tv l, apo_tv c) {

@@ -76,12 +76,41 @@ static APO_CAT_SPECIALISED size_t apo__efi_steady_copy(const apo__cat_io *io,
                                                        const apo__cat_steady *sd, apo_tv k,
                                                        apo_tv *e_io, apo_tv *before_io,
                                                        const int held) {
-    const double *close[APO_TILE_LANES], *volume[APO_TILE_LANES];
+    const double *close[APO_TILE_LANES], *close_before[APO_TILE_LANES], *volume[APO_TILE_LANES];
     double *out[APO_TILE_LANES];
     apo__cat_lanes_rows(ln, sd, io->in[0], 0, close);
+    apo__cat_lanes_rows(ln, sd, io->in[0], 1, close_before);
     apo__cat_lanes_rows(ln, sd, io->in[1], 0, volume);
     apo__cat_lanes_outs(ln, io->out[0], out);
     apo_tv e = *e_io, before = *before_io;
+    const size_t first = step;
+    /* APO_CAT_BLOCK steps at a time: the forces computed on the samples of a block
+     * (apo__cat_lanes_terms_block; a moving lane's close before a step is its row's bar before,
+     * the one the step before gathered), one test of the block's forces, then the same EMA
+     * steps. A held lane (past its tile's end, its outputs not stored) reads its last bar
+     * before it here, where the loop below gives it a force of 0: its values are never used. */
+    while (step + APO_CAT_BLOCK <= sd->to) {
+        apo_tv c[APO_CAT_BLOCK], cb[APO_CAT_BLOCK], v[APO_CAT_BLOCK], y[APO_CAT_BLOCK];
+        apo__cat_lanes_terms_block(close, sd, step, held, c);
+        apo__cat_lanes_terms_block(close_before, sd, step, held, cb);
+        apo__cat_lanes_terms_block(volume, sd, step, held, v);
+        apo_tv gaps = {0};
+        for (size_t j = 0; j < APO_CAT_BLOCK; j++) {
+            v[j] = (c[j] - cb[j]) * v[j]; /* the force */
+            gaps = gaps + (v[j] - v[j]);
+        }
+        if (!apo_tv_all_finite(gaps))
+            break;
+        apo__cat_lanes_terms_steps(v);
+        for (size_t j = 0; j < APO_CAT_BLOCK; j++) {
+            e = APO__EMA_FUSED(apo_tv_fma, e, v[j], k);
+            y[j] = apo_tv_or_nan(e == e, e);
+        }
+        apo__cat_lanes_put_block(out, sd->stores, step, y);
+        step += APO_CAT_BLOCK;
+    }
+    if (step > first) /* the close the last step gathered, as the loop below carries it */
+        before = apo__cat_lanes_at(close, sd, step - 1, held);
     for (; step < sd->to; step++) {
         const apo_tv c = apo__cat_lanes_at(close, sd, step, held);
         const apo_tv force = (c - before) * apo__cat_lanes_at(volume, sd, step, held);
