@@ -125,7 +125,7 @@ static inline APO_HD size_t apo__elementwise_head(const double *out, size_t begi
  * bar through the body above (a gap, or an overflow of finite inputs, which keeps its
  * infinity). The lanes perform the scalar expression's operations in its order (the same text,
  * GCC's vector extension), so the bits do not depend on the loop. On the Zen 3 VM the call took
- * 0.77 to 0.95 of its time at 1e4 bars (docs/perf-log/2026-12-04-zen3-elementwise-closed.md).
+ * 0.77 to 0.95 of its time at 1e4 bars (docs/perf-log/2026-12-04-zen3-closed-bodies-lane-terms.md).
  * The names `a`, `b` (two inputs), `h`, `l`, `c` (three) or `o`, `h`, `l`, `c` (four) are the
  * inputs' vectors in `loads`.
  */
