@@ -79,10 +79,10 @@ static inline apo_tv apo_tv_pick(apo_tm m, apo_tv a, apo_tv b) {
     return (apo_tv)(((apo_tm)a & m) | ((apo_tm)b & ~m));
 }
 
-/* a > b ? a : b and a < b ? a : b lane for lane, as apo_tv_pick(a > b, a, b) and
- * apo_tv_pick(a < b, a, b) give them: x86's max and min are defined as exactly these selects
- * (b where either is NaN, b of two zeros of either sign), so the bits are the pick's, in one
- * instruction where the compare and the blend were two (the blend on one port of Zen 3's). */
+/* a > b ? a : b lane for lane, as apo_tv_pick(a > b, a, b) gives it: x86's max is defined as
+ * exactly this select (b where either is NaN, b of two zeros of either sign), so the bits are
+ * the pick's, in one instruction where the compare and the blend were two. The scored lanes'
+ * apo__score_lanes_max (score_lanes_base.h) is the same for lanes.h's vectors. */
 static inline apo_tv apo_tv_above_or(apo_tv a, apo_tv b) {
 #if APO_TILE_LANES == 8
     return (apo_tv)_mm512_max_pd((__m512d)a, (__m512d)b);
@@ -90,16 +90,6 @@ static inline apo_tv apo_tv_above_or(apo_tv a, apo_tv b) {
     return (apo_tv)_mm256_max_pd((__m256d)a, (__m256d)b);
 #else
     return (apo_tv)_mm_max_pd((__m128d)a, (__m128d)b);
-#endif
-}
-
-static inline apo_tv apo_tv_below_or(apo_tv a, apo_tv b) {
-#if APO_TILE_LANES == 8
-    return (apo_tv)_mm512_min_pd((__m512d)a, (__m512d)b);
-#elif APO_TILE_LANES == 4
-    return (apo_tv)_mm256_min_pd((__m256d)a, (__m256d)b);
-#else
-    return (apo_tv)_mm_min_pd((__m128d)a, (__m128d)b);
 #endif
 }
 

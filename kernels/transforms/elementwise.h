@@ -101,18 +101,12 @@ static inline APO_HD size_t apo__elementwise_head(const double *out, size_t begi
     }
 
 /* The span body apo__<name>_span, and its tile, of n inputs (1 to 4, named as above). */
-#define APO_ELEMENTWISE_1(name, expr)                                                              \
-    APO_ELEMENTWISE_BARS_1(apo__##name##_span, expr)                                               \
-    APO_ELEMENTWISE_TILE(name)
-#define APO_ELEMENTWISE_2(name, expr)                                                              \
-    APO_ELEMENTWISE_BARS_2(apo__##name##_span, expr)                                               \
-    APO_ELEMENTWISE_TILE(name)
-#define APO_ELEMENTWISE_3(name, expr)                                                              \
-    APO_ELEMENTWISE_BARS_3(apo__##name##_span, expr)                                               \
-    APO_ELEMENTWISE_TILE(name)
-#define APO_ELEMENTWISE_4(name, expr)                                                              \
-    APO_ELEMENTWISE_BARS_4(apo__##name##_span, expr)                                               \
-    APO_ELEMENTWISE_TILE(name)
+#define APO_ELEMENTWISE(n, name, expr)                                                             \
+    APO_ELEMENTWISE_BARS_##n(apo__##name##_span, expr) APO_ELEMENTWISE_TILE(name)
+#define APO_ELEMENTWISE_1(name, expr) APO_ELEMENTWISE(1, name, expr)
+#define APO_ELEMENTWISE_2(name, expr) APO_ELEMENTWISE(2, name, expr)
+#define APO_ELEMENTWISE_3(name, expr) APO_ELEMENTWISE(3, name, expr)
+#define APO_ELEMENTWISE_4(name, expr) APO_ELEMENTWISE(4, name, expr)
 
 /*
  * A closed body: one whose value is not finite wherever an input is not. Sums and differences
@@ -159,7 +153,7 @@ static inline APO_HD size_t apo__elementwise_head(const double *out, size_t begi
         APO_ELEMENTWISE_CLOSED_SPAN(name, n, loads, expr) APO_ELEMENTWISE_TILE(name)
 #define APO_EW_IN(v, i) const apo_tv v = apo_tv_load(in[i] + at)
 #else
-#define APO_ELEMENTWISE_CLOSED(name, n, loads, expr) APO_ELEMENTWISE_##n(name, expr)
+#define APO_ELEMENTWISE_CLOSED(name, n, loads, expr) APO_ELEMENTWISE(n, name, expr)
 #endif
 
 /* A closed body of two inputs a, b, three h, l, c or four o, h, l, c. */
