@@ -153,6 +153,37 @@ static APO_HD_STEP APO_HD double apo__unfused(double v) {
     return v;
 }
 
+/* a < b ? a : b and a > b ? a : b. x86's minsd and maxsd are defined as exactly these selects
+ * (b where either is NaN, b of two equal values, zeros of either sign included), so on x86
+ * each is one instruction, where gcc compiles the select as a compare and a branch that a
+ * serial chain mispredicts (sar_tile.h's stop, whose clamps to the last lows followed the
+ * walk). The asm keeps gcc from moving the operands through a zeroing of their upper lanes,
+ * which intrinsics add to the chain. Elsewhere the select as written. */
+static APO_HD_STEP APO_HD double apo__below_or(double a, double b) {
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && defined(__x86_64__) && defined(__AVX__)
+    double r;
+    __asm__("vminsd %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));
+    return r;
+#elif defined(__GNUC__) && !defined(__CUDA_ARCH__) && defined(__x86_64__)
+    __asm__("minsd %1, %0" : "+x"(a) : "x"(b));
+    return a;
+#else
+    return a < b ? a : b;
+#endif
+}
+static APO_HD_STEP APO_HD double apo__above_or(double a, double b) {
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && defined(__x86_64__) && defined(__AVX__)
+    double r;
+    __asm__("vmaxsd %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));
+    return r;
+#elif defined(__GNUC__) && !defined(__CUDA_ARCH__) && defined(__x86_64__)
+    __asm__("maxsd %1, %0" : "+x"(a) : "x"(b));
+    return a;
+#else
+    return a > b ? a : b;
+#endif
+}
+
 /* 1 when v is finite, else 0. isfinite() promises only a nonzero value (CUDA's and some C
  * libraries' may be another than 1), so bodies that combine the tests with `&`, to avoid a
  * branch after each, combine these. */

@@ -103,21 +103,17 @@ static inline APO_HD void apo__sar_begin(apo__sar_state *s, const apo__sar_param
 }
 
 /* A stop at least as high as the bars' highs (a short position's), or at most as low as their
- * lows, by TA-Lib's comparisons. */
+ * lows, by TA-Lib's comparisons: `if (sar < a) sar = a; if (sar < b) sar = b;` (the lows'
+ * with `>`). Those two selects give what one select against the higher of a and b gives, in
+ * every case of ties, zeros of either sign and a NaN stop (a and b are clean bars'), so the
+ * bars' extreme is taken off the stop's chain, which keeps one x86 max (apo__above_or) where
+ * gcc's branches were mispredicted as the walk went. */
 static inline APO_HD double apo__sar_above(double sar, double a, double b) {
-    if (sar < a)
-        sar = a;
-    if (sar < b)
-        sar = b;
-    return sar;
+    return apo__above_or(apo__above_or(b, a), sar);
 }
 
 static inline APO_HD double apo__sar_below(double sar, double a, double b) {
-    if (sar > a)
-        sar = a;
-    if (sar > b)
-        sar = b;
-    return sar;
+    return apo__below_or(apo__below_or(b, a), sar);
 }
 
 /* The stop's step toward the extreme point, TA-Lib 0.8's fused `fma(af, ep - sar, sar)` (its
@@ -144,10 +140,11 @@ static inline APO_HD double apo__sar_step(apo__sar_state *s, const apo__sar_para
             sar = apo__sar_above(apo__sar_next(sar, s->af[1], s->ep), ph, h);
         } else {
             out = sar;
-            if (h > s->ep) {
-                s->ep = h;
-                s->af[0] = apo__sar_capped(s->af[0] + k->step[0], k->max[0]);
-            }
+            /* A new high as selects, not a branch: one bar in three of a walk takes it. */
+            const int higher = h > s->ep;
+            const double af = apo__sar_capped(s->af[0] + k->step[0], k->max[0]);
+            s->af[0] = higher ? af : s->af[0];
+            s->ep = apo__above_or(h, s->ep);
             sar = apo__sar_below(apo__sar_next(sar, s->af[0], s->ep), pl, l);
         }
     } else if (h >= sar) {
@@ -161,10 +158,10 @@ static inline APO_HD double apo__sar_step(apo__sar_state *s, const apo__sar_para
         sar = apo__sar_below(apo__sar_next(sar, s->af[0], s->ep), pl, l);
     } else {
         out = k->negate_short ? 0.0 - sar : sar;
-        if (l < s->ep) {
-            s->ep = l;
-            s->af[1] = apo__sar_capped(s->af[1] + k->step[1], k->max[1]);
-        }
+        const int lower = l < s->ep;
+        const double af = apo__sar_capped(s->af[1] + k->step[1], k->max[1]);
+        s->af[1] = lower ? af : s->af[1];
+        s->ep = apo__below_or(l, s->ep);
         sar = apo__sar_above(apo__sar_next(sar, s->af[1], s->ep), ph, h);
     }
     s->sar = sar;

@@ -2,7 +2,8 @@
  * test_trend.c: the catalog's trend indicators (kernels/trend/: trange, atr, natr, aroon, sar,
  * sarext; plus_di, minus_di and adx are test_trend_dmi.c's): trange's vector loop on every path
  * with ties and gaps, against the long-double reference (catalog_reference.c); sar's and
- * sarext's first bars and gaps worked by hand (their references, any cut of a row and their
+ * sarext's first bars and gaps worked by hand, and their selects against TA-Lib's comparisons
+ * bit for bit with ties, zeros and overflow (their references, any cut of a row and their
  * shape are the whole-row kernels' cases, volume/test_catalog_cumulative.c); adr worked by hand.
  * Every kernel of the
  * catalog is also checked by the cases of common/test_catalog_kernels.c and its slow
@@ -12,6 +13,7 @@
  */
 #include <criterion/criterion.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +144,129 @@ Test(catalog, sar_first_bars_and_gaps_worked_by_hand) {
         apo__cpu_catalog_tile(cases[c].id, &io, 0, 2);
         cr_assert(isnan(out[0]) && out[1] == cases[c].want, "case %zu: %g", c, out[1]);
     }
+}
+
+/* SAR's rule as TA-Lib's source writes it, each clamp and each new extreme an `if`, all bars
+ * finite: the reference of the kernel's selects (sar_tile.h), bit for bit. k: [0] long,
+ * [1] short; init and step already capped at max. */
+typedef struct sar_rule {
+    double init[2], step[2], max[2], offset;
+    int negate_short;
+} sar_rule;
+
+static void sar_by_comparisons(const double *high, const double *low, size_t n, const sar_rule *k,
+                               double *out) {
+    out[0] = NAN;
+    const double down = low[0] - low[1], up = high[1] - high[0];
+    int is_long = !(down > 0.0 && up < down);
+    double sar = is_long ? low[0] : high[0], ep = is_long ? high[1] : low[1];
+    double af[2] = {k->init[0], k->init[1]}, ph = high[1], pl = low[1];
+    for (size_t t = 1; t < n; t++) {
+        const double h = high[t], l = low[t];
+        double o;
+        if (is_long && l <= sar) {
+            is_long = 0;
+            sar = ep;
+            if (sar < ph)
+                sar = ph;
+            if (sar < h)
+                sar = h;
+            if (k->offset != 0.0)
+                sar += sar * k->offset;
+            o = k->negate_short ? 0.0 - sar : sar;
+            af[1] = k->init[1];
+            ep = l;
+            sar = fma(af[1], ep - sar, sar);
+            if (sar < ph)
+                sar = ph;
+            if (sar < h)
+                sar = h;
+        } else if (is_long) {
+            o = sar;
+            if (h > ep) {
+                ep = h;
+                af[0] += k->step[0];
+                if (af[0] > k->max[0])
+                    af[0] = k->max[0];
+            }
+            sar = fma(af[0], ep - sar, sar);
+            if (sar > pl)
+                sar = pl;
+            if (sar > l)
+                sar = l;
+        } else if (h >= sar) {
+            is_long = 1;
+            sar = ep;
+            if (sar > pl)
+                sar = pl;
+            if (sar > l)
+                sar = l;
+            if (k->offset != 0.0)
+                sar -= sar * k->offset;
+            o = sar;
+            af[0] = k->init[0];
+            ep = h;
+            sar = fma(af[0], ep - sar, sar);
+            if (sar > pl)
+                sar = pl;
+            if (sar > l)
+                sar = l;
+        } else {
+            o = k->negate_short ? 0.0 - sar : sar;
+            if (l < ep) {
+                ep = l;
+                af[1] += k->step[1];
+                if (af[1] > k->max[1])
+                    af[1] = k->max[1];
+            }
+            sar = fma(af[1], ep - sar, sar);
+            if (sar < ph)
+                sar = ph;
+            if (sar < h)
+                sar = h;
+        }
+        out[t] = isnan(o) ? (double)NAN : o;
+        ph = h;
+        pl = l;
+    }
+}
+
+static void check_sar_bits(const path_run *run, size_t n, void *ctx) {
+    const double *want = ctx;
+    for (size_t t = 0; t < n; t++)
+        cr_assert(apo__bits_of(run->got[t]) == apo__bits_of(want[t]),
+                  "on %s in pieces of %zu, bar %zu: got %.17g (%016llx) want %.17g (%016llx)",
+                  apo__cpu_isa_name((apo__cpu_isa)run->isa), run->piece, t, run->got[t],
+                  (unsigned long long)apo__bits_of(run->got[t]), want[t],
+                  (unsigned long long)apo__bits_of(want[t]));
+}
+
+/* sar's and sarext's clamps and new extremes are selects (x86's min and max, the clamp to the
+ * bars' extreme taken first), which must give the bits of TA-Lib's comparisons in every case:
+ * bars drawn from a few values, so that highs, lows, stops and extreme points tie, zeros of
+ * both signs meet, and stops stepped past DBL_MAX become infinite and then NaN; on every
+ * path, whole and in pieces. */
+Test(catalog, sar_selects_give_talib_comparisons_with_ties_zeros_and_overflow) {
+    const size_t n = 4001;
+    const double values[] = {-DBL_MAX, -2.0, -1.0, -0.0, 0.0, 1.0, 3.5, DBL_MAX};
+    series s;
+    series_of_ties(&s, 4242, n, values, sizeof values / sizeof values[0]);
+    double *want = alloc_doubles(n);
+    static const size_t pieces[] = {1, 9, 4001};
+    const sar_rule rules[] = {{{0.02, 0.02}, {0.02, 0.02}, {0.2, 0.2}, 0.0, 0},
+                              {{0.02, 0.03}, {0.02, 0.025}, {0.2, 0.25}, 0.01, 1}};
+    const double params[][8] = {{0.02, 0.2}, {0.0, 0.01, 0.02, 0.02, 0.2, 0.03, 0.025, 0.25}};
+    const apo__cat_id ids[] = {APO_CAT_SAR, APO_CAT_SAREXT};
+    for (size_t r = 0; r < 2; r++) {
+        sar_by_comparisons(s.high, s.low, n, &rules[r], want);
+        apo__cat_io io = high_low_io(s.high, s.low, NULL, 0.0);
+        memcpy(io.p, params[r], sizeof params[r]);
+        io.h = apo__catalog_halo(ids[r], io.p);
+        tiles_on_every_path(ids[r], &io, n, pieces, sizeof pieces / sizeof pieces[0],
+                            check_sar_bits, want);
+    }
+    free(want);
+    series_free(&s);
 }
 
 /* adr by hand (its reference, over lengths 1 to 1e5, is the later kernels' table,
