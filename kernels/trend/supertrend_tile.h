@@ -55,15 +55,18 @@ static inline APO_HD apo__supertrend_params apo__supertrend_params_of(const apo_
 
 /* The bands and the trend after a bar past the trend's seed: a band moves to the bar's where
  * that tightens it or the close before crossed it, and the trend turns where the close crosses
- * the band it follows. One form for the step and the steady loop, so their bits agree. */
+ * the band it follows. One form for the step and the steady loop, so their bits agree. TA-Lib's
+ * `if (upper < up || before > up) up = upper` is the select `before > up ? upper : (upper < up
+ * ? upper : up)`, whose inner select is x86's min (apo__below_or): selects, where gcc's
+ * branches on the bands were mispredicted as the walk went (half of a long row's time on the
+ * Zen 3 VM). The trend's turn, rare, stays a branch. */
 static inline APO_HD void apo__supertrend_bands(double median, double band, double before,
                                                 double close, double *up, double *down,
                                                 double *trend) {
     const double upper = median + band, lower = median - band;
-    if (upper < *up || before > *up)
-        *up = upper;
-    if (lower > *down || before < *down)
-        *down = lower;
+    const double tighter_up = apo__below_or(upper, *up), tighter_down = apo__above_or(lower, *down);
+    *up = before > *up ? upper : tighter_up;
+    *down = before < *down ? lower : tighter_down;
     if (*trend > 0.0 ? close < *down : close > *up)
         *trend = -*trend;
 }
@@ -103,9 +106,9 @@ static inline APO_HD void apo__supertrend_step(apo__supertrend_state *s,
 
 /* Bars t, t + 1, ... of a state past its seeds (the average seeded, the trend set) while their
  * prices and the average stay finite: apo__supertrend_step's operations for that case, so its
- * bits, without the seeds' tests at every bar and with the state in locals. (Its comparisons
- * as selects on the bits were twice as slow: the bands and the trend then wait on each other
- * bar after bar, where the branches are mostly predicted.) Returns the first bar not taken (a
+ * bits, without the seeds' tests at every bar and with the state in locals. (The comparisons
+ * as selects on the bits, in integer registers, were twice as slow; the bands' selects of
+ * apo__supertrend_bands stay in vector registers.) Returns the first bar not taken (a
  * gap, an average that is not finite, or end), which the step then takes. */
 static inline APO_HD size_t apo__supertrend_steady(apo__supertrend_state *s,
                                                    const apo__supertrend_params *k,

@@ -2,7 +2,8 @@
  * test_trend_supertrend.c: supertrend, TA-Lib 0.8's SuperTrend (docs/kernels.md, "TA-Lib 0.8's
  * newer functions, group 4"): bars worked by hand, and its bits against the plain double
  * reference (catalog_reference_talib_more4.c) on walks with gaps, over tile grids and a stream's
- * carried pieces (a whole-row kernel: every grid has the same bits).
+ * carried pieces (a whole-row kernel: every grid has the same bits), and on bars of ties and
+ * zeros of both signs.
  */
 #include <criterion/criterion.h>
 
@@ -77,5 +78,39 @@ Test(trend_supertrend, bits_of_the_reference_over_grids_and_pieces) {
         free(line);
         free(trend);
         series_free(&s);
+    }
+}
+
+/* The bands' selects (supertrend_tile.h: x86's min and max beside a crossing's select) must
+ * give the reference's comparisons bit for bit where bands, closes and new bands tie and zeros
+ * of both signs meet: bars drawn from a few values (not valid OHLC bars), at multiplier 0
+ * (the bands are the medians) and 1, over tiles and whole. */
+Test(trend_supertrend, selects_give_the_reference_bits_on_ties_and_zeros) {
+    enum { N = 2000 };
+    static const double values[] = {-1.0, -0.0, 0.0, 0.5, 1.0};
+    static double high[N], low[N], close[N], want_line[N], want_trend[N], line[N], trend[N];
+    uint64_t x = 2026;
+    double *const rows[3] = {high, low, close};
+    for (size_t t = 0; t < N; t++)
+        for (size_t r = 0; r < 3; r++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            rows[r][t] = values[(x >> 33) % (sizeof values / sizeof values[0])];
+        }
+    const double *hlc[3] = {high, low, close};
+    const double params[2][2] = {{3, 0}, {2, 1}};
+    for (size_t c = 0; c < 2; c++) {
+        double *want[2] = {want_line, want_trend};
+        apo__ref_cat_supertrend(hlc, N, params[c], want);
+        apo__cat_io io = io_of(hlc, params[c], line, trend);
+        for (size_t tile = 61; tile <= N; tile += N - 61) {
+            for (size_t b = 0; b < N; b += tile)
+                apo__cpu_catalog_tile(APO_CAT_SUPERTREND, &io, b, b + tile < N ? b + tile : N);
+            for (size_t t = 0; t < N; t++)
+                cr_assert((isnan(line[t]) && isnan(want_line[t])) ||
+                              (apo__bits_of(line[t]) == apo__bits_of(want_line[t]) &&
+                               trend[t] == want_trend[t]),
+                          "case %zu tile %zu t %zu: %.17g %g, want %.17g %g", c, tile, t, line[t],
+                          trend[t], want_line[t], want_trend[t]);
+        }
     }
 }
