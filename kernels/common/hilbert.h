@@ -88,14 +88,12 @@ static inline APO_HD double apo__ht_period(double re, double im, double last) {
     double period = last;
     if (im != 0.0 && re != 0.0)
         period = 2.0 * APO_TRIG_PI_HI / apo__atan(im / re);
-    if (period > 1.5 * last)
-        period = 1.5 * last;
-    if (period < 0.67 * last)
-        period = 0.67 * last;
-    if (period < 6.0)
-        period = 6.0;
-    else if (period > 50.0)
-        period = 50.0;
+    /* TA-Lib's four clamps, `if (period > 1.5 * last) period = 1.5 * last` and the rest, as
+     * x86's min and max (apo_hd.h): the same selects, NaN included, where gcc's branches on
+     * them were mispredicted on the period's chain. */
+    period = apo__below_or(1.5 * last, period);
+    period = apo__above_or(0.67 * last, period);
+    period = apo__below_or(50.0, apo__above_or(6.0, period));
     return 0.2 * period + 0.8 * last;
 }
 

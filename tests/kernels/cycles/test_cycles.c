@@ -3,7 +3,8 @@
  * Hilbert-transform indicators and MAMA against the
  * long-double reference written from the definition (tests/common/catalog_reference_cycles.c),
  * with and without gaps; their tiles bit for bit whatever the grid (whole-row kernels); and
- * their streams' carried state fed in pieces, bit for bit the batch. One table of kernels,
+ * their streams' carried state fed in pieces, bit for bit the batch; and the period's clamps
+ * against TA-Lib's comparisons. One table of kernels,
  * every check over each row.
  */
 #include "averages_tiles.h"
@@ -195,4 +196,33 @@ Test(cycles, tiles_and_streams_give_the_whole_rows_bits, .timeout = 120) {
         }
     }
     free(x);
+}
+
+/* The period's clamps (hilbert.h's apo__ht_period, x86's min and max) against TA-Lib's `if`s
+ * written out, over discriminators and last periods at and across every limit, zeros of both
+ * signs, infinities and NaN: bit for bit (any NaN for a NaN). */
+Test(cycles, the_period_clamps_are_talibs_comparisons) {
+    static const double parts[] = {-2.0, -1.0, -1e-3, -0.0, 0.0,      1e-3,
+                                   0.3,  1.0,  2.0,   40.0, INFINITY, NAN};
+    static const double lasts[] = {4.0, 6.0, 7.5, 20.0, 33.0, 50.0, 60.0, INFINITY, NAN};
+    const size_t np = sizeof parts / sizeof parts[0], nl = sizeof lasts / sizeof lasts[0];
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < np; j++)
+            for (size_t k = 0; k < nl; k++) {
+                const double re = parts[i], im = parts[j], last = lasts[k];
+                double period = last;
+                if (im != 0.0 && re != 0.0)
+                    period = 2.0 * APO_TRIG_PI_HI / apo__atan(im / re);
+                if (period > 1.5 * last)
+                    period = 1.5 * last;
+                if (period < 0.67 * last)
+                    period = 0.67 * last;
+                if (period < 6.0)
+                    period = 6.0;
+                else if (period > 50.0)
+                    period = 50.0;
+                const double want = 0.2 * period + 0.8 * last, got = apo__ht_period(re, im, last);
+                cr_assert((isnan(want) && isnan(got)) || apo__bits_of(want) == apo__bits_of(got),
+                          "re %g im %g last %g: got %.17g want %.17g", re, im, last, got, want);
+            }
 }
