@@ -139,6 +139,13 @@ static inline APO_HD apo__out apo__out_at(double *p) { return p; }
  * moments' merge), so the CPU and the GPU store the same bits for it. */
 static APO_HD_STEP APO_HD double apo__canonical_nan(double v) { return isnan(v) ? (double)NAN : v; }
 
+/* Host code of GCC (or clang) on x86-64: where the asm statements below apply. */
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && defined(__x86_64__)
+#define APO_HD_X86_GNU 1
+#else
+#define APO_HD_X86_GNU 0
+#endif
+
 /* v as a value the compiler must take as it is, for a product that feeds a sum: GCC 12's SLP
  * vectorizer fuses a pair of products into an fmaddsub or fmsubadd on the avx2 path despite
  * -ffp-contract=off where a sum and a difference of products have a complex product's shape
@@ -147,7 +154,7 @@ static APO_HD_STEP APO_HD double apo__canonical_nan(double v) { return isnan(v) 
  * (catalog_simt's every_vector_path_gives_the_bits_of_sse2 finds such a fusion). A no-op
  * elsewhere: nvcc's device code, whose -fmad=false has no such exception, and other targets. */
 static APO_HD_STEP APO_HD double apo__unfused(double v) {
-#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && defined(__x86_64__)
+#if APO_HD_X86_GNU
     __asm__("" : "+x"(v));
 #endif
     return v;
@@ -160,11 +167,11 @@ static APO_HD_STEP APO_HD double apo__unfused(double v) {
  * walk). The asm keeps gcc from moving the operands through a zeroing of their upper lanes,
  * which intrinsics add to the chain. Elsewhere the select as written. */
 static APO_HD_STEP APO_HD double apo__below_or(double a, double b) {
-#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && defined(__x86_64__) && defined(__AVX__)
+#if APO_HD_X86_GNU && defined(__AVX__)
     double r;
     __asm__("vminsd %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));
     return r;
-#elif defined(__GNUC__) && !defined(__CUDA_ARCH__) && defined(__x86_64__)
+#elif APO_HD_X86_GNU
     __asm__("minsd %1, %0" : "+x"(a) : "x"(b));
     return a;
 #else
@@ -172,11 +179,11 @@ static APO_HD_STEP APO_HD double apo__below_or(double a, double b) {
 #endif
 }
 static APO_HD_STEP APO_HD double apo__above_or(double a, double b) {
-#if defined(__GNUC__) && !defined(__CUDA_ARCH__) && defined(__x86_64__) && defined(__AVX__)
+#if APO_HD_X86_GNU && defined(__AVX__)
     double r;
     __asm__("vmaxsd %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));
     return r;
-#elif defined(__GNUC__) && !defined(__CUDA_ARCH__) && defined(__x86_64__)
+#elif APO_HD_X86_GNU
     __asm__("maxsd %1, %0" : "+x"(a) : "x"(b));
     return a;
 #else

@@ -58,7 +58,8 @@ typedef struct apo__sar_state {
     double seen, is_long, sar, ep, af[2], high, low;
 } apo__sar_state;
 
-static inline APO_HD double apo__sar_capped(double v, double max) { return v > max ? max : v; }
+/* v > max ? max : v, apo__below_or's select. */
+static inline APO_HD double apo__sar_capped(double v, double max) { return apo__below_or(max, v); }
 
 static inline APO_HD apo__sar_params apo__sar_params_of(const apo__cat_io *io, int ext) {
     apo__sar_params k;
