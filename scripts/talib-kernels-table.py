@@ -41,9 +41,6 @@ import sys
 
 BEGIN = "<!-- talib-table begin -->"
 END = "<!-- talib-table end -->"
-# Kernels under TA-Lib's name that are another computation (docs/kernels/talib.md, "Where a
-# descriptor differs from TA-Lib's").
-OTHER_COMPUTATION = {"vwap"}
 CAUSES_HEADING = "### Why these kernels are slower than TA-Lib"
 
 
@@ -169,8 +166,6 @@ def check_causes(slower_kernels, causes, path):
 
 
 def accuracy_text(kernel, worst, integer):
-    if kernel in OTHER_COMPUTATION:
-        return "another computation"
     w = worst.get(kernel)
     if not w or 0 not in w:
         return "not compared"

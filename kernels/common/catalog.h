@@ -88,7 +88,7 @@ typedef struct apo__cat_io {
  * smoothed sums and ADX; mom, roc, trange: the position alone; stoch and stochf: the last fastk
  * and slowk values their next means read, while they fit (stoch_stream.h); the
  * sliding windows, sma, wma, max, min, willr, aroon, cci, var, stddev, zscore, linearreg,
- * linearreg_slope, vwap and mfi: the last gap, whether the running sums or extremes'
+ * linearreg_slope, mvwap and mfi: the last gap, whether the running sums or extremes'
  * indices are the last window's, and those sums or indices). Such a body is a start (the tile's
  * warm-up origin, or its first window's gaps) and a run to a position; a tile is one start and one
  * run, so a tile run in pieces, each piece going on from the state the last one left, performs the

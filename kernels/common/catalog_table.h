@@ -367,8 +367,8 @@
     X(MFI, mfi, volume, APO_CAT_HLCV, (1, "mfi"), (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0),        \
       WINDOW, RUN, APO_CAT_T_READS_WINDOW,                                                         \
       "timeperiod: the flows of timeperiod bars and the bar before")                               \
-    X(VWAP, vwap, volume, APO_CAT_HLCV, (1, "vwap"), (1, APO_CAT_PERIOD(14, 1)), APO_CAT_P(0) - 1, \
-      WINDOW, RUN, 0, "timeperiod - 1")                                                            \
+    X(MVWAP, mvwap, volume, APO_CAT_HLCV, (1, "mvwap"), (1, APO_CAT_PERIOD(14, 1)),                \
+      APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
     X(KAMA, kama, averages, APO_CAT_CLOSE, (1, "kama"), (1, APO_CAT_PERIOD(30, 2)), APO_CAT_P(0),  \
       KAMA, RUN, APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4,                                            \
       "timeperiod + the steps KAMA's slowest rate (2/31)^2 takes to forget its seed (to 2^-64)")   \
@@ -796,6 +796,8 @@
     X(SMI, smi, oscillators, APO_CAT_HLC, (2, "smi", "smisignal"), APO_CAT_SMI_PARAMS,             \
       APO_CAT_SMI_LOOKBACK, SMI, NONE, 0, APO_CAT_SMI_RULE)                                        \
     X(KDJ, kdj, oscillators, APO_CAT_HLC, (3, "k", "d", "j"), APO_CAT_KDJ_PARAMS,                  \
-      APO_CAT_KDJ_LOOKBACK, KDJ, NONE, 0, APO_CAT_KDJ_RULE)
+      APO_CAT_KDJ_LOOKBACK, KDJ, NONE, 0, APO_CAT_KDJ_RULE)                                        \
+    X(VWAP, vwap, volume, APO_CAT_HLCV, (1, "vwap"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,          \
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_WHOLE_ROW_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

@@ -1,6 +1,6 @@
 /*
  * sliding_sums.h: the one run of the catalog's window bodies whose whole state is one or two
- * double-double sums of per-bar terms over the window of p bars (vwap; adr, cmf, rvol and vwma
+ * double-double sums of per-bar terms over the window of p bars (mvwap; adr, cmf, rvol and vwma
  * past APO_PLAIN_MAX, below which sliding_plain.h slides them plain), so that the gap rule, the
  * exact restart, the slide and the state kept between pieces are written once (APO_HD, shared
  * by the CPU and CUDA).

@@ -231,7 +231,7 @@ static inline APO_HD apo__dd_pair apo__dd_pair_of(apo__dd a, apo__dd b) {
 }
 
 /* apo__dd_block_slide(s, b, t, n, dd_b) and apo__dd_block_slide(u, c, t, n, dd_c) with the
- * two sums' chains side by side (var's and zscore's S1 and S2, vwap's flow and volume), the
+ * two sums' chains side by side (var's and zscore's S1 and S2, mvwap's flow and volume), the
  * same operations on each sum, so the same bits: on the CPU in the three passes, on the GPU
  * in one loop. Returns both sums. */
 static inline APO_HD apo__dd_pair apo__dd_block_slide_two(apo__dd s, apo__dd_block *b, int dd_b,

@@ -376,7 +376,7 @@ typedef struct cat_resume {
  * recurrences a live feed asks for most (kama, adosc and the directional movement's plus_di,
  * minus_di and adx among them), the per-bar differences (mom, roc, trange: their state is the
  * position alone) and the sliding windows whose state is bounded whatever the period (wma, max,
- * min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope, vwap, mfi: sums and
+ * min, willr, aroon, cci, var, stddev, zscore, linearreg, linearreg_slope, mvwap, mfi: sums and
  * extremes' indices; var and stddev up to timeperiod 1024 keep the position alone, var_tile.h, and
  * linearreg and linearreg_slope up to 24, linearreg_direct.h; from 25 to 1024 their shifted plain
  * sums and shift, linearreg_plain.h). The

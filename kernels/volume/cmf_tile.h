@@ -10,7 +10,7 @@
  * where they are evaluated afresh (sliding_plain.h), so they do not drift along the series as
  * TA-Lib's running sums do; a window whose volumes are all 0 reads a volume sum of exactly 0
  * (the run counts them), so its 0 holds. Longer windows slide double-doubles
- * (sliding_sums.h, as vwap's), each settled before the quotient. Each output is a function of
+ * (sliding_sums.h, as mvwap's), each settled before the quotient. Each output is a function of
  * the tile grid alone. Gaps: a window holding a non-finite sample of any input gives NaN
  * (window.h). Stream: RUN, the window's state in apo__cat_run. (Until 2026-11-30 every period
  * took the double-doubles.)

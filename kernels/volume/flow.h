@@ -25,7 +25,7 @@ static APO_HD_STEP APO_HD apo__dd apo__money_flow(const apo__cat_io *io, size_t 
     return apo__money_flow_of(io, t, apo__typical(io, t));
 }
 
-/* Bar t's volume (in[3]) as a term of a sum of doubles: the volume sums of cmf's and vwap's
+/* Bar t's volume (in[3]) as a term of a sum of doubles: the volume sums of cmf's and mvwap's
  * bodies (sliding_sums.h). */
 static APO_HD_STEP APO_HD apo__dd apo__volume_term(const apo__cat_io *io, size_t t) {
     return apo__dd_make(io->in[3][t], 0.0);

@@ -3,7 +3,7 @@
  * volume of the p bars before it, `volume[t] / (S / p)`, S the sum of volume[t - p .. t - 1]
  * (TA-Lib's order: the baseline first). Input volume; lookback p.
  *
- * Where S is 0 (p bars without a trade) there is no baseline: NaN, as vwap's window without
+ * Where S is 0 (p bars without a trade) there is no baseline: NaN, as mvwap's window without
  * volume, where TA-Lib 0.8.1 divides by it (+inf, or NaN where the bar's volume is 0 too).
  *
  * Tile: halo p. Up to APO_PLAIN_MAX S is slid in plain double between anchors where it is

@@ -13,6 +13,7 @@
 #include "efi_tile.h"
 #include "marketfi_tile.h"
 #include "mfi_tile.h"
+#include "mvwap_tile.h"
 #include "nvi_tile.h"
 #include "obv_tile.h"
 #include "pvo_tile.h"

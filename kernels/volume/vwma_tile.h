@@ -2,7 +2,7 @@
  * vwma_tile.h: VWMA(timeperiod), TA-Lib 0.8's volume-weighted moving average: the sum of
  * close * volume over the p bars t - p + 1 .. t over the sum of their volumes. Inputs close,
  * volume; lookback p - 1. Where the volumes sum to 0 (p bars without a trade) there is no
- * weight and the output is NaN, as vwap's window without volume (TA-Lib 0.8.1 divides: NaN
+ * weight and the output is NaN, as mvwap's window without volume (TA-Lib 0.8.1 divides: NaN
  * where the products sum to 0 too, which they then do for non-negative volumes).
  *
  * Tile: halo p - 1. Up to APO_PLAIN_MAX both sums are slid in plain double between anchors

@@ -106,7 +106,7 @@ Test(cli, a_negative_volume_is_refused_with_its_line_and_field, .timeout = 120) 
     }
     write_text(path, text);
     write_text(missing, gap);
-    const char *kernels[] = {"mfi", "vwap", "obv", "ad", "adosc"};
+    const char *kernels[] = {"mfi", "mvwap", "vwap", "obv", "ad", "adosc"};
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
         char out[160];
         snprintf(out, sizeof out, "%s/out_%s", work, kernels[k]);

@@ -1,7 +1,8 @@
 /*
  * catalog_reference_cumulative.h: independent long-double references for the catalog's
- * running sums obv and ad (docs/kernels/volume_statistics.md, "Cumulative indicators: obv and ad"),
- * written from the definitions and nothing shared with kernels/.
+ * running sums obv and ad (docs/kernels/volume_statistics.md, "Cumulative indicators: obv, ad
+ * and vwap"; vwap's is catalog_reference_talib_more1.c's), written from the definitions and
+ * nothing shared with kernels/.
  *
  * They state the gap policy their own way: the gap bars are taken out of the series, TA-Lib's
  * definition runs over the bars left, and its values go back to those bars' places, NaN

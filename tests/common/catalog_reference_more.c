@@ -88,8 +88,8 @@ void apo__ref_cat_mfi(const double *const *in, size_t n, const double *p, double
     }
 }
 
-void apo__ref_cat_vwap(const double *const *in, size_t n, const double *p, double *const *out,
-                       double *const *scale) {
+void apo__ref_cat_mvwap(const double *const *in, size_t n, const double *p, double *const *out,
+                        double *const *scale) {
     const size_t q = (size_t)p[0];
     nan_fill_outputs(out, scale, 1, n);
     for (size_t t = q - 1; t < n; t++) {

@@ -1,6 +1,6 @@
 /*
  * catalog_reference_more.h: independent long-double references for the catalog kernels
- * zscore, plus_di, minus_di, adx, mfi, vwap, kama and adosc
+ * zscore, plus_di, minus_di, adx, mfi, mvwap, kama and adosc
  * (docs/kernels/volume_statistics.md, "More kernels"), written from the definitions: whole
  * series, one window or one sequential pass at a time, nothing shared with kernels/.
  *
@@ -27,8 +27,8 @@ void apo__ref_cat_adx(const double *const *in, size_t n, const double *p, double
                       double *const *scale);
 void apo__ref_cat_mfi(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale);
-void apo__ref_cat_vwap(const double *const *in, size_t n, const double *p, double *const *out,
-                       double *const *scale);
+void apo__ref_cat_mvwap(const double *const *in, size_t n, const double *p, double *const *out,
+                        double *const *scale);
 void apo__ref_cat_adosc(const double *const *in, size_t n, const double *p, double *const *out,
                         double *const *scale);
 void apo__ref_cat_kama(const double *const *in, size_t n, const double *p, double *const *out,

@@ -21,6 +21,25 @@ void apo__ref_cat_cumsum(const double *const *in, size_t n, const double *p, dou
     }
 }
 
+void apo__ref_cat_vwap(const double *const *in, size_t n, const double *p, double *const *out,
+                       double *const *scale) {
+    (void)p;
+    nan_fill(out[0], scale[0], n);
+    long double flow = 0, volume = 0, magnitude = 0;
+    for (size_t t = 0; t < n; t++) {
+        if (!clean(in, 4, t, t))
+            continue;
+        const long double tp = ((long double)in[0][t] + in[1][t] + in[2][t]) / 3;
+        flow += tp * in[3][t];
+        volume += in[3][t];
+        magnitude += fabsl(tp * in[3][t]);
+        if (volume == 0)
+            continue;
+        out[0][t] = (double)(flow / volume);
+        scale[0][t] = (double)(magnitude / fabsl(volume));
+    }
+}
+
 void apo__ref_cat_donchian(const double *const *in, size_t n, const double *p, double *const *out,
                            double *const *scale) {
     const size_t w = (size_t)p[0];

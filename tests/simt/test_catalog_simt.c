@@ -76,7 +76,7 @@ static const cat_params table[] = {
     {APO_CAT_MINUS_DI, 1, {14}, {7}, {0}},
     {APO_CAT_ADX, 1, {14}, {5}, {0}},
     {APO_CAT_MFI, 1, {14}, {3}, {100}},
-    {APO_CAT_VWAP, 1, {14}, {2}, {100}},
+    {APO_CAT_MVWAP, 1, {14}, {2}, {100}},
     {APO_CAT_KAMA, 1, {30}, {10}, {0}},
     {APO_CAT_ADOSC, 2, {3, 10}, {5, 20}, {0}},
     {APO_CAT_OBV, 0, {0}, {0}, {0}},
@@ -261,6 +261,7 @@ static const cat_params table[] = {
     {APO_CAT_RVI, 2, {14, 10}, {1, 2}, {200, 30}},
     {APO_CAT_SMI, 4, {13, 2, 25, 9}, {2, 2, 2, 2}, {30, 10, 3, 20}},
     {APO_CAT_KDJ, 5, {9, 3, 13, 3, 13}, {14, 5, 1, 20, 11}, {40, 1, 13, 30, 10}},
+    {APO_CAT_VWAP, 0, {0}, {0}, {0}},
 };
 #define N_TABLE (sizeof table / sizeof table[0])
 

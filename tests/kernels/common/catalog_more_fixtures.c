@@ -18,7 +18,7 @@ const ref_kernel catalog_more_kernels[] = {
     {APO_CAT_MINUS_DI, "minus_di", HLC, 1, apo__ref_cat_minus_di, 1, 0},
     {APO_CAT_ADX, "adx", HLC, 1, apo__ref_cat_adx, 2, 0},
     {APO_CAT_MFI, "mfi", HLCV, 1, apo__ref_cat_mfi, 2, 0},
-    {APO_CAT_VWAP, "vwap", HLCV, 1, apo__ref_cat_vwap, 1, 0},
+    {APO_CAT_MVWAP, "mvwap", HLCV, 1, apo__ref_cat_mvwap, 1, 0},
     {APO_CAT_KAMA, "kama", CLOSE, 1, apo__ref_cat_kama, 2, 0},
     {APO_CAT_ADOSC, "adosc", HLCV, 1, apo__ref_cat_adosc, 2, 10},
     {APO_CAT_PLUS_DM, "plus_dm", HL, 1, apo__ref_cat_plus_dm, 1, 0},

@@ -1,7 +1,7 @@
 /*
  * test_catalog_more.c: the catalog kernels zscore, plus_di, minus_di,
- * adx, mfi, vwap, kama and adosc (kernels/common/catalog.h) against independent long-double
- * references (catalog_reference_more.c): parameters at their bounds, flat windows, vwap's
+ * adx, mfi, mvwap, kama and adosc (kernels/common/catalog.h) against independent long-double
+ * references (catalog_reference_more.c): parameters at their bounds, flat windows, mvwap's
  * windows without volume, tile order and grid; the directional movement's and adosc's first
  * tiles bitwise against TA-Lib's recursion in double. The costliest cases (every kernel over
  * lengths 1 to 1e5, recurrences over several long tiles, the halo check) are the slow suite's,
@@ -31,7 +31,7 @@ Test(catalog_more, periods_at_their_upper_bound, .timeout = 900) {
     }
 }
 
-/* Constant and zero inputs: the definitions' zero denominators give TA-Lib's 0 (vwap: NaN
+/* Constant and zero inputs: the definitions' zero denominators give TA-Lib's 0 (mvwap: NaN
  * for a window without volume), exactly. */
 Test(catalog_more, flat_windows) {
     const size_t n = 300;
@@ -53,7 +53,7 @@ Test(catalog_more, flat_windows) {
         int xy;
     } cases[] = {{APO_CAT_ZSCORE, 0.0, 19, 0},
                  {APO_CAT_MFI, 0.0, 20, 0},
-                 {APO_CAT_VWAP, NAN, 19, 0},
+                 {APO_CAT_MVWAP, NAN, 19, 0},
                  {APO_CAT_PLUS_DI, 0.0, 20, 0},
                  {APO_CAT_MINUS_DI, 0.0, 20, 0}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {

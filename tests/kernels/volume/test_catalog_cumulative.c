@@ -1,12 +1,12 @@
 /*
- * test_catalog_cumulative.c: the catalog's whole-row kernels, the running sums obv and ad
- * (kernels/volume/obv_tile.h, ad_tile.h), the volume indexes nvi and pvi (nvi_tile.h), the
- * price volume trend pvt (pvt_tile.h) and the
- * parabolic SAR's sar and sarext (kernels/trend/sar_tile.h), against independent long-double
- * references (catalog_reference_cumulative.c, catalog_reference_stats_sar.c) on seeded OHLCV
- * walks of lengths 1 to 2e5 with ties, flat and inverted bars and gaps; obv and ad bitwise
- * against TA-Lib's recursion written in plain double on every output, over several tiles; the
- * same bits for any cut of a row into tiles, in any order; small series worked by hand.
+ * test_catalog_cumulative.c: the catalog's whole-row kernels, the running sums obv, ad and vwap
+ * (kernels/volume/obv_tile.h, ad_tile.h, vwap_tile.h), the volume indexes nvi and pvi (nvi_tile.h),
+ * the price volume trend pvt (pvt_tile.h) and the parabolic SAR's sar and sarext
+ * (kernels/trend/sar_tile.h), against independent long-double references
+ * (catalog_reference_cumulative.c, catalog_reference_stats_sar.c) on seeded OHLCV walks of lengths
+ * 1 to 2e5 with ties, flat and inverted bars and gaps; obv, ad and vwap bitwise against TA-Lib's
+ * recursion written in plain double on every output, over several tiles; the same bits for any cut
+ * of a row into tiles, in any order; small series worked by hand.
  *
  * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
  */
@@ -25,6 +25,7 @@
 #include "catalog_reference_stats_sar.h"
 #include "catalog_reference_talib_more1.h"
 #include "catalog_reference_talib_more2.h"
+#include "cpu_isa.h"
 #include "reference.h"
 
 typedef struct cum_kernel {
@@ -77,6 +78,7 @@ static const cum_kernel kernels[] = {
     /* wad (kernels/oscillators/wad_tile.h; its family's test names it too). */
     {APO_CAT_WAD, "wad", 3, {HIGH, LOW, CLOSE}, apo__ref_cat_wad, 0, {0}},
     {APO_CAT_CUMSUM, "cumsum", 1, {CLOSE}, apo__ref_cat_cumsum, 0, {0}},
+    {APO_CAT_VWAP, "vwap", 4, {HIGH, LOW, CLOSE, VOLUME}, apo__ref_cat_vwap, 0, {0}},
 };
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
 
@@ -229,18 +231,37 @@ static void talib_ad(const series *s, double *out) {
     }
 }
 
+/* TA-Lib 0.8's VWAP: the typical price (high + low + close) / 3, its product with the volume
+ * rounded and added to one sum, the volume to another, from 0, the output their quotient. */
+static void talib_vwap(const series *s, double *out) {
+    double flow = 0.0, volume = 0.0;
+    for (size_t t = 0; t < s->n; t++) {
+        const double tp = (s->col[HIGH][t] + s->col[LOW][t] + s->col[CLOSE][t]) / 3.0;
+        const double product = tp * s->col[VOLUME][t];
+        flow += product;
+        volume += s->col[VOLUME][t];
+        out[t] = flow / volume;
+    }
+}
+
+typedef void (*talib_loop)(const series *s, double *out);
+
 Test(catalog_cumulative, every_output_has_talib_bits, .timeout = 120) {
-    for (size_t ki = 0; ki < 2; ki++) { /* obv, ad */
+    const struct {
+        apo__cat_id id;
+        talib_loop talib;
+    } loops[] = {{APO_CAT_OBV, talib_obv}, {APO_CAT_AD, talib_ad}, {APO_CAT_VWAP, talib_vwap}};
+    for (size_t li = 0; li < sizeof loops / sizeof loops[0]; li++) {
+        size_t ki = 0;
+        while (kernels[ki].id != loops[li].id)
+            ki++;
         for (int what = 0; what < 2; what++) {
             const cum_kernel *k = &kernels[ki];
             series s;
             series_make(&s, 50 + ki, 4 * APO_CAT_WHOLE_ROW_TILE + 4321, what);
             double *got = alloc_doubles(s.n), *want = alloc_doubles(s.n);
             run_grid(k, &s, got);
-            if (k->id == APO_CAT_OBV)
-                talib_obv(&s, want);
-            else
-                talib_ad(&s, want);
+            loops[li].talib(&s, want);
             for (size_t t = 0; t < s.n; t++)
                 cr_assert(same_bits(got[t], want[t]), "%s t %zu: %.17g, TA-Lib %.17g", k->name, t,
                           got[t], want[t]);
@@ -349,6 +370,36 @@ Test(catalog_cumulative, worked_examples, .timeout = 60) {
     for (size_t t = 0; t < 6; t++)
         cr_assert(same_bits(out[t], ad_want[t]) || (isnan(ad_want[t]) && isnan(out[t])),
                   "ad t %zu: %g", t, out[t]);
+    /* vwap: no volume in the first five bars (no price: NaN, where TA-Lib writes 0); typical
+     * prices 9 and 10 on 30 and 10 shares: 270 / 30, 370 / 40; a gap adds nothing; 12 on 20
+     * shares: 610 / 60; 6 on 40: 850 / 100. Every cut into two tiles, the vector path's
+     * blocks of four bars meeting the zero volumes and the gap. */
+    double vh[] = {3, 6, 4, 2, 5, 10, 11, NAN, 13, 7}, vl[] = {3, 0, 1, 2, 4, 8, 9, 1, 11, 5};
+    double vc[] = {3, 3, 1, 2, 3, 9, 10, 2, 12, 6}, vv[] = {0, 0, 0, 0, 0, 30, 10, 5, 20, 40};
+    const double vwap_want[] = {NAN, NAN, NAN, NAN, NAN, 9, 9.25, NAN, 610.0 / 60.0, 8.5};
+    double vout[10];
+    io.in[0] = vh;
+    io.in[1] = vl;
+    io.in[2] = vc;
+    io.in[3] = vv;
+    io.out[0] = vout;
+    for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
+        if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+            continue;
+        for (size_t b = 0; b < 10; b++)
+            for (size_t e = b + 1; e <= 10; e++) {
+                for (size_t t = 0; t < 10; t++)
+                    vout[t] = -1;
+                if (b > 0)
+                    apo__cpu_catalog_tile_on(APO_CAT_VWAP, &io, 0, b, isa);
+                apo__cpu_catalog_tile_on(APO_CAT_VWAP, &io, b, e, isa);
+                for (size_t t = 0; t < e; t++)
+                    cr_assert(same_bits(vout[t], vwap_want[t]) ||
+                                  (isnan(vwap_want[t]) && same_bits(vout[t], NAN)),
+                              "vwap on %s [%zu, %zu) t %zu: %g",
+                              apo__cpu_isa_name((apo__cpu_isa)isa), b, e, t, vout[t]);
+            }
+    }
 }
 
 /* No warm-up: the lookback is TA-Lib's (0, SAR's 1), the halo no more (the tiles read from the

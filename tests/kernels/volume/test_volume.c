@@ -1,10 +1,10 @@
 /*
- * test_volume.c: the catalog's volume indicators (kernels/volume/: mfi, vwap, adosc; obv and
- * ad, the running sums, are test_catalog_cumulative.c's): vwap's windows without volume after
+ * test_volume.c: the catalog's volume indicators (kernels/volume/: mfi, mvwap, adosc; obv and
+ * ad, the running sums, are test_catalog_cumulative.c's): mvwap's windows without volume after
  * trades, adosc's first tile bitwise against TA-Lib's recursion and its overflow to the
  * canonical NaN. Against their long-double references (catalog_reference_more.c) over lengths
  * 1 to 1e5, at their upper bound, in any tile order and reading only their halo, and mfi's and
- * vwap's flat windows, they are checked with every kernel of their table
+ * mvwap's flat windows, they are checked with every kernel of their table
  * (common/test_catalog_more.c and its slow counterpart); catalog_more_fixtures.c holds the
  * table and helpers.
  */
@@ -20,20 +20,20 @@
 #include "cpu_isa.h"
 
 /* A window without volume after traded bars: the slid volume sum (window_sum.h) must come
- * back to exactly 0 when the last fractional volume leaves the window, so vwap is NaN there
+ * back to exactly 0 when the last fractional volume leaves the window, so mvwap is NaN there
  * as on a series that starts without volume, and a value again once volume returns. The
  * series is one tile run whole, on every vector path (blocks of clean windows), and the same
  * tile fed to a stream's resume in pieces of 5 bars, too short for a block, so that one sum
  * slides bar by bar from the tile's start to its end. */
-static void assert_vwap_quiet_run(const double *out, size_t n, size_t p, size_t quiet_from,
-                                  size_t quiet_to, const char *how) {
+static void assert_mvwap_quiet_run(const double *out, size_t n, size_t p, size_t quiet_from,
+                                   size_t quiet_to, const char *how) {
     for (size_t t = p - 1; t < n; t++) {
         const int quiet = t >= quiet_from + p - 1 && t < quiet_to;
         cr_assert(quiet ? isnan(out[t]) : isfinite(out[t]), "%s: t %zu gives %g", how, t, out[t]);
     }
 }
 
-Test(catalog_more, vwap_window_without_volume_after_trades_is_nan) {
+Test(catalog_more, mvwap_window_without_volume_after_trades_is_nan) {
     const size_t n = 700, p = 20, quiet_from = 230, quiet_to = 420;
     series s;
     series_make(&s, 8, n, HLCV, 100.0, 0.5, 0);
@@ -44,19 +44,19 @@ Test(catalog_more, vwap_window_without_volume_after_trades_is_nan) {
     const double prm[3] = {(double)p, 0, 0};
     double *out[1] = {alloc_doubles(n)};
     apo__cat_io io;
-    io_make(&io, APO_CAT_VWAP, &s, prm, out, 1);
+    io_make(&io, APO_CAT_MVWAP, &s, prm, out, 1);
     for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_LAST; isa++) {
         if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
             continue;
-        apo__cpu_catalog_tile_on(APO_CAT_VWAP, &io, 0, n, isa);
-        assert_vwap_quiet_run(out[0], n, p, quiet_from, quiet_to,
-                              apo__cpu_isa_name((apo__cpu_isa)isa));
+        apo__cpu_catalog_tile_on(APO_CAT_MVWAP, &io, 0, n, isa);
+        assert_mvwap_quiet_run(out[0], n, p, quiet_from, quiet_to,
+                               apo__cpu_isa_name((apo__cpu_isa)isa));
     }
-    void *state = calloc(1, apo__catalog_resume_size(APO_CAT_VWAP));
+    void *state = calloc(1, apo__catalog_resume_size(APO_CAT_MVWAP));
     cr_assert_not_null(state);
     for (size_t b = 0; b < n; b += 5)
-        apo__cpu_catalog_resume(APO_CAT_VWAP, &io, state, b == 0, 0, b + 5 < n ? b + 5 : n);
-    assert_vwap_quiet_run(out[0], n, p, quiet_from, quiet_to, "resumed in pieces of 5");
+        apo__cpu_catalog_resume(APO_CAT_MVWAP, &io, state, b == 0, 0, b + 5 < n ? b + 5 : n);
+    assert_mvwap_quiet_run(out[0], n, p, quiet_from, quiet_to, "resumed in pieces of 5");
     free(state);
     free(out[0]);
     series_free(&s);

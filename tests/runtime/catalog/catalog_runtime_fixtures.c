@@ -43,7 +43,7 @@ const cat_case cases[] = {
     {"minus_di", 5, 40000, HLC},
     {"adx", 14, 60000, HLC},
     {"mfi", 14, 25000, HLCV},
-    {"vwap", 14, 25000, HLCV},
+    {"mvwap", 14, 25000, HLCV},
     {"adosc", 0, 25000, HLCV},
     {"obv", 0, WHOLE_ROW_COLS, CV},
     {"ad", 0, WHOLE_ROW_COLS, HLCV},
@@ -153,6 +153,7 @@ const cat_case cases[] = {
     {"rvi", 14, 25000, CLOSE_ONLY},
     {"smi", 0, 25000, HLC},
     {"kdj", 0, 25000, HLC},
+    {"vwap", 0, WHOLE_ROW_COLS, HLCV},
 };
 const size_t n_cases = sizeof cases / sizeof cases[0];
 

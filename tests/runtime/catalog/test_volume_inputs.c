@@ -1,6 +1,6 @@
 /*
  * The catalog's rule for volumes (docs/kernels.md, "Negative volume"): a call or a stream
- * update of a kernel that reads a volume (mfi, vwap, obv, ad, adosc, and their scored
+ * update of a kernel that reads a volume (mfi, mvwap, vwap, obv, ad, adosc, and their scored
  * calls) is refused when a volume is negative, naming the input, the row and the bar, and
  * writes no output; a NaN, an infinite or a zero volume is not refused (a non-finite one is
  * a gap, as before); ragged rows are checked over their own length only; a refused update
@@ -85,7 +85,7 @@ static apo_status run_bars(apo_runtime *rt, const char *kernel, const char *scor
     return st;
 }
 
-static const char *const volume_kernels[] = {"mfi", "vwap", "obv", "ad", "adosc"};
+static const char *const volume_kernels[] = {"mfi", "mvwap", "vwap", "obv", "ad", "adosc"};
 
 /* What each case starts from: a runtime and the plain bars of fill_bars(), which the case then
  * edits; set up by the case's .init (on the devices it names), destroyed by its .fini. Each

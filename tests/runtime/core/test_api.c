@@ -303,7 +303,7 @@ Test(api, kernels_are_described) {
     size_t n;
     cr_assert_eq(apo_kernel_count(rt, &n), APO_OK);
     /* The four built-ins first, then the indicator catalog (test_catalog_runtime.c). */
-    cr_assert_eq(n, 4 + 201); /* 61 of them TA-Lib's candlestick patterns */
+    cr_assert_eq(n, 4 + 202); /* 61 of them TA-Lib's candlestick patterns */
     const char *expect[] = {"bollinger", "macd", "returns_stats", "bootstrap"};
     for (size_t i = 0; i < 4; i++) {
         const char *name;
