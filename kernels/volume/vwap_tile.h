@@ -93,8 +93,8 @@ static inline int apo__vwap_block(double *c, const apo__cat_io *io, size_t t, si
         const apo_tv nan = apo_tv_splat(NAN);
         for (size_t k = 0; k < n; k += APO_TILE_LANES) {
             const apo_tv vs = apo_tv_load(sums[1] + k);
-            apo_tv_store(out + t + k, apo_tv_pick((apo_tm)(vs != 0.0),
-                                                  apo_tv_load(sums[0] + k) / vs, nan));
+            apo_tv_store(out + t + k,
+                         apo_tv_pick((apo_tm)(vs != 0.0), apo_tv_load(sums[0] + k) / vs, nan));
         }
         /* Sums that overflowed stay infinite or NaN to the end, so a block whose sums end
          * finite made no NaN but its selected ones. */
@@ -126,8 +126,8 @@ static inline size_t apo__vwap_blocks(double *c, const apo__cat_io *io, size_t t
 /* Adds bars [from, end) to the sums c, writing the outputs of those from `begin` on. The tile
  * and a stream's carried run both are this; on the vector paths the whole vectors of bars go in
  * clean blocks (apo__vwap_blocks), the loop takes the rest and the GPU's. */
-static inline APO_HD void apo__vwap_run(double *c, const apo__cat_io *io, size_t from,
-                                        size_t begin, size_t end) {
+static inline APO_HD void apo__vwap_run(double *c, const apo__cat_io *io, size_t from, size_t begin,
+                                        size_t end) {
     size_t t = from;
     const size_t first_out = begin > from ? begin : from;
 #ifdef APO_TILE_LANES
