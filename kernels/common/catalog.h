@@ -241,7 +241,8 @@ static inline APO_HD int apo__catalog_position_independent(apo__cat_id id) {
  * family's kernel spills to a 19 KB stack frame, which a thread per position pays at every
  * position, and stochf evaluates its three windows afresh at each;
  * docs/perf-log/2026-11-26-h100-third-run.md), so they keep the per-tile launch. Either gives
- * the CPU's bits: this is speed only.
+ * the CPU's bits: this is speed only. (stochf is position-independent at fastd_matype 0 only: at
+ * another its tiles are kdj's recurrences, oscillators/stoch_ma.h.)
  */
 static inline APO_HD int apo__catalog_gpu_per_position(apo__cat_id id) {
     switch (id) {

@@ -148,6 +148,11 @@
 #define APO_CAT_KDJ_RULE                                                                           \
     "the lookback + the steps each average takes to forget its seed (to 2^-64), and the slower's " \
     "once more for the chain"
+/* stoch's and stochf's halo in words: their lookback at matype 0 (windows), kdj's rule at another
+ * kind (oscillators/stoch_ma.h). */
+#define APO_CAT_STOCH_RULE                                                                         \
+    "the lookback: fastk_period - 1 and the averages' lookbacks; at a matype other than 0, kdj's " \
+    "warm-ups besides"
 /* An acceleration factor (SAR's), TA-Lib's bounds: 0 and up. */
 #define APO_CAT_ACCELERATION(name, def)                                                            \
     { name, def, 0, 1e300, 0 }
@@ -298,16 +303,15 @@
       APO_CAT_P(0) - 1, WINDOW, RUN, APO_CAT_T_READS_WINDOW, "timeperiod - 1")                     \
     X(STOCHF, stochf, oscillators, APO_CAT_HLC, (2, "fastk", "fastd"),                             \
       (3, {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                                           \
-       {"fastd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"fastd_matype", 0, 0, 0, 1}),               \
-      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1), WINDOW, RUN,                                        \
-      APO_CAT_T_JOIN | APO_CAT_T_READS_WINDOW, "(fastk_period - 1) + (fastd_period - 1)")          \
+       {"fastd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"fastd_matype", 0, 0, 8, 1}),               \
+      (APO_CAT_P(0) - 1) + apo__kdj_ma_lookback((int)APO_CAT_P(2), APO_CAT_P(1)), STOCHF, RUN,     \
+      APO_CAT_T_JOIN | APO_CAT_T_READS_WINDOW, APO_CAT_STOCH_RULE)                                 \
     X(STOCH, stoch, oscillators, APO_CAT_HLC, (2, "slowk", "slowd"),                               \
       (5, {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                                           \
-       {"slowk_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowk_matype", 0, 0, 0, 1},                \
-       {"slowd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowd_matype", 0, 0, 0, 1}),               \
-      (APO_CAT_P(0) - 1) + (APO_CAT_P(1) - 1) + (APO_CAT_P(3) - 1), WINDOW, RUN,                   \
-      APO_CAT_T_JOIN | APO_CAT_T_READS_WINDOW,                                                     \
-      "(fastk_period - 1) + (slowk_period - 1) + (slowd_period - 1)")                              \
+       {"slowk_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowk_matype", 0, 0, 8, 1},                \
+       {"slowd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"slowd_matype", 0, 0, 8, 1}),               \
+      APO_CAT_KDJ_LOOKBACK, STOCH, RUN, APO_CAT_T_JOIN | APO_CAT_T_READS_WINDOW,                   \
+      APO_CAT_STOCH_RULE)                                                                          \
     X(STDDEV, stddev, statistics, APO_CAT_CLOSE, (1, "stddev"),                                    \
       (2, APO_CAT_PERIOD(5, 2), {"nbdev", 1, -1e300, 1e300, 0}), APO_CAT_P(0) - 1, VAR, RUN, 0,    \
       "as var's")                                                                                  \

@@ -26,7 +26,8 @@
  * behind, as stochrsi_tile.h does. MAMA (7) above period 1 reads the whole series and is refused
  * by the runtime (docs/kernels/momentum.md, "TA-Lib 0.8's newer functions, group 5"); the body
  * writes NaN if called with it. All three outputs are NaN where k or d has no value (TA-Lib's
- * lookback, and the gaps below).
+ * lookback, and the gaps below). Without an out[2] (stoch and stochf at a matype other than 0,
+ * which take this body for their k and d: stoch_ma.h) j is not written.
  *
  * Tile: the definition re-run from w0 = max(0, begin - h), h the lookback plus each average's
  * warm-up (the recurrences' decay steps, DEMA's, TEMA's, T3's, KAMA's and ZLEMA's as their
@@ -249,7 +250,8 @@ static inline APO_HD void apo__kdj_tile_pieces(const apo__cat_io *io, size_t beg
             const int both = isfinite(ko) && isfinite(dout);
             io->out[0][t] = both ? ko : (double)NAN;
             io->out[1][t] = both ? dout : (double)NAN;
-            io->out[2][t] = both ? apo__canonical_nan(3.0 * ko - 2.0 * dout) : (double)NAN;
+            if (io->out[2] != NULL)
+                io->out[2][t] = both ? apo__canonical_nan(3.0 * ko - 2.0 * dout) : (double)NAN;
         }
     }
 }
@@ -259,8 +261,11 @@ static inline APO_HD void apo__kdj_tile(const apo__cat_io *io, size_t begin, siz
     const int kind_k = (int)io->p[2], kind_d = (int)io->p[4];
     const int takes = apo__kdj_takes(kind_k, pk) && apo__kdj_takes(kind_d, pd);
     const size_t w0 = begin > io->h ? begin - io->h : 0;
-    for (size_t t = begin; t < end && (t < w0 + fk - 1 || !takes); t++)
-        io->out[0][t] = io->out[1][t] = io->out[2][t] = NAN;
+    for (size_t t = begin; t < end && (t < w0 + fk - 1 || !takes); t++) {
+        io->out[0][t] = io->out[1][t] = NAN;
+        if (io->out[2] != NULL)
+            io->out[2][t] = NAN;
+    }
     if (!takes)
         return;
     if (!apo__kdj_recurrence(kind_k, pk) || !apo__kdj_recurrence(kind_d, pd)) {
@@ -291,7 +296,8 @@ static inline APO_HD void apo__kdj_tile(const apo__cat_io *io, size_t begin, siz
             if (t >= begin) {
                 io->out[0][t] = ko;
                 io->out[1][t] = dout;
-                io->out[2][t] = apo__canonical_nan(jo);
+                if (io->out[2] != NULL)
+                    io->out[2][t] = apo__canonical_nan(jo);
             }
         }
     }

@@ -27,6 +27,7 @@
 #include "roc_tile.h"
 #include "rsi_tile.h"
 #include "smi_tile.h"
+#include "stoch_ma.h"
 #include "stoch_stream.h"
 #include "stoch_tile.h"
 #include "stochrsi_tile.h"

@@ -14,7 +14,8 @@
  * before the first one the kernel defines is NaN, read only by outputs of the NaN lead, so an
  * update gives the tile's bits. A piece of more than APO_STOCH_CARRY_BARS bars, or periods
  * whose values do not fit the run, takes the tile body, and the next piece fills the values
- * again from the bars.
+ * again from the bars. These are the SMA's runs (matype 0); the entries, which take another
+ * matype through kdj's body, are stoch_ma.h's.
  */
 #ifndef APO_KERNELS_STOCH_STREAM_H
 #define APO_KERNELS_STOCH_STREAM_H
@@ -63,7 +64,7 @@ static inline APO_HD void apo__stoch_run(const apo__cat_io *io, size_t end, apo_
     const size_t fk = (size_t)io->p[0], sk = (size_t)io->p[1], sd = (size_t)io->p[3];
     const size_t lookback = (fk - 1) + (sk - 1) + (sd - 1);
     if ((sk - 1) + (sd - 1) > APO_STOCH_CARRY || end - r->t > APO_STOCH_CARRY_BARS) {
-        apo__stoch_tile(io, r->t, end);
+        apo__stoch_sma_tile(io, r->t, end);
         r->t = end;
         r->n[0] = 0;
         return;
@@ -97,7 +98,7 @@ static inline APO_HD void apo__stochf_run(const apo__cat_io *io, size_t end, apo
     const size_t fk = (size_t)io->p[0], fd = (size_t)io->p[1];
     const size_t lookback = (fk - 1) + (fd - 1);
     if (fd - 1 > APO_STOCH_CARRY || end - r->t > APO_STOCH_CARRY_BARS) {
-        apo__stochf_tile(io, r->t, end);
+        apo__stochf_sma_tile(io, r->t, end);
         r->t = end;
         r->n[0] = 0;
         return;
@@ -118,10 +119,5 @@ static inline APO_HD void apo__stochf_run(const apo__cat_io *io, size_t end, apo
     r->t = end;
     r->n[0] = 1;
 }
-
-/* The stream's entries (the tile keeps its own body, stoch_tile.h): a start at the tile's
- * first bar carries nothing. */
-APO_CAT_STREAM_ENTRIES(stoch, ((void)io, apo__cat_run_from(r, begin)), apo__stoch_run(io, end, r))
-APO_CAT_STREAM_ENTRIES(stochf, ((void)io, apo__cat_run_from(r, begin)), apo__stochf_run(io, end, r))
 
 #endif /* APO_KERNELS_STOCH_STREAM_H */

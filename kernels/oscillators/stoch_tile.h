@@ -1,7 +1,8 @@
 /*
  * stoch_tile.h: STOCHF(fastk_period, fastd_period, fastd_matype) and STOCH(fastk_period,
  * slowk_period, slowk_matype, slowd_period, slowd_matype), TA-Lib's stochastics, with
- * TA-Lib's default moving average, the SMA (matype 0, the only one offered).
+ * TA-Lib's default moving average, the SMA (matype 0): apo__stochf_sma_tile and
+ * apo__stoch_sma_tile. The other kinds take kdj's body (stoch_ma.h).
  *
  * Definition: fastk(i) = (close[i] - L) / ((H - L) / 100), H and L the highest high and
  * lowest low of the fastk_period bars ending at i, 0 where H = L (TA-Lib's operation order);
@@ -325,7 +326,7 @@ static inline APO_HD void apo__stoch_means(const apo__stoch_buf *b, size_t t, si
         out[k] = finite[k] != 0.0 ? out[k] : (double)NAN;
 }
 
-static inline APO_HD void apo__stochf_tile(const apo__cat_io *io, size_t begin, size_t end) {
+static inline APO_HD void apo__stochf_sma_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const size_t fk = (size_t)io->p[0], fd = (size_t)io->p[1];
     const size_t lookback = (fk - 1) + (fd - 1);
     if (fd <= APO_STOCH_RING) {
@@ -367,7 +368,7 @@ static inline APO_HD void apo__stochf_tile(const apo__cat_io *io, size_t begin, 
     }
 }
 
-static inline APO_HD void apo__stoch_tile(const apo__cat_io *io, size_t begin, size_t end) {
+static inline APO_HD void apo__stoch_sma_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const size_t fk = (size_t)io->p[0], sk = (size_t)io->p[1], sd = (size_t)io->p[3];
     const size_t first_k = (fk - 1) + (sk - 1), lookback = first_k + (sd - 1);
     double *slowk = io->out[0], *slowd = io->out[1];
@@ -376,7 +377,7 @@ static inline APO_HD void apo__stoch_tile(const apo__cat_io *io, size_t begin, s
         apo__cat_nan_lead(slowk, begin, end, first);
         apo__cat_nan_lead(slowd, begin, end, first);
         if (first >= end)
-            return; /* as in apo__stochf_tile */
+            return; /* as in apo__stochf_sma_tile */
         /* The first slowk the first slowd reads, and the first fastk that slowk reads
          * (>= fk - 1, as first >= lookback). */
         const size_t from_k = first + 1 - sd, from_f = from_k + 1 - sk;

@@ -63,13 +63,20 @@ static apo_status catalog_validate(const apo__kernel *k, const double *params, s
     }
     /* kdj's averages are recurrences over its fastk or ma_series.h's kinds over a computed
      * series (oscillators/kdj_tile.h), which are every kind but MAMA, refused above. The check
-     * stays for a kind the body might not take. */
-    for (size_t i = 1; id == APO_CAT_KDJ && i <= 3; i += 2)
+     * stays for a kind the body might not take; stoch's and stochf's other kinds are kdj's body
+     * (oscillators/stoch_ma.h), stoch's parameters in kdj's order. */
+    const int kdj_layout = id == APO_CAT_KDJ || id == APO_CAT_STOCH; /* stoch_ma.h */
+    for (size_t i = 1; kdj_layout && i <= 3; i += 2)
         if (!apo__kdj_takes_ma((int)params[i + 1], params[i])) {
-            snprintf(err, err_size, "kdj: %s %d is not taken at a %s above 1",
+            snprintf(err, err_size, "%s: %s %d is not taken at a %s above 1", k->name,
                      k->params[i + 1].name, (int)params[i + 1], k->params[i].name);
             return APO_ERR_BAD_PARAM;
         }
+    if (id == APO_CAT_STOCHF && !apo__kdj_takes_ma((int)params[2], params[1])) {
+        snprintf(err, err_size, "stochf: fastd_matype %d is not taken at a fastd_period above 1",
+                 (int)params[2]);
+        return APO_ERR_BAD_PARAM;
+    }
     if (id_of(k) == APO_CAT_STOCHRSI && params[1] > (double)apo__stochrsi_fastk_max()) {
         snprintf(err, err_size,
                  "stochrsi: fastk_period %.17g is longer than the %zu RSI values a tile keeps "

@@ -222,3 +222,26 @@ void apo__ref_cat_kdj(const double *const *in, size_t n, const double *p, double
         scale[2][t] = 500.0;
     }
 }
+
+/* kdj's reference at kdj's parameters q, its j written to a scratch row. */
+static void kd_of_kdj(const double *const *in, size_t n, const double *q, double *const *out,
+                      double *const *scale) {
+    double *j = malloc((n > 0 ? n : 1) * sizeof *j), *js = malloc((n > 0 ? n : 1) * sizeof *js);
+    if (j == NULL || js == NULL)
+        abort();
+    double *kdj_out[3] = {out[0], out[1], j}, *kdj_scale[3] = {scale[0], scale[1], js};
+    apo__ref_cat_kdj(in, n, q, kdj_out, kdj_scale);
+    free(j);
+    free(js);
+}
+
+void apo__ref_cat_stoch_ma(const double *const *in, size_t n, const double *p, double *const *out,
+                           double *const *scale) {
+    kd_of_kdj(in, n, p, out, scale);
+}
+
+void apo__ref_cat_stochf_ma(const double *const *in, size_t n, const double *p, double *const *out,
+                            double *const *scale) {
+    const double q[5] = {p[0], 1, 0, p[1], p[2]};
+    kd_of_kdj(in, n, q, out, scale);
+}

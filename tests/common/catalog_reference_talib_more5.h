@@ -37,4 +37,14 @@ void apo__ref_cat_smi(const double *const *in, size_t n, const double *p, double
 void apo__ref_cat_kdj(const double *const *in, size_t n, const double *p, double *const *out,
                       double *const *scale);
 
+/* stoch and stochf at a matype other than 0 (kernels/oscillators/stoch_ma.h): in, as kdj's; p,
+ * stoch's parameters (kdj's, in kdj's order) or stochf's (fastk_period, fastd_period,
+ * fastd_matype, which are kdj's at (fastk_period, 1, SMA, fastd_period, fastd_matype)). Outputs
+ * kdj's k and d: TA-Lib 0.8.1's STOCH and STOCHF are its KDJ's k and d at those parameters, bit
+ * for bit (docs/kernels/momentum.md, "stoch and stochf at every matype"). scale: 100. */
+void apo__ref_cat_stoch_ma(const double *const *in, size_t n, const double *p, double *const *out,
+                           double *const *scale);
+void apo__ref_cat_stochf_ma(const double *const *in, size_t n, const double *p, double *const *out,
+                            double *const *scale);
+
 #endif /* APO_TEST_CATALOG_REFERENCE_TALIB_MORE5_H */

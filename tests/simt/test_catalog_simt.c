@@ -558,13 +558,16 @@ Test(catalog_simt, matype_7_gives_the_cpu_bits, .timeout = 600) {
  * WMA d): SMA of both, WMA with DEMA, TEMA with T3; T3 with WMA, Wilder's with SMA, SMA with
  * EMA; and the kinds that read their series several distances back (ma_series_lagged.h): TRIMA
  * with KAMA, HMA with ZLEMA, KAMA with HMA (five k generators behind d), ZLEMA with TRIMA, TRIMA
- * with HMA at period 2, HMA 25 with Wilder's. */
-Test(catalog_simt, kdj_series_kinds_give_the_cpu_bits, .timeout = 600) {
+ * with HMA at period 2, HMA 25 with Wilder's; and stoch and stochf at matypes other than 0, which
+ * take kdj's body (oscillators/stoch_ma.h), a GPU thread's call one tile of it. */
+Test(catalog_simt, kdj_and_stochastic_kinds_give_the_cpu_bits, .timeout = 600) {
     static const cat_params kinds[] = {
         {APO_CAT_KDJ, 5, {9, 3, 0, 3, 0}, {14, 5, 2, 4, 3}, {5, 4, 4, 6, 8}},
         {APO_CAT_KDJ, 5, {9, 3, 8, 7, 2}, {5, 10, 13, 7, 0}, {3, 6, 0, 25, 1}},
         {APO_CAT_KDJ, 5, {9, 3, 5, 3, 6}, {5, 4, 9, 3, 12}, {14, 10, 6, 9, 9}},
         {APO_CAT_KDJ, 5, {3, 7, 12, 6, 5}, {9, 2, 5, 2, 9}, {9, 25, 9, 4, 13}},
+        {APO_CAT_STOCH, 5, {5, 3, 1, 3, 1}, {14, 5, 2, 4, 3}, {9, 3, 5, 3, 6}},
+        {APO_CAT_STOCHF, 3, {5, 3, 1}, {9, 4, 4}, {5, 12, 6}},
     };
     /* As above: the first block as host threads, the later ones in turn on this thread. */
     const simt_options o = {SIMT_FREE, SIMT_COPIES_RANDOM, 7, 0, 1, 0};

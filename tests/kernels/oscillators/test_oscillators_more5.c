@@ -4,10 +4,13 @@
  * (catalog_reference_talib_more5.c) through group 2's shared check (talib_more2_cases.h), and by
  * hand: smi's stages' seeds, TA-Lib's 0 over flat windows and a gap that moves no stage; kdj's
  * Wilder averages and j, its SMA and WMA windows, its TRIMA, HMA, ZLEMA and KAMA, and the kind
- * of average its body refuses.
+ * of average its body refuses; stoch and stochf at matypes other than 0, which take kdj's body
+ * (stoch_ma.h): against kdj's reference, the outputs kdj's k and d, and a call over several
+ * tiles (the row's join) the bits of its tiles run one by one.
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <string.h>
 
 #include "catalog_dispatch.h"
 #include "catalog_reference_talib_more5.h"
@@ -46,6 +49,21 @@ static const more2_case cases[] = {
     {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {5, 3, 13, 16, 9}},
     {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {9, 25, 9, 4, 0}},
     {APO_CAT_KDJ, "kdj", HLC, 3, apo__ref_cat_kdj, {4, 20, 5, 30, 12}},
+    /* stoch and stochf at matypes other than 0, which take kdj's body (stoch_ma.h): EMA, WMA
+     * with DEMA, TEMA with T3, TRIMA with KAMA, an SMA k with an EMA d; stochf's fastd of each
+     * kind TA-Lib's STOCHF takes but MAMA. */
+    {APO_CAT_STOCH, "stoch", HLC, 2, apo__ref_cat_stoch_ma, {5, 3, 1, 3, 1}},
+    {APO_CAT_STOCH, "stoch", HLC, 2, apo__ref_cat_stoch_ma, {14, 5, 2, 4, 3}},
+    {APO_CAT_STOCH, "stoch", HLC, 2, apo__ref_cat_stoch_ma, {5, 4, 4, 6, 8}},
+    {APO_CAT_STOCH, "stoch", HLC, 2, apo__ref_cat_stoch_ma, {9, 3, 5, 3, 6}},
+    {APO_CAT_STOCH, "stoch", HLC, 2, apo__ref_cat_stoch_ma, {5, 3, 0, 7, 1}},
+    {APO_CAT_STOCHF, "stochf", HLC, 2, apo__ref_cat_stochf_ma, {5, 3, 1}},
+    {APO_CAT_STOCHF, "stochf", HLC, 2, apo__ref_cat_stochf_ma, {14, 5, 2}},
+    {APO_CAT_STOCHF, "stochf", HLC, 2, apo__ref_cat_stochf_ma, {5, 9, 3}},
+    {APO_CAT_STOCHF, "stochf", HLC, 2, apo__ref_cat_stochf_ma, {9, 4, 4}},
+    {APO_CAT_STOCHF, "stochf", HLC, 2, apo__ref_cat_stochf_ma, {5, 6, 5}},
+    {APO_CAT_STOCHF, "stochf", HLC, 2, apo__ref_cat_stochf_ma, {5, 12, 6}},
+    {APO_CAT_STOCHF, "stochf", HLC, 2, apo__ref_cat_stochf_ma, {3, 5, 8}},
 };
 MORE2_TABLE_TESTS(oscillators_more5, cases)
 
@@ -195,4 +213,87 @@ Test(oscillators_more5, kdj_sma_and_wma_by_hand) {
                   k[t], d[t]);
         cr_assert(fabs(j[t] - (3.0 * k0 - 2.0 * dw)) < 1e-12, "j %zu: %.17g", t, j[t]);
     }
+}
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* The bars of the stochastics' rows below: three tiles and a part. */
+enum { STOCH_BARS = 3 * 4096 + 777 };
+
+/* Kernel id over [0, STOCH_BARS) as one call over the row's tiles of len bars (io->tile len, as the
+ * runtime joins them) into joined, and tile by tile into tiled. */
+static void joined_and_tiled(apo__cat_io *io, apo__cat_id id, size_t len, double *const *joined,
+                             double *const *tiled) {
+    io->out[0] = joined[0];
+    io->out[1] = joined[1];
+    io->tile = len;
+    apo__cpu_catalog_tile(id, io, 0, STOCH_BARS);
+    io->tile = 0;
+    io->out[0] = tiled[0];
+    io->out[1] = tiled[1];
+    for (size_t b = 0; b < STOCH_BARS; b += len)
+        apo__cpu_catalog_tile(id, io, b, b + len < STOCH_BARS ? b + len : STOCH_BARS);
+}
+
+/* stoch and stochf at a matype other than 0 are kdj's k and d at kdj's parameters, bit for bit
+ * (stoch_ma.h), and a call over several tiles of the grid (the runtime joins a row's tiles:
+ * io.tile) gives the bits of those tiles run one by one. */
+Test(oscillators_more5, stochastics_of_other_kinds_are_kdjs_k_and_d_by_tiles) {
+    static const struct {
+        apo__cat_id id;
+        double p[5], kdj[5];
+    } cases[] = {
+        {APO_CAT_STOCH, {5, 3, 1, 3, 1}, {5, 3, 1, 3, 1}},
+        {APO_CAT_STOCH, {14, 5, 2, 4, 3}, {14, 5, 2, 4, 3}},
+        {APO_CAT_STOCHF, {5, 3, 1}, {5, 1, 0, 3, 1}},
+        {APO_CAT_STOCHF, {9, 4, 4}, {9, 1, 0, 4, 4}},
+    };
+    series s;
+    series_make(&s, 91, STOCH_BARS, HLC, 100.0, 0.5, 1);
+    double *k = alloc_doubles(STOCH_BARS), *d = alloc_doubles(STOCH_BARS),
+           *j = alloc_doubles(STOCH_BARS);
+    double *joined[2] = {alloc_doubles(STOCH_BARS), alloc_doubles(STOCH_BARS)};
+    double *tiled[2] = {alloc_doubles(STOCH_BARS), alloc_doubles(STOCH_BARS)};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const size_t n_par = cases[c].id == APO_CAT_STOCH ? 5 : 3;
+        apo__cat_io io = tile_io(cases[c].id, s.in, 3, cases[c].p, n_par, joined, 2);
+        const size_t len = apo__catalog_tile_len(cases[c].id, io.p);
+        joined_and_tiled(&io, cases[c].id, len, joined, tiled);
+        /* With a warm-up shorter than the row's halo a tile's chain does not meet the run
+         * before it, so only a call cut at the grid gives the tiles' bits. */
+        apo__cat_io short_io = io;
+        short_io.h = apo__catalog_lookback(cases[c].id, io.p);
+        joined_and_tiled(&short_io, cases[c].id, len, joined, tiled);
+        for (size_t t = 0; t < STOCH_BARS; t++)
+            cr_assert(same_bits(joined[0][t], tiled[0][t]) && same_bits(joined[1][t], tiled[1][t]),
+                      "case %zu, short warm-up, t %zu", c, t);
+        joined_and_tiled(&io, cases[c].id, len, joined, tiled);
+        double *kdj_out[3] = {k, d, j};
+        apo__cat_io kio = tile_io(APO_CAT_KDJ, s.in, 3, cases[c].kdj, 5, kdj_out, 3);
+        cr_assert_eq(kio.h, io.h, "case %zu: the halo is kdj's", c);
+        cr_assert_eq(apo__catalog_lookback(APO_CAT_KDJ, kio.p),
+                     apo__catalog_lookback(cases[c].id, io.p), "case %zu: the lookback", c);
+        for (size_t b = 0; b < STOCH_BARS; b += len)
+            apo__cpu_catalog_tile(APO_CAT_KDJ, &kio, b,
+                                  b + len < STOCH_BARS ? b + len : STOCH_BARS);
+        size_t values = 0;
+        for (size_t t = 0; t < STOCH_BARS; t++) {
+            cr_assert(same_bits(joined[0][t], tiled[0][t]) && same_bits(joined[1][t], tiled[1][t]),
+                      "case %zu t %zu: joined %.17g %.17g, tiled %.17g %.17g", c, t, joined[0][t],
+                      joined[1][t], tiled[0][t], tiled[1][t]);
+            cr_assert(same_bits(tiled[0][t], k[t]) && same_bits(tiled[1][t], d[t]),
+                      "case %zu t %zu: %.17g %.17g, kdj %.17g %.17g", c, t, tiled[0][t],
+                      tiled[1][t], k[t], d[t]);
+            values += isfinite(tiled[1][t]);
+        }
+        cr_assert_gt(values, STOCH_BARS / 2, "case %zu: %zu values", c, values);
+    }
+    for (int o = 0; o < 2; o++) {
+        free(joined[o]);
+        free(tiled[o]);
+    }
+    free(k);
+    free(d);
+    free(j);
+    series_free(&s);
 }

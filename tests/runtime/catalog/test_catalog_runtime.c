@@ -94,6 +94,18 @@ Test(catalog_runtime, kdj_lagged_kinds_same_bits_on_every_device_set, .timeout =
     apo_runtime_destroy(cpu);
 }
 
+/* stoch and stochf at matypes other than 0 take kdj's body, each tile from its own warm-up
+ * (oscillators/stoch_ma.h), and give the cpu's bits on every device set, ratio and axis. */
+Test(catalog_runtime, stochastics_of_other_kinds_same_bits_on_every_device_set, .timeout = 900) {
+    apo_runtime *cpu = test_runtime("cpu");
+    const cat_case stoch = {"stoch", 0, 25000, HLC}, stochf = {"stochf", 0, 25000, HLC};
+    const apo_param kinds[] = {{"slowk_matype", 1}, {"slowd_matype", 3}, {"fastd_matype", 8}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        same_bits_everywhere(cpu, i < 2 ? &stoch : &stochf, n_cases + n_candlesticks + 4 + i,
+                             &kinds[i]);
+    apo_runtime_destroy(cpu);
+}
+
 /* A sweep over the period gives each set the bits of its call alone. */
 Test(catalog_runtime, sweeps_give_each_set_its_call_alone, .timeout = 600) {
     apo_runtime *rt = test_runtime("sim:a,sim:b,sim:c");
@@ -145,8 +157,14 @@ Test(catalog_runtime, bad_parameters_and_short_series_are_refused) {
         {"sma", 100, {{"timeperiod", 101}}, 0, BAD, "lookback"},
         /* atr's lookback is the period itself: 14 needs 15 samples. */
         {"atr", 14, {{NULL, 0}}, 0, BAD, "lookback"},
-        /* stoch offers TA-Lib's default moving average only (matype 0, the SMA). */
-        {"stoch", 100, {{"slowd_matype", 1}}, 0, BAD, "slowd_matype"},
+        /* stoch and stochf take TA-Lib's moving averages 0 to 8 (kdj's body past the SMA,
+         * oscillators/stoch_ma.h) but MAMA, as everywhere but ma and bbands. */
+        {"stoch", 100, {{"slowd_matype", 1}}, 0, APO_OK, NULL},
+        {"stoch", 100, {{"slowk_matype", 8}, {"slowd_matype", 6}}, 0, APO_OK, NULL},
+        {"stoch", 100, {{"slowk_matype", 9}}, 0, BAD, "slowk_matype"},
+        {"stoch", 100, {{"slowd_matype", 7}}, 0, BAD, "slowd_matype 7 (MAMA)"},
+        {"stochf", 100, {{"fastd_matype", 5}}, 0, APO_OK, NULL},
+        {"stochf", 100, {{"fastd_matype", 7}}, 0, BAD, "fastd_matype 7 (MAMA)"},
         /* macdext's signal line is an average of the macd line, which TRIMA and KAMA are not
          * taken as (averages/ma_series.h); at signalperiod 1 any matype is the line itself. */
         {"macdext", 100, {{"signalmatype", 5}}, 0, BAD, "signalmatype 5 (TRIMA)"},

@@ -260,10 +260,39 @@ Test(catalog_talib08, timeperiod_200_is_talib_08s_values, .init = open_talib, .t
     check_all(200);
 }
 
+/* kernel (TA-Lib's function `talib_name`) at each of the n_sets parameter sets of its n_params
+ * parameters, against TA-Lib 0.8 given the same parameters. */
+static void check_sets(const char *kernel, const char *talib_name, const double (*sets)[5],
+                       size_t n_sets, size_t n_params) {
+    apo_runtime *rt = test_runtime("cpu");
+    double *col[N_COLUMNS];
+    double *storage = make_columns(col);
+    apo_kernel_info info = APO_KERNEL_INFO_INIT;
+    cr_assert_eq(apo_kernel_get(rt, kernel, &info), APO_OK);
+    cr_assert_eq(info.n_params, n_params);
+    for (size_t s = 0; s < n_sets; s++) {
+        talib_call c;
+        char why[256], shown[96] = "";
+        cr_assert_eq(talib_call_open(&ta, talib_name, &c, why, sizeof why), 0, "%s", why);
+        apo_param params[5];
+        for (size_t p = 0; p < n_params; p++) {
+            params[p].name = info.param_names[p];
+            params[p].value = sets[s][p];
+            const size_t used = strlen(shown);
+            snprintf(shown + used, sizeof shown - used, "%s%g", p > 0 ? ", " : "", sets[s][p]);
+        }
+        const double worst = check_kernel(rt, &info, &c, col, params, n_params);
+        talib_call_close(&c);
+        cr_log_info("%s(%s): worst %.2e of max|TA-Lib|", kernel, shown, worst);
+        cr_expect(worst <= TOLERANCE, "%s(%s): %.2e of max|TA-Lib|", kernel, shown, worst);
+    }
+    free(storage);
+    apo_runtime_destroy(rt);
+}
+
 /* kdj's kinds of average, slowk_matype and slowd_matype (kdj_tile.h: the recurrences, and the
  * kinds ma_series.h takes over its fastk and k series, TRIMA, KAMA, HMA and ZLEMA among them), at
- * other periods too, against TA-Lib
- * 0.8's KDJ given the same parameters. */
+ * other periods too, against TA-Lib 0.8's KDJ given the same parameters. */
 Test(catalog_talib08, kdj_matypes_are_talib_08s_values, .init = open_talib, .timeout = 600) {
     static const double sets[][5] = {
         {9, 3, 0, 3, 0},
@@ -285,30 +314,23 @@ Test(catalog_talib08, kdj_matypes_are_talib_08s_values, .init = open_talib, .tim
         {9, 20, 5, 30, 12},
         {9, 25, 9, 4, 13},
     };
-    apo_runtime *rt = test_runtime("cpu");
-    double *col[N_COLUMNS];
-    double *storage = make_columns(col);
-    apo_kernel_info info = APO_KERNEL_INFO_INIT;
-    cr_assert_eq(apo_kernel_get(rt, "kdj", &info), APO_OK);
-    cr_assert_eq(info.n_params, (size_t)5);
-    for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++) {
-        talib_call c;
-        char why[256];
-        cr_assert_eq(talib_call_open(&ta, "KDJ", &c, why, sizeof why), 0, "%s", why);
-        apo_param params[5];
-        for (size_t p = 0; p < 5; p++) {
-            params[p].name = info.param_names[p];
-            params[p].value = sets[s][p];
-        }
-        const double worst = check_kernel(rt, &info, &c, col, params, 5);
-        talib_call_close(&c);
-        cr_log_info("kdj(%g, %g, %g, %g, %g): worst %.2e of max|TA-Lib|", sets[s][0], sets[s][1],
-                    sets[s][2], sets[s][3], sets[s][4], worst);
-        cr_expect(worst <= TOLERANCE, "kdj(%g, %g, %g, %g, %g): %.2e of max|TA-Lib|", sets[s][0],
-                  sets[s][1], sets[s][2], sets[s][3], sets[s][4], worst);
-    }
-    free(storage);
-    apo_runtime_destroy(rt);
+    check_sets("kdj", "KDJ", sets, sizeof sets / sizeof sets[0], 5);
+}
+
+/* stoch's and stochf's matypes but 0 and 7 (MAMA, refused), which take kdj's body
+ * (oscillators/stoch_ma.h), against TA-Lib 0.8's STOCH and STOCHF given the same parameters. */
+Test(catalog_talib08, stochastics_matypes_are_talib_08s_values, .init = open_talib,
+     .timeout = 600) {
+    static const double stoch[][5] = {
+        {5, 3, 1, 3, 1}, {5, 3, 2, 3, 2},    {5, 3, 3, 3, 3},  {5, 3, 4, 3, 4},
+        {5, 3, 5, 3, 5}, {5, 3, 6, 3, 6},    {5, 3, 8, 3, 8},  {14, 5, 1, 9, 0},
+        {9, 4, 0, 6, 3}, {14, 10, 2, 20, 5}, {5, 30, 8, 4, 6},
+    };
+    static const double stochf[][5] = {
+        {5, 3, 1}, {5, 3, 2}, {5, 3, 3}, {5, 3, 4}, {5, 3, 5}, {5, 3, 6}, {5, 3, 8}, {14, 20, 1},
+    };
+    check_sets("stoch", "STOCH", stoch, sizeof stoch / sizeof stoch[0], 5);
+    check_sets("stochf", "STOCHF", stochf, sizeof stochf / sizeof stochf[0], 3);
 }
 
 /* A row of `known` that no kernel needs any more fails: the bound would hide a regression. */

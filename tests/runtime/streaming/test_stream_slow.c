@@ -83,6 +83,22 @@ Test(stream, every_per_bar_kernel_at_other_parameters_equals_batch, .timeout = 6
     stream_check_each_per_bar_kernel("cpu", check_at_other_parameters, 40, "parameter sets");
 }
 
+/* stoch and stochf at matypes other than 0 take kdj's body, whose stream update runs the new
+ * positions from the tile's own warm-up (kernels/oscillators/stoch_ma.h): EMA with TRIMA, WMA
+ * with T3, KAMA with DEMA; stochf's HMA-free kinds TEMA and T3. */
+Test(stream, stochastics_of_other_kinds_equal_batch, .timeout = 600) {
+    apo_runtime *rt = test_runtime("cpu");
+    const apo_param stoch[][2] = {{{"slowk_matype", 1}, {"slowd_matype", 5}},
+                                  {{"slowk_matype", 2}, {"slowd_matype", 8}},
+                                  {{"slowk_matype", 6}, {"slowd_matype", 3}}};
+    const apo_param stochf[][1] = {{{"fastd_matype", 4}}, {{"fastd_matype", 8}}};
+    for (size_t i = 0; i < sizeof stoch / sizeof stoch[0]; i++)
+        cr_assert(check_kernel(rt, "stoch", stoch[i], 2, 61 + i), "stoch set %zu", i);
+    for (size_t i = 0; i < sizeof stochf / sizeof stochf[0]; i++)
+        cr_assert(check_kernel(rt, "stochf", stochf[i], 1, 71 + i), "stochf set %zu", i);
+    apo_runtime_destroy(rt);
+}
+
 Test(stream, bollinger_and_macd_named_parameters_equal_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     const apo_param boll[] = {{"period", 5}, {"nbdev_up", 1.5}, {"nbdev_dn", 2.5}};

@@ -1,0 +1,89 @@
+/*
+ * stoch_ma.h: the tile bodies of STOCH and STOCHF (catalog_table.h) for every matype TA-Lib's
+ * take, 0 .. 8. At matype 0, TA-Lib's default SMA, the stochastics' own windows (stoch_tile.h:
+ * each mean a double-double sum of its values, nothing carried from bar to bar). At another kind
+ * kdj's body (kdj_tile.h), which is TA-Lib's STOCH with its averages' kinds free: TA-Lib 0.8.1's
+ * KDJ gives STOCH's slowk and slowd as its k and d at the same parameters, and STOCHF's fastk
+ * and fastd as its k and d at (fastk_period, 1, SMA, fastd_period, fastd_matype), its k at
+ * period 1 being fastk itself (bitwise, every matype 0 .. 8, 3,000 bars: docs/kernels/momentum.md,
+ * "stoch and stochf at every matype"). So those outputs have kdj's accuracy, and its lookback
+ * (TA-Lib's for each kind) and halo (catalog_dispatch.c, the rules STOCH and STOCHF); MAMA (7)
+ * is refused, as for every kernel but ma and bbands (runtime/catalog/catalog_kernels.c).
+ *
+ * kdj's body re-runs each tile of the grid from its own warm-up, so a call over several tiles
+ * (the rows' JOIN, which matype 0's windows allow) is cut at the grid here, each tile run alone.
+ * A stream (the rows' RUN) carries the SMA's last values at matype 0 (stoch_stream.h); at another
+ * kind an update runs kdj's body over its new positions from the tile's own warm-up, the bars a
+ * stream keeps (the tile's start less the halo), so the operations are the batch tile's: the cost
+ * of a NONE kernel's update, the tile's bars again.
+ */
+#ifndef APO_KERNELS_STOCH_MA_H
+#define APO_KERNELS_STOCH_MA_H
+
+#include "catalog.h"
+#include "kdj_tile.h"
+#include "run_entries.h"
+#include "stoch_stream.h"
+#include "stoch_tile.h"
+
+/* kdj's body over [begin, end) with kdj's parameters in io->p and no j, each tile of the grid
+ * io->tile alone (a GPU thread's call is one tile: io->tile 0). */
+static inline APO_HD void apo__stoch_kdj_tiles(const apo__cat_io *io, size_t begin, size_t end) {
+    for (size_t t0 = begin; t0 < end;) {
+        const size_t t1 = io->tile != 0 ? apo__cat_grid_end(io, t0, end) : end;
+        apo__kdj_tile(io, t0, t1);
+        t0 = t1;
+    }
+}
+
+static inline APO_HD void apo__stoch_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    if (io->p[2] == 0.0 && io->p[4] == 0.0) {
+        apo__stoch_sma_tile(io, begin, end);
+        return;
+    }
+    apo__cat_io kdj = *io; /* stoch's parameters are kdj's, in kdj's order */
+    kdj.out[2] = NULL;
+    apo__stoch_kdj_tiles(&kdj, begin, end);
+}
+
+static inline APO_HD void apo__stochf_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    if (io->p[2] == 0.0) {
+        apo__stochf_sma_tile(io, begin, end);
+        return;
+    }
+    apo__cat_io kdj = *io; /* fastk_period in place */
+    kdj.p[1] = 1.0;        /* k: the SMA of one fastk, fastk itself */
+    kdj.p[2] = 0.0;
+    kdj.p[3] = io->p[1];
+    kdj.p[4] = io->p[2];
+    kdj.out[2] = NULL;
+    apo__stoch_kdj_tiles(&kdj, begin, end);
+}
+
+/* A stream's run of the tile starting at `begin` to `end` at a matype other than 0: stoch's body
+ * (stochf's where `stochf`) over the new positions [r->t, end), its warm-up the tile's own, begin
+ * less the halo, so the same operations as the batch tile from there; a call of one tile (no
+ * cut). */
+static inline APO_HD void apo__stoch_kdj_run(const apo__cat_io *io, size_t begin, size_t end,
+                                             apo__cat_run *r, int stochf) {
+    apo__cat_io from_tile = *io;
+    from_tile.h = io->h + (r->t - begin);
+    from_tile.tile = 0;
+    if (stochf)
+        apo__stochf_tile(&from_tile, r->t, end);
+    else
+        apo__stoch_tile(&from_tile, r->t, end);
+    r->t = end;
+}
+
+/* The stream's entries (the tiles are apo__stoch_tile and apo__stochf_tile above): a start at
+ * the tile's first bar carries nothing. */
+APO_CAT_STREAM_ENTRIES(stoch, ((void)io, apo__cat_run_from(r, begin)),
+                       io->p[2] == 0.0 && io->p[4] == 0.0
+                           ? apo__stoch_run(io, end, r)
+                           : apo__stoch_kdj_run(io, begin, end, r, 0))
+APO_CAT_STREAM_ENTRIES(stochf, ((void)io, apo__cat_run_from(r, begin)),
+                       io->p[2] == 0.0 ? apo__stochf_run(io, end, r)
+                                       : apo__stoch_kdj_run(io, begin, end, r, 1))
+
+#endif /* APO_KERNELS_STOCH_MA_H */
