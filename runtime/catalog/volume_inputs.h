@@ -1,6 +1,6 @@
 /*
  * The catalog's rule for volumes (docs/kernels.md, "Negative volume"): a traded volume is
- * never below 0, and the kernels that read one (mfi, vwap, obv, ad, adosc) give answers out
+ * never below 0, and the kernels that read one (mfi, mvwap, vwap, obv, ad, adosc) give answers out
  * of their range from a negative one (an mfi above 100), so a call or a stream update that
  * holds one is refused, naming the input, the row and the bar, before any output is
  * written. A volume that is not finite stays a gap, as before. Only the built-in kernels'
