@@ -35,7 +35,7 @@ Test(catalog, periods_at_their_upper_bound, .timeout = 600) {
             continue;
         series s;
         series_make(&s, 7 + ki, 100000 + 3, k->n_in, 50.0, 0.25, 0);
-        const double p[4] = {100000, k->def[0], k->def[1], k->def[2]};
+        const double p[APO_CAT_MAX_PAR] = {100000, k->def[0], k->def[1], k->def[2]};
         check_against_reference(k, &s, p, 1e-12, "period 100000");
         series_free(&s);
     }
@@ -106,7 +106,7 @@ Test(catalog, recurrences_have_talib_bits_in_their_first_tile, .timeout = 300) {
             const apo__cat_id id = which == 0 ? APO_CAT_EMA : APO_CAT_ATR;
             if (id == APO_CAT_EMA && q < 2)
                 continue;
-            const double p[4] = {(double)q, 0, 0, 0};
+            const double p[APO_CAT_MAX_PAR] = {(double)q, 0, 0, 0};
             series one = s;
             if (id == APO_CAT_EMA)
                 one.in[0] = s.close;
@@ -160,7 +160,8 @@ Test(catalog, tiles_depend_on_the_grid_only) {
         const ref_kernel *k = &catalog_kernels[ki];
         series s;
         series_make(&s, 31 + ki, 3 * 4096 + 1000, k->n_in, 100.0, 0.5, 1);
-        const double p[4] = {k->min_period == 0 ? 0 : 9, k->def[0], k->def[1], k->def[2]};
+        const double p[APO_CAT_MAX_PAR] = {k->min_period == 0 ? 0 : 9, k->def[0], k->def[1],
+                                           k->def[2]};
         double *a = alloc_doubles(s.n), *b = alloc_doubles(s.n);
         run_grid(k->id, &s, p, a, k->out_index);
         apo__cat_io io;
@@ -190,8 +191,8 @@ Test(catalog, joined_tiles_have_each_tiles_bits) {
             const ref_kernel *k = &catalog_kernels[ki];
             if (!apo__catalog_tiles_join(k->id))
                 continue;
-            const double p[4] = {k->min_period == 0 ? 0 : periods[pi], k->def[0], k->def[1],
-                                 k->def[2]};
+            const double p[APO_CAT_MAX_PAR] = {k->min_period == 0 ? 0 : periods[pi], k->def[0],
+                                               k->def[1], k->def[2]};
             const size_t len = apo__catalog_tile_len(k->id, p);
             series s;
             series_make(&s, 41 + ki + pi, 5 * len + 777, k->n_in, 100.0, 0.5, 1);
@@ -238,7 +239,7 @@ Test(catalog, range_kernels_on_samples_full_of_ties) {
             continue;
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
             const size_t q = periods[pi];
-            const double p[4] = {(double)q, 0, 0, 0};
+            const double p[APO_CAT_MAX_PAR] = {(double)q, 0, 0, 0};
             for (int largest = 0; largest < 2; largest++) {
                 /* max and min read in[0], the highs here. */
                 run_grid_on(largest ? APO_CAT_MAX : APO_CAT_MIN, &s, p, got, 0, isa);
@@ -290,7 +291,7 @@ Test(catalog, talib_regression_values) {
     memset(&s, 0, sizeof s);
     s.n = 252;
     s.in[0] = x;
-    const double p[4] = {14, 0, 0, 0};
+    const double p[APO_CAT_MAX_PAR] = {14, 0, 0, 0};
     run_grid(APO_CAT_RSI, &s, p, out, 0);
     cr_assert(isnan(out[13]));
     const size_t at[] = {14, 15, 16, 251};

@@ -32,7 +32,7 @@ static double check_point(const void *kernel, const grid_point *at) {
         return 0;
     series s;
     series_make(&s, 100 * at->ki + 10 * at->li + at->pi, at->length, k->n_in, 100.0, 0.5, at->gaps);
-    const double p[4] = {(double)at->period, k->def[0], k->def[1], k->def[2]};
+    const double p[APO_CAT_MAX_PAR] = {(double)at->period, k->def[0], k->def[1], k->def[2]};
     const double w = check_against_reference(k, &s, p, 1e-12, at->what);
     series_free(&s);
     return w;
@@ -84,7 +84,7 @@ Test(catalog, resumed_pieces_have_the_tiles_bits, .timeout = 120) {
     const double periods[] = {2, 30, 64, 65, 128, 129, 256, 257, 512, 513, 1024, 1025, 4096, 4097};
     for (size_t ii = 0; ii < sizeof ids / sizeof ids[0]; ii++)
         for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
-            const double p[4] = {periods[pi], 0, 0, 0};
+            const double p[APO_CAT_MAX_PAR] = {periods[pi], 0, 0, 0};
             check_resumed_pieces(ids[ii], p, 61 + ii + pi);
         }
 }
