@@ -173,13 +173,14 @@ static size_t apo__kdj_halo(const double *params) {
 }
 #define APO__HALO_KDJ apo__kdj_halo(params)
 /* stoch's and stochf's (oscillators/stoch_ma.h): at matype 0 their means are windows, which the
- * lookback covers; at another kind they take kdj's body, and so kdj's rule, stochf's with kdj's
- * parameters (fastk_period, 1, SMA, fastd_period, fastd_matype). */
-#define APO__HALO_STOCH (params[2] == 0.0 && params[4] == 0.0 ? 0 : apo__kdj_halo(params))
+ * lookback covers; at another kind they take kdj's body, and so kdj's rule, stochf's with its
+ * parameters as kdj's (apo__stochf_as_kdj). */
+#define APO__HALO_STOCH (apo__stoch_is_sma(params) ? 0 : apo__kdj_halo(params))
 static size_t apo__stochf_halo(const double *params) {
-    if (params[2] == 0.0)
+    if (apo__stochf_is_sma(params))
         return 0;
-    const double kdj[5] = {params[0], 1.0, 0.0, params[1], params[2]};
+    double kdj[APO_CAT_MAX_PAR] = {0};
+    apo__stochf_as_kdj(params, kdj);
     return apo__kdj_halo(kdj);
 }
 #define APO__HALO_STOCHF apo__stochf_halo(params)

@@ -36,8 +36,24 @@ static inline APO_HD void apo__stoch_kdj_tiles(const apo__cat_io *io, size_t beg
     }
 }
 
+/* Whether the averages are all TA-Lib's default, the SMA (matype 0), which the stochastics' own
+ * windows compute; stoch's slowk and slowd (p[2], p[4]), stochf's fastd (p[2]). The tiles, the
+ * streams and the halos (catalog_dispatch.c) ask these. */
+static inline APO_HD int apo__stoch_is_sma(const double *p) { return p[2] == 0.0 && p[4] == 0.0; }
+static inline APO_HD int apo__stochf_is_sma(const double *p) { return p[2] == 0.0; }
+
+/* stochf's parameters (fastk_period, fastd_period, fastd_matype) as kdj's: k the SMA of one
+ * fastk, fastk itself, so kdj's d is fastd. */
+static inline APO_HD void apo__stochf_as_kdj(const double *p, double kdj[APO_CAT_MAX_PAR]) {
+    kdj[0] = p[0];
+    kdj[1] = 1.0;
+    kdj[2] = 0.0;
+    kdj[3] = p[1];
+    kdj[4] = p[2];
+}
+
 static inline APO_HD void apo__stoch_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    if (io->p[2] == 0.0 && io->p[4] == 0.0) {
+    if (apo__stoch_is_sma(io->p)) {
         apo__stoch_sma_tile(io, begin, end);
         return;
     }
@@ -47,15 +63,12 @@ static inline APO_HD void apo__stoch_tile(const apo__cat_io *io, size_t begin, s
 }
 
 static inline APO_HD void apo__stochf_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    if (io->p[2] == 0.0) {
+    if (apo__stochf_is_sma(io->p)) {
         apo__stochf_sma_tile(io, begin, end);
         return;
     }
-    apo__cat_io kdj = *io; /* fastk_period in place */
-    kdj.p[1] = 1.0;        /* k: the SMA of one fastk, fastk itself */
-    kdj.p[2] = 0.0;
-    kdj.p[3] = io->p[1];
-    kdj.p[4] = io->p[2];
+    apo__cat_io kdj = *io;
+    apo__stochf_as_kdj(io->p, kdj.p);
     kdj.out[2] = NULL;
     apo__stoch_kdj_tiles(&kdj, begin, end);
 }
@@ -79,11 +92,10 @@ static inline APO_HD void apo__stoch_kdj_run(const apo__cat_io *io, size_t begin
 /* The stream's entries (the tiles are apo__stoch_tile and apo__stochf_tile above): a start at
  * the tile's first bar carries nothing. */
 APO_CAT_STREAM_ENTRIES(stoch, ((void)io, apo__cat_run_from(r, begin)),
-                       io->p[2] == 0.0 && io->p[4] == 0.0
-                           ? apo__stoch_run(io, end, r)
-                           : apo__stoch_kdj_run(io, begin, end, r, 0))
+                       apo__stoch_is_sma(io->p) ? apo__stoch_run(io, end, r)
+                                                : apo__stoch_kdj_run(io, begin, end, r, 0))
 APO_CAT_STREAM_ENTRIES(stochf, ((void)io, apo__cat_run_from(r, begin)),
-                       io->p[2] == 0.0 ? apo__stochf_run(io, end, r)
-                                       : apo__stoch_kdj_run(io, begin, end, r, 1))
+                       apo__stochf_is_sma(io->p) ? apo__stochf_run(io, end, r)
+                                                 : apo__stoch_kdj_run(io, begin, end, r, 1))
 
 #endif /* APO_KERNELS_STOCH_MA_H */
