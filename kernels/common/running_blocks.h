@@ -14,8 +14,9 @@
  * kept ad's loop above the chain's add a bar (docs/PERF.md).
  *
  * ad's blocks (ad_tile.h) take apo__running_block alone, with their own dispatch and the long
- * calls' stores past the caches, and so do cumsum's (cumsum_tile.h: its steps are the samples);
- * pvt's and wad's take it through apo__running_turn.
+ * calls' stores past the caches; cumsum's (cumsum_tile.h: its steps are the samples) take it
+ * through apo__running_blocks, as vwap's own two-total block does (vwap_tile.h); pvt's and
+ * wad's take it through apo__running_turn.
  */
 #ifndef APO_KERNELS_RUNNING_BLOCKS_H
 #define APO_KERNELS_RUNNING_BLOCKS_H
@@ -70,6 +71,33 @@ static inline int apo__running_block(double *total, const apo__cat_io *io, size_
             out[k] = apo__canonical_nan(out[k]);
     *total = sum;
     return 1;
+}
+
+/* A kernel's clean block for apo__running_blocks: its state c moved over the n bars from t
+ * (whole vectors) on the assumption that none has a gap, the outputs written to out where out
+ * is not NULL; returns 1, or 0 when a bar had a gap after all (c left as it was). */
+typedef int (*apo__running_clean_block)(double *c, const apo__cat_io *io, size_t t, size_t n,
+                                        double *out);
+/* The kernel's definition loop: c moved over bars [from, end) one by one, each tested, the
+ * outputs of those from `begin` on written to io->out[0]. */
+typedef void (*apo__running_bars)(double *c, const apo__cat_io *io, size_t from, size_t begin,
+                                  size_t end);
+
+/* The state c of a running kernel whose every bar starts a block (cumsum, vwap: no close
+ * before the bar to read) moved over the whole vectors of bars from t before stop in clean
+ * blocks of up to APO_RUNNING_BLOCK, their outputs written when `write`, and a block that met
+ * a gap run again by the loop, which rewrites its outputs. Returns the first bar left. */
+static inline size_t apo__running_blocks(double *c, const apo__cat_io *io, size_t t, size_t stop,
+                                         int write, apo__running_clean_block block,
+                                         apo__running_bars bars) {
+    while (stop - t >= APO_TILE_LANES) {
+        const size_t left = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
+        const size_t n = left < APO_RUNNING_BLOCK ? left : APO_RUNNING_BLOCK;
+        if (!block(c, io, t, n, write ? io->out[0] : NULL))
+            bars(c, io, t, write ? t : t + n, t + n);
+        t += n;
+    }
+    return t;
 }
 
 /* The vector path's turn at bar t of a run (the run's loop calls it first at every bar): a

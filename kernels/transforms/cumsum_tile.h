@@ -28,8 +28,10 @@
 
 /* Adds bars [from, end) to *s one by one, each tested, writing the outputs of those from
  * `begin` on: the definition's loop. */
-static inline APO_HD void apo__cumsum_bars(double *s, const double *x, double *out, size_t from,
+static inline APO_HD void apo__cumsum_bars(double *s, const apo__cat_io *io, size_t from,
                                            size_t begin, size_t end) {
+    const double *x = io->in[0];
+    double *out = io->out[0];
     double v = *s;
     for (size_t t = from; t < end; t++) {
         if (!isfinite(x[t])) {
@@ -53,41 +55,30 @@ static inline apo_tv apo__cumsum_steps(const apo__cat_io *io, size_t k, apo_tv *
     return x;
 }
 
-/* *s moved over the whole vectors of bars from t before stop, their sums written to out where
- * out is not NULL, in running_blocks.h's clean blocks: the loop's additions without its tests
- * (0.87 of the tested loop's time at 1e4 and 1e6 bars on the Zen 4 VM), and a block that met a
- * gap run again by the loop, which rewrites its outputs. Returns the first bar left. */
-static inline size_t apo__cumsum_blocks(double *s, const apo__cat_io *io, size_t t, size_t stop,
-                                        double *out) {
-    while (stop - t >= APO_TILE_LANES) {
-        const size_t left = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
-        const size_t n = left < APO_RUNNING_BLOCK ? left : APO_RUNNING_BLOCK;
-        if (!apo__running_block(s, io, t, n, out, 0, apo__cumsum_steps))
-            apo__cumsum_bars(s, io->in[0], io->out[0], t, out != NULL ? t : t + n, t + n);
-        t += n;
-    }
-    return t;
+/* running_blocks.h's clean block of cumsum: the loop's additions without its tests (0.87 of the
+ * tested loop's time at 1e4 and 1e6 bars on the Zen 4 VM). */
+static inline int apo__cumsum_block(double *s, const apo__cat_io *io, size_t t, size_t n,
+                                    double *out) {
+    return apo__running_block(s, io, t, n, out, 0, apo__cumsum_steps);
 }
 #endif
 
 /* Adds bars [from, end) to *sum, writing the outputs of those from `begin` on. The tile and a
  * stream's carried run both are this loop; on the vector paths the whole vectors of bars go in
- * clean blocks (apo__cumsum_blocks), the loop takes the rest and the GPU's. */
+ * clean blocks (running_blocks.h's apo__running_blocks), the loop takes the rest and the GPU's. */
 static inline APO_HD void apo__cumsum_run(double *sum, const apo__cat_io *io, size_t from,
                                           size_t begin, size_t end) {
-    const double *x = io->in[0];
-    double *out = io->out[0];
     size_t t = from;
     const size_t first_out = begin > from ? begin : from;
 #ifdef APO_TILE_LANES
-    t = apo__cumsum_blocks(sum, io, t, first_out, NULL);
+    t = apo__running_blocks(sum, io, t, first_out, 0, apo__cumsum_block, apo__cumsum_bars);
 #endif
-    apo__cumsum_bars(sum, x, out, t, begin, first_out);
+    apo__cumsum_bars(sum, io, t, begin, first_out);
     t = first_out;
 #ifdef APO_TILE_LANES
-    t = apo__cumsum_blocks(sum, io, t, end, out);
+    t = apo__running_blocks(sum, io, t, end, 1, apo__cumsum_block, apo__cumsum_bars);
 #endif
-    apo__cumsum_bars(sum, x, out, t, begin, end);
+    apo__cumsum_bars(sum, io, t, begin, end);
 }
 
 static inline APO_HD void apo__cumsum_tile(const apo__cat_io *io, size_t begin, size_t end) {

@@ -106,37 +106,23 @@ static inline int apo__vwap_block(double *c, const apo__cat_io *io, size_t t, si
     c[1] = v;
     return 1;
 }
-
-/* The sums c moved over the whole vectors of bars from t before stop in apo__vwap_block's
- * clean blocks, their outputs written when `write`, and a block that met a gap run again by
- * the loop. Returns the first bar left. */
-static inline size_t apo__vwap_blocks(double *c, const apo__cat_io *io, size_t t, size_t stop,
-                                      int write) {
-    while (stop - t >= APO_TILE_LANES) {
-        const size_t left = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
-        const size_t n = left < APO_RUNNING_BLOCK ? left : APO_RUNNING_BLOCK;
-        if (!apo__vwap_block(c, io, t, n, write ? io->out[0] : NULL))
-            apo__vwap_bars(c, io, t, write ? t : t + n, t + n);
-        t += n;
-    }
-    return t;
-}
 #endif
 
 /* Adds bars [from, end) to the sums c, writing the outputs of those from `begin` on. The tile
  * and a stream's carried run both are this; on the vector paths the whole vectors of bars go in
- * clean blocks (apo__vwap_blocks), the loop takes the rest and the GPU's. */
+ * clean blocks (apo__vwap_block through running_blocks.h's apo__running_blocks), the loop takes the
+ * rest and the GPU's. */
 static inline APO_HD void apo__vwap_run(double *c, const apo__cat_io *io, size_t from, size_t begin,
                                         size_t end) {
     size_t t = from;
     const size_t first_out = begin > from ? begin : from;
 #ifdef APO_TILE_LANES
-    t = apo__vwap_blocks(c, io, t, first_out, 0);
+    t = apo__running_blocks(c, io, t, first_out, 0, apo__vwap_block, apo__vwap_bars);
 #endif
     apo__vwap_bars(c, io, t, begin, first_out);
     t = first_out;
 #ifdef APO_TILE_LANES
-    t = apo__vwap_blocks(c, io, t, end, 1);
+    t = apo__running_blocks(c, io, t, end, 1, apo__vwap_block, apo__vwap_bars);
 #endif
     apo__vwap_bars(c, io, t, begin, end);
 }
