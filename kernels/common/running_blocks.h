@@ -34,13 +34,15 @@
  * bar is not clean (it is not otherwise read). */
 typedef apo_tv (*apo__running_steps)(const apo__cat_io *io, size_t k, apo_tv *gaps);
 
-/* The bars a block from t takes: whole vectors up to APO_RUNNING_BLOCK, not past `stop` (the
- * first output bar while t is before it, so that a block either writes its outputs or none;
- * else the end). */
-static inline size_t apo__running_block_len(size_t t, size_t begin, size_t end) {
-    const size_t stop = t < begin ? begin : end;
+/* The bars a block from t takes: whole vectors up to APO_RUNNING_BLOCK, not past `stop`; 0
+ * once fewer than a vector are left. apo__running_block_len stops at the first output bar
+ * while t is before it, so that a block either writes its outputs or none, else at the end. */
+static inline size_t apo__running_block_upto(size_t t, size_t stop) {
     const size_t whole = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
     return whole < APO_RUNNING_BLOCK ? whole : APO_RUNNING_BLOCK;
+}
+static inline size_t apo__running_block_len(size_t t, size_t begin, size_t end) {
+    return apo__running_block_upto(t, t < begin ? begin : end);
 }
 
 /* *total stepped over the n bars from t (whole vectors) on the assumption that none has a
@@ -90,13 +92,9 @@ typedef void (*apo__running_bars)(double *c, const apo__cat_io *io, size_t from,
 static inline size_t apo__running_blocks(double *c, const apo__cat_io *io, size_t t, size_t stop,
                                          int write, apo__running_clean_block block,
                                          apo__running_bars bars) {
-    while (stop - t >= APO_TILE_LANES) {
-        const size_t left = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
-        const size_t n = left < APO_RUNNING_BLOCK ? left : APO_RUNNING_BLOCK;
+    for (size_t n; (n = apo__running_block_upto(t, stop)) > 0; t += n)
         if (!block(c, io, t, n, write ? io->out[0] : NULL))
             bars(c, io, t, write ? t : t + n, t + n);
-        t += n;
-    }
     return t;
 }
 
