@@ -198,7 +198,12 @@
  * AVX2_INTEL: measured slower on 8 lanes than on 4 on an Intel Xeon (Emerald Rapids): obv and
  * pvt by more than 10% at both sizes in each of three runs a path over the whole catalog; ad,
  * wad and rvi at both sizes in each of five runs a path over 47 kernels, by more than 10% at
- * one of them in each, all alternated (docs/perf-log/2026-12-01-intel-rounds.md); the
+ * one of them in each, all alternated (docs/perf-log/2026-12-01-intel-rounds.md); cumsum
+ * and vwap, faster on avx2 at both sizes in each of three alternated runs a path (cumsum about
+ * 0.5 and 0.6 of the time, vwap 0.8 and 0.9) on an Intel Xeon VM (model 167), where a chain of
+ * scalar adds runs at about twice its cost while 512-bit operations are in flight beside it
+ * (docs/perf-log/2026-12-05-xeon-512-bit-chains.md); cvi there too, its rounds on avx2 about
+ * 0.5 of the time at 1e4 and 0.7 at 1e6 in each of five runs a path (the same log); the
  * recurrences' rows of few tiles narrow on Intel and Zen 4 by their tile count instead
  * (apo__catalog_round_path).
  * READS_WINDOW: a stream's one-bar update reads every bar of the window (each output evaluated
@@ -750,7 +755,7 @@
       (2, {"timeperiod", 30, 2, 10000, 1}, {"percentile", 50, 0, 100, 0}), APO_CAT_P(0) - 1,       \
       WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod - 1")                                          \
     X(CUMSUM, cumsum, transforms, APO_CAT_CLOSE, (1, "cumsum"), APO_CAT_NO_PARAMS, 0, WINDOW,      \
-      CARRY, APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_WHOLE_ROW_RULE)                         \
+      CARRY, APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_INTEL, APO_CAT_WHOLE_ROW_RULE)  \
     X(DONCHIAN, donchian, averages, APO_CAT_HL, (3, "upperband", "middleband", "lowerband"),       \
       (1, APO_CAT_PERIOD(20, 2)), APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN,              \
       "timeperiod - 1")                                                                            \
@@ -778,7 +783,7 @@
     X(CVI, cvi, trend, APO_CAT_HL, (1, "cvi"),                                                     \
       (2, APO_CAT_PERIOD(10, 2), {"rocperiod", 10, 1, APO_CAT_PERIOD_MAX, 1}),                     \
       APO_CAT_P(0) - 1 + APO_CAT_P(1), EMA(1), NONE,                                               \
-      APO_CAT_T_SIDE_BY_SIDE | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                          \
+      APO_CAT_T_SIDE_BY_SIDE | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5 | APO_CAT_T_AVX2_INTEL,   \
       "(timeperiod - 1) + rocperiod + the steps the EMA takes to forget its seed (to 2^-64)")      \
     X(KC, kc, trend, APO_CAT_HLC, (3, "upperband", "middleband", "lowerband"),                     \
       (3, APO_CAT_PERIOD(20, 2), {"atrperiod", 10, 1, APO_CAT_PERIOD_MAX, 1},                      \
@@ -802,6 +807,6 @@
     X(KDJ, kdj, oscillators, APO_CAT_HLC, (3, "k", "d", "j"), APO_CAT_KDJ_PARAMS,                  \
       APO_CAT_KDJ_LOOKBACK, KDJ, NONE, 0, APO_CAT_KDJ_RULE)                                        \
     X(VWAP, vwap, volume, APO_CAT_HLCV, (1, "vwap"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,          \
-      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_WHOLE_ROW_RULE)
+      APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_INTEL, APO_CAT_WHOLE_ROW_RULE)
 
 #endif /* APO_KERNELS_CATALOG_TABLE_H */

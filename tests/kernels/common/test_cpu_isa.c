@@ -260,11 +260,12 @@ Test(cpu_isa, a_catalog_kernel_narrows_only_avx512_and_only_where_measured, .tim
                  kind == APO_AVX512_AMD_HALVED || kind == APO_AVX512_AMD_WHOLE
                      ? APO_CPU_ISA_AVX2
                      : APO_CPU_ISA_AVX512);
-    /* Intel's list is four whole-row sums and rvi; its recurrences narrow by the rows' tiles
-     * (the test below), not by the list. */
+    /* Intel's list is six whole-row sums, rvi and cvi; its other recurrences narrow by the
+     * rows' tiles (the test below), not by the list. */
     for (int id = 0; id < APO_CAT_COUNT; id++) {
         const int listed = id == APO_CAT_OBV || id == APO_CAT_PVT || id == APO_CAT_AD ||
-                           id == APO_CAT_WAD || id == APO_CAT_RVI;
+                           id == APO_CAT_WAD || id == APO_CAT_CUMSUM || id == APO_CAT_VWAP ||
+                           id == APO_CAT_RVI || id == APO_CAT_CVI;
         cr_assert_eq(apo__catalog_path_on((apo__cat_id)id, APO_CPU_ISA_AVX512, APO_AVX512_INTEL),
                      listed && apo__cpu_isa_supported(APO_CPU_ISA_AVX2) ? APO_CPU_ISA_AVX2
                                                                         : APO_CPU_ISA_AVX512,
