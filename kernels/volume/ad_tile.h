@@ -53,26 +53,23 @@ static inline double apo__ad_vectors(double ad, const apo__cat_io *io, size_t t,
 
 /* The sum `ad` stepped over bars *at .. in whole vectors while they last before stop, its
  * value after each bar written to out where out is not NULL; *at becomes the first bar
- * left. A block of up to APO_RUNNING_BLOCK bars is run as clean (apo__running_block,
- * running_blocks.h), and again vector by vector if it had a gap. A vector's steps are computed in
- * lanes, then added one by one: each bar's add is the scalar loop's, so the bits are. The steps of
- * the next vector are computed while the adds of this one run, so the time is about the chain's, an
- * add a bar. A long call's clean blocks store past the caches (apo__flow_past_cache). */
+ * left. A block of up to APO_RUNNING_BLOCK bars (apo__running_block_upto) is run as clean
+ * (apo__running_block, running_blocks.h), and again vector by vector if it had a gap. A vector's
+ * steps are computed in lanes, then added one by one: each bar's add is the scalar loop's, so the
+ * bits are. The steps of the next vector are computed while the adds of this one run, so the time
+ * is about the chain's, an add a bar. A long call's clean blocks store past the caches
+ * (apo__flow_past_cache). */
 static inline double apo__ad_lanes(double ad, const apo__cat_io *io, size_t *at, size_t stop,
                                    double *out) {
     size_t t = *at;
     const int past_cache = apo__flow_past_cache(out != NULL ? out + t : NULL, stop - t);
-    while (stop - t >= APO_TILE_LANES) {
-        const size_t left = (stop - t) / APO_TILE_LANES * APO_TILE_LANES;
-        const size_t n = left < APO_RUNNING_BLOCK ? left : APO_RUNNING_BLOCK;
+    for (size_t n; (n = apo__running_block_upto(t, stop)) > 0; t += n)
         if (!apo__running_block(&ad, io, t, n, out, past_cache, apo__ad_block_steps)) {
             /* The block is rewritten by plain stores: the streaming ones go first. */
             if (past_cache)
                 _mm_sfence();
             ad = apo__ad_vectors(ad, io, t, n, out);
         }
-        t += n;
-    }
     if (past_cache)
         _mm_sfence();
     *at = t;
