@@ -37,10 +37,12 @@
 #include "window_sum.h"
 
 /* fastk of a close and its window's highest high and lowest low, in TA-Lib's operation order:
- * 0 where they are equal. */
+ * 0 where they are equal. The quotient is taken either way and the zero selected, so that a
+ * loop of these vectorises (a division under a condition is not moved out of it). */
 static inline APO_HD double apo__fastk_of(double close, double hh, double ll) {
     const double diff = (hh - ll) / 100.0;
-    return diff != 0.0 ? (close - ll) / diff : 0.0;
+    const double q = (close - ll) / diff;
+    return diff != 0.0 ? q : 0.0;
 }
 
 /* fastk at i >= fk - 1 from samples the caller knows are finite. */
