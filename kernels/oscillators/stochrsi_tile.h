@@ -41,7 +41,7 @@
  * keeps both generators' buffers in its local memory, which every thread of the family's
  * launches reserves. */
 #define APO_STOCHRSI_RING 256
-#define APO_STOCHRSI_PIECE 256
+#define APO_STOCHRSI_PIECE 128
 
 /* The longest fastd_period whose leaving fastk values come from a ring rather than a second
  * generator. The ring shares the second generator's storage (apo__stochrsi_behind), which is
