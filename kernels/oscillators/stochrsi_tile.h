@@ -121,12 +121,12 @@ static inline void apo__stochrsi_fastk_piece(const apo__stochrsi_gen *g, size_t 
             hh[w] = v > hh[w] ? v : hh[w];
             ll[w] = v < ll[w] ? v : ll[w];
         }
-    double *kb = k + (a - t0);
+    /* Bar a + w's fastk at k[a + w - t0], w >= lo - a, so at index 0 or later. */
     for (size_t w = lo - a; w < n; w++)
-        kb[w] = apo__fastk_of(lin[fk - 1 + w], hh[w], ll[w]);
+        k[a + w - t0] = apo__fastk_of(lin[fk - 1 + w], hh[w], ll[w]);
     for (size_t w = lo - a; w < n; w++)
         if (!ok[w])
-            kb[w] = NAN;
+            k[a + w - t0] = NAN;
 }
 #endif
 
