@@ -176,10 +176,7 @@ static inline APO_HD void apo__ma_series_sma_piece(apo__ma_sums *m, size_t p, co
             const double pd = (double)p;
             const size_t n = apo__dd_block_end(u, u1) - u;
             const double *vb = v + (u - u0), *ob = lag + (u - u0);
-            int finite = 1;
-            for (size_t k = 0; k < n; k++)
-                finite &= apo__finite(vb[k]);
-            if (finite) {
+            if (apo__block_finite(vb, 0, n)) {
                 apo__dd_block b;
                 for (size_t k = 0; k < n; k++)
                     apo__dd_block_step(&b, k, vb[k], ob[k]);

@@ -37,12 +37,10 @@
 #include "window_sum.h"
 
 /* fastk of a close and its window's highest high and lowest low, in TA-Lib's operation order:
- * 0 where they are equal. The quotient is taken either way and the zero selected, so that a
- * loop of these vectorises (a division under a condition is not moved out of it). */
+ * 0 where they are equal. */
 static inline APO_HD double apo__fastk_of(double close, double hh, double ll) {
     const double diff = (hh - ll) / 100.0;
-    const double q = (close - ll) / diff;
-    return diff != 0.0 ? q : 0.0;
+    return diff != 0.0 ? (close - ll) / diff : 0.0;
 }
 
 /* fastk at i >= fk - 1 from samples the caller knows are finite. */
@@ -233,6 +231,34 @@ static inline int apo__stoch_all_finite(const double *v, size_t n) {
 }
 #endif
 
+/* fastk of n bars side by side into out[k]: bar k's window is hi[k .. k + fk) for its highest
+ * and lo[k .. k + fk) for its lowest, its close close[k] (all finite, or the caller replaces
+ * the values of the bars whose windows are not). The extremes are scanned
+ * in apo__fastk_finite's order for every bar at once and the quotients taken as apo__fastk_of
+ * takes them (apo__quotients_or_zero), so each bar has apo__fastk_of's value and the loops
+ * vectorise across bars; hh and ll: scratch of n values. stoch's clean blocks and stochrsi's
+ * pieces (hi and lo both its RSI) take it. */
+static inline APO_HD void apo__fastk_scan(const double *hi, const double *lo, const double *close,
+                                          size_t fk, size_t n, double *hh, double *ll,
+                                          double *out) {
+    for (size_t k = 0; k < n; k++) {
+        hh[k] = hi[k];
+        ll[k] = lo[k];
+    }
+    for (size_t d = 1; d < fk; d++) {
+        for (size_t k = 0; k < n; k++) {
+            const double h = hi[d + k], l = lo[d + k];
+            hh[k] = h > hh[k] ? h : hh[k];
+            ll[k] = l < ll[k] ? l : ll[k];
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        hh[k] = (hh[k] - ll[k]) / 100.0;
+        out[k] = close[k] - ll[k];
+    }
+    apo__quotients_or_zero(out, hh, n, out);
+}
+
 /* fastk at the bars t .. e - 1 (at most APO_STOCH_BLOCK) into out. Where every window of
  * the block is clean, the bars are evaluated side by side: the highest high and lowest low
  * are scanned in apo__fastk_finite's order for every bar at once, so each bar performs the
@@ -258,23 +284,8 @@ static inline APO_HD void apo__fastk_block(const apo__cat_io *io, apo__fastk_run
         apo__fastk_lanes(io, t + k0, fk, 1, out + k0);
 #endif
     double hh[APO_STOCH_BLOCK], ll[APO_STOCH_BLOCK];
-    const size_t from = t + 1 - fk;
-    for (size_t k = k0; k < n; k++) {
-        hh[k] = high[from + k];
-        ll[k] = low[from + k];
-    }
-    for (size_t d = 1; d < fk; d++) {
-        for (size_t k = k0; k < n; k++) {
-            const double h = high[from + d + k], l = low[from + d + k];
-            hh[k] = h > hh[k] ? h : hh[k];
-            ll[k] = l < ll[k] ? l : ll[k];
-        }
-    }
-    for (size_t k = k0; k < n; k++) {
-        hh[k] = (hh[k] - ll[k]) / 100.0;
-        out[k] = close[t + k] - ll[k];
-    }
-    apo__quotients_or_zero(out + k0, hh + k0, n - k0, out + k0);
+    const size_t from = t + 1 - fk + k0;
+    apo__fastk_scan(high + from, low + from, close + t + k0, fk, n - k0, hh, ll, out + k0);
 }
 
 /* The SMA(period) of b's values ending at each of the bars t .. e - 1 (at most

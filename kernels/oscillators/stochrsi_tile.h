@@ -94,39 +94,29 @@ static inline APO_HD double apo__stochrsi_fastk_at(const apo__stochrsi_gen *g, s
 
 #ifndef __CUDA_ARCH__
 /* The fastk of bars [lo, b) into k[j - t0], j >= lo >= a, from the piece rsi[0 .. b - a) of bars
- * [a, b) just produced, with the ring holding the RSI before a: apo__stochrsi_fastk_at's values
- * (the same comparisons in the same order, the same quotient), each pass running across the
- * piece's bars in vector lanes, where the scalar scan of each window's ring slots and its
- * quotient took about a sixth of stochrsi's time at 1e4 bars. ok[j - a]: 1 where bar j's window
- * holds no NaN RSI. A window starts at `first` or later (j >= t0 >= the generator's first fastk
- * bar), so the slots read before a are the ring's. */
+ * [a, b) just produced, with the ring holding the RSI before a: apo__stochrsi_fastk_at's values,
+ * the piece's bars side by side in stoch's scan (apo__fastk_scan: the same comparisons in the same
+ * order, the same quotient), where the scalar scan of each window's ring slots and its quotient
+ * took about a sixth of stochrsi's time at 1e4 bars. ok[j - a]: 1 where bar j's window holds no
+ * NaN RSI (the others' values, scanned over a NaN, are replaced). A window starts at `first` or
+ * later (j >= t0 >= the generator's first fastk bar), so the slots read before a are the ring's. */
 static inline void apo__stochrsi_fastk_piece(const apo__stochrsi_gen *g, size_t a, size_t lo,
                                              size_t b, const unsigned char *ok, size_t t0,
                                              double *k) {
-    const size_t fk = g->fk, n = b - a;
-    /* lin[i]: the RSI at bar a - (fk - 1) + i; the window of bar j is lin[j - a .. j - a + fk). */
+    const size_t fk = g->fk, n = b - a, w0 = lo - a;
+    /* lin[i]: the RSI at bar a - (fk - 1) + i; the window of bar a + w is lin[w .. w + fk). */
     double lin[APO_STOCHRSI_RING - 1 + APO_STOCHRSI_PIECE];
-    for (size_t i = lo - a; i < fk - 1; i++)
+    for (size_t i = w0; i < fk - 1; i++)
         lin[i] = g->ring[(a - (fk - 1) + i) % APO_STOCHRSI_RING];
     for (size_t w = 0; w < n; w++)
         lin[fk - 1 + w] = g->rsi[w];
     double hh[APO_STOCHRSI_PIECE], ll[APO_STOCHRSI_PIECE];
-    for (size_t w = lo - a; w < n; w++) {
-        hh[w] = lin[w];
-        ll[w] = lin[w];
-    }
-    for (size_t d = 1; d < fk; d++)
-        for (size_t w = lo - a; w < n; w++) {
-            const double v = lin[w + d];
-            hh[w] = v > hh[w] ? v : hh[w];
-            ll[w] = v < ll[w] ? v : ll[w];
-        }
-    /* Bar a + w's fastk at k[a + w - t0], w >= lo - a, so at index 0 or later. */
-    for (size_t w = lo - a; w < n; w++)
-        k[a + w - t0] = apo__fastk_of(lin[fk - 1 + w], hh[w], ll[w]);
-    for (size_t w = lo - a; w < n; w++)
+    /* Bar a + w's fastk at k[a + w - t0], w >= w0, so at index 0 or later. */
+    double *kb = k + (lo - t0);
+    apo__fastk_scan(lin + w0, lin + w0, lin + fk - 1 + w0, fk, n - w0, hh, ll, kb);
+    for (size_t w = w0; w < n; w++)
         if (!ok[w])
-            k[a + w - t0] = NAN;
+            kb[w - w0] = NAN;
 }
 #endif
 
