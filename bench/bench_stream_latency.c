@@ -25,10 +25,10 @@
  * with (docs/streaming.md, "Groups", "Cost"): read the wall times for what the update takes.
  *
  * The history stays inside the kernels' first tiles, where each series keeps its bars in a
- * slot of 512 bars of its stream's young pool (docs/streaming.md, "Memory"): the kept windows of a
+ * slot of 520 bars of its stream's young pool (docs/streaming.md, "Memory"): the kept windows of a
  * long history, at their bound, would take some 0.8 MB a symbol for these ten (macd alone 139 KB),
  * 40 GB at 50,000 symbols, more than the development machine has; history + reps must stay under
- * 448 bars for the same reason (runs of series move to the slab from 449 bars on:
+ * 448 bars for the same reason (runs of series move to the slab from 457 bars on:
  * runtime/streaming/stream.c, grow_lead). Every row says the machine's load average. Exit status:
  * 0, or 2 on a usage or runtime error.
  */
@@ -291,7 +291,7 @@ int main(int argc, char **argv) {
     const double reps = opt.reps, history = opt.history;
     const char *list = opt.series;
     const int cold = opt.cold, per_kernel = opt.kernels;
-    /* A window past 512 bars (some from 449 on) moves to its bound in the stream's slab (above):
+    /* A window past 512 bars (some from 457 on) moves to its bound in the stream's slab (above):
      * some 0.8 MB a symbol, which 50,000 symbols would not find on the development machine. */
     if (history + reps * (per_kernel ? 2 : 1) >= 448 && strcmp(list, "2048") != 0) {
         fprintf(stderr,

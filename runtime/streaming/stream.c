@@ -188,13 +188,39 @@ static double *pool_make(size_t n_series, size_t per_series, size_t *bytes) {
 }
 
 /*
+ * Doubles per input of a pool's slot of `bars` bars: whole cache lines, an odd count of them.
+ * A one-bar update reads each series' newest lines, at the same offset of every slot; at a
+ * stride of a power of two (a page of bars, 4 KiB an input) those lines of every series and
+ * input fell in the same 32 of the 2,048 sets of a 2 MiB 16-way L2 (and one set of L1), which
+ * then held 512 of them whatever its size, and a group update of 5,000 symbols x 10 indicators
+ * read them from the next level: 2.48 ms against 1.65 once spaced
+ * (docs/perf-log/2026-12-05-xeon-stream-cache-sets.md). An odd count of lines a step reaches
+ * every set.
+ */
+static size_t slot_cap(size_t bars) {
+    const size_t per_line = APO_STREAM_LINE / sizeof(double);
+    const size_t lines = (bars + per_line - 1) / per_line;
+    return lines == 0 ? 0 : (lines | 1) * per_line;
+}
+
+/* Doubles a series' slot of a pool takes, its inputs' blocks of `cap` each: a line more when
+ * they are an even count, so that slots too start an odd count of lines apart. */
+static size_t slot_len(const apo_stream *s, size_t cap) {
+    const size_t n_in = s->kernel->n_inputs;
+    return n_in * cap + (n_in % 2 == 0 ? APO_STREAM_LINE / sizeof(double) : 0);
+}
+
+/* Bars per input of a slab's slot: the bound, spaced as slot_cap spaces them. */
+static size_t slab_cap(const apo_stream *s) { return slot_cap(window_bound(s)); }
+
+/*
  * Series r's slot in the slab, which is made at the first window to reach its bound; NULL
  * when there is none (no memory for it: the caller's own block serves, as before there was
  * a slab). Untouched pages cost nothing, so the slab of a stream whose series never fill
  * costs address space only.
  */
 static double *slab_slot(apo_stream *s, size_t r) {
-    const size_t per_series = s->kernel->n_inputs * window_bound(s);
+    const size_t per_series = slot_len(s, slab_cap(s));
     if (!s->slab_tried) {
         s->slab_tried = 1;
         s->slab = pool_make(s->n_series, per_series, &s->slab_bytes);
@@ -202,16 +228,18 @@ static double *slab_slot(apo_stream *s, size_t r) {
     return s->slab != NULL ? s->slab + r * per_series : NULL;
 }
 
-/* Bars per input of a young window's slot: a page of them, or the bound where it is less. */
+/* Bars per input of a young window's slot: a page of them, or the bound where it is less,
+ * spaced as slot_cap spaces them. */
 static size_t young_cap(const apo_stream *s) {
     const size_t most = window_bound(s);
-    return most < APO_STREAM_SMALL_WINDOW ? most : APO_STREAM_SMALL_WINDOW;
+    return slot_cap(most < APO_STREAM_SMALL_WINDOW ? most : APO_STREAM_SMALL_WINDOW);
 }
 
 /*
- * Series r's slot in the pool of young windows (up to APO_STREAM_SMALL_WINDOW bars), made
- * at the first series to keep a bar, for a stream of APO_STREAM_YOUNG_SERIES series or more;
- * NULL for a smaller stream, or when there is no memory for it (a block of its own serves).
+ * Series r's slot in the pool of young windows (young_cap: 520 bars, APO_STREAM_SMALL_WINDOW
+ * and a line), made at the first series to keep a bar, for a stream of
+ * APO_STREAM_YOUNG_SERIES series or more; NULL for a smaller stream, or when there is no
+ * memory for it (a block of its own serves).
  * Grown by doubling in blocks of their own, the windows of a stream fed a bar an update from
  * the same first bar all grow in the same updates (at 64, 128 and 256 bars), thousands of
  * allocations, copies and fresh pages at once, each series' bars on pages of their own; in
@@ -222,7 +250,7 @@ static size_t young_cap(const apo_stream *s) {
  * It is given back when its last series has moved to the slab.
  */
 static double *young_slot(apo_stream *s, size_t r) {
-    const size_t per_series = s->kernel->n_inputs * young_cap(s);
+    const size_t per_series = slot_len(s, young_cap(s));
     if (!s->young_tried && s->n_series >= APO_STREAM_YOUNG_SERIES) {
         s->young_tried = 1;
         s->young = pool_make(s->n_series, per_series, &s->young_bytes);
@@ -258,7 +286,7 @@ apo_status apo__stream_reserve(apo_stream *s, size_t r, size_t bars) {
     double *in = NULL;
     if (bars > APO_STREAM_SMALL_WINDOW) {
         if ((in = slab_slot(s, r)) != NULL)
-            bars = window_bound(s);
+            bars = slab_cap(s);
     } else if (!in_young(s, se->in) && (in = young_slot(s, r)) != NULL) {
         bars = young_cap(s);
     }
@@ -670,7 +698,7 @@ apo_status apo__stream_sweep_of(apo_stream **sets, size_t n_sets, apo_stream **o
 /* Bars of room short of full at which series r's window already grows (reserve_update):
  * under half its room and under APO_STREAM_GROW_SPREAD, by r's run of 2^shift series
  * (grow_shift). Fed a bar per update from the same first bar, every series of a stream fills
- * its room in the same update: grown there all together (to the slab at 512 bars; in blocks
+ * its room in the same update: grown there all together (to the slab at 520 bars; in blocks
  * of their own, a small stream's, at every doubling), the update takes several times the
  * median (5,000 symbols x 10 indicators: 50,000 allocations, copies and fresh pages,
  * docs/perf-log/2026-11-27-stream-latency-3.md). Staggered, a run of neighbouring series grows
@@ -803,6 +831,24 @@ static void prefetch_series(const apo_stream *s, size_t r) {
 #endif
 }
 
+/*
+ * Asks the memory for the packed new bars of the series whose bars start at `at` (the
+ * caller's arrays, read once an update). A one-bar update of thousands of series reads each
+ * input's array straight through, but one line of it a few series' feeds apart, too sparse
+ * for the hardware's prefetch to lead; asked a few series ahead, a multi-input kernel's
+ * update waited less (stoch, atr and mfi alone 10 to 33% faster at 5,000 series, cci 2%:
+ * docs/perf-log/2026-12-05-xeon-stream-cache-sets.md). Only a hint.
+ */
+static void prefetch_packed(const apo_stream *s, const double *const *inputs, size_t at) {
+#if defined(__GNUC__)
+    __asm__ volatile("" ::: "memory"); /* as in prefetch_series */
+    for (size_t i = 0; i < s->kernel->n_inputs; i++)
+        __builtin_prefetch(inputs[i] + at, 0);
+#else
+    (void)s, (void)inputs, (void)at;
+#endif
+}
+
 /* Feeds series [from, to) of a stream of one set on the calling thread, their room reserved,
  * series `from`'s bars at offset `at` of the packed arrays; those done[r] marks (the batch
  * hook fed them; done may be NULL) are skipped. */
@@ -811,12 +857,26 @@ static apo_status feed_range(apo_stream *s, const size_t *n_new, const double *c
                              const unsigned char *done) {
     feed_call fc;
     feed_call_init(s, &fc);
-    for (size_t r = from; r < to && r < from + APO_STREAM_PREFETCH_AHEAD; r++)
-        prefetch_series(s, r);
+    /* Where series `ahead`'s new bars are in the packed arrays, and the position from which
+     * the next of their lines is asked for. */
+    size_t at_ahead = at, packed_next = 0;
+    for (size_t r = from; r < s->n_series && r < from + APO_STREAM_PREFETCH_AHEAD; r++) {
+        if (r < to)
+            prefetch_series(s, r);
+        at_ahead += n_new[r];
+    }
     for (size_t r = from; r < to; r++) {
         const size_t ahead = r + APO_STREAM_PREFETCH_AHEAD;
-        if (ahead < s->n_series && n_new[ahead] > 0)
+        if (ahead < s->n_series && n_new[ahead] > 0) {
             prefetch_series(s, ahead);
+            /* Once a line's worth of bars (every line of a one-bar update's arrays); a
+             * kernel of one input reads one array, whose lines the hardware leads well. */
+            if (s->kernel->n_inputs > 1 && at_ahead >= packed_next) {
+                prefetch_packed(s, inputs, at_ahead);
+                packed_next = at_ahead + APO_STREAM_LINE / sizeof(double);
+            }
+            at_ahead += n_new[ahead];
+        }
         apo_status st = done != NULL && done[r]
                             ? APO_OK
                             : feed_series(s, r, n_new[r], at, inputs, outputs, &fc);
