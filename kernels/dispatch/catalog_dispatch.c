@@ -490,6 +490,32 @@ void apo__catalog_run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, si
     }
 }
 
+/* stoch's pieces of n series side by side on path `isa` (stoch_stream_lanes.h). */
+static void stoch_lanes_on(const apo__cat_io *io, const size_t *begins, const size_t *stops,
+                           apo__cat_run *const *runs, size_t n, int isa) {
+    switch (isa) {
+        APO_WIDE_PATH_CASES(apo__catalog_stoch_lanes, io, begins, stops, runs, n)
+    default:
+        apo__catalog_stoch_lanes_sse2(io, begins, stops, runs, n);
+        return;
+    }
+}
+
+void apo__cpu_catalog_resume_lanes(apo__cat_id id, const apo__cat_io *io, void *const *states,
+                                   const size_t *begins, const size_t *stops, size_t n, int isa) {
+    assert(n <= APO_CAT_RESUME_LANES);
+    /* stoch's piece within its tile is its run alone (it runs nothing ahead). */
+    if (id == APO_CAT_STOCH && !runs_ahead(id)) {
+        apo__cat_run *runs[APO_CAT_RESUME_LANES];
+        for (size_t l = 0; l < n; l++)
+            runs[l] = &((cat_resume *)states[l])->cur;
+        stoch_lanes_on(io, begins, stops, runs, n, isa);
+        return;
+    }
+    for (size_t l = 0; l < n; l++)
+        apo__cpu_catalog_resume(id, &io[l], states[l], 0, begins[l], stops[l]);
+}
+
 /* correl's and beta's piece of a tile (PAIR). Their start reads the window before the tile,
  * which is not all there until the tile's first bar, so, as the other windows, they start
  * when their tile does and run nothing ahead. */

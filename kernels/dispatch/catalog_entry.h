@@ -14,6 +14,7 @@
 #include "atr_lanes.h"
 #include "averages_tiles.h"
 #include "candles_tiles.h"
+#include "catalog_dispatch.h"
 #include "catalog_paths.h"
 #include "catalog_rounds.h"
 #include "cycles_tiles.h"
@@ -22,6 +23,7 @@
 #include "oscillators_tiles.h"
 #include "rsi_lanes.h"
 #include "statistics_tiles.h"
+#include "stoch_stream_lanes.h"
 #include "transforms_tiles.h"
 #include "trend_tiles.h"
 #include "volume_tiles.h"
@@ -104,4 +106,14 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
         }
         k += n;
     }
+}
+
+_Static_assert(APO_STOCH_LANES >= APO_CAT_RESUME_LANES, "stoch's lanes hold a call's series");
+
+/* A stream's one-bar pieces of stoch for several series of one stream (stoch_stream_lanes.h),
+ * the series in this path's vector lanes. */
+void APO_CATALOG_PATH_NAME(apo__catalog_stoch_lanes)(const apo__cat_io *io, const size_t *begins,
+                                                     const size_t *ends, apo__cat_run *const *runs,
+                                                     size_t n) {
+    apo__stoch_run_lanes(io, begins, ends, runs, n);
 }

@@ -137,6 +137,17 @@ static size_t catalog_halo(const apo__kernel *k, const double *params) {
     return apo__catalog_halo(id_of(k), params);
 }
 
+/* The parameters, halo and tile of the call's io (catalog_io). */
+static void catalog_io_params(const apo__call *call, apo__cat_io *io) {
+    const apo__kernel *k = call->kernel;
+    for (size_t p = 0; p < APO_CAT_MAX_PAR; p++)
+        io->p[p] = p < k->n_params ? call->params[p] : 0.0;
+    /* A stream's call gives both (kernel.h, known_tile), the values the same functions
+     * gave it at the same parameters. */
+    io->h = call->known_tile != 0 ? call->known_halo : apo__catalog_halo(id_of(k), io->p);
+    io->tile = call->known_tile != 0 ? call->known_tile : apo__catalog_tile_len(id_of(k), io->p);
+}
+
 /* Row `row` of the call as a body sees it. Every field is stored once, the unused ones as
  * NULL and 0: a stream's one-bar update builds this for every series, and the memset it
  * replaces ran as `rep stos`, whose start-up took as long as ema's own step (a fifth of a
@@ -147,12 +158,7 @@ static void catalog_io(const apo__call *call, size_t row, apo__cat_io *io) {
         io->in[i] = i < k->n_inputs ? call->inputs[i] + row * call->cols : NULL;
     for (size_t o = 0; o < APO_CAT_MAX_OUT; o++)
         io->out[o] = o < k->n_outputs ? call->outputs[o] + row * call->cols : NULL;
-    for (size_t p = 0; p < APO_CAT_MAX_PAR; p++)
-        io->p[p] = p < k->n_params ? call->params[p] : 0.0;
-    /* A stream's call gives both (kernel.h, known_tile), the values the same functions
-     * gave it at the same parameters. */
-    io->h = call->known_tile != 0 ? call->known_halo : apo__catalog_halo(id_of(k), io->p);
-    io->tile = call->known_tile != 0 ? call->known_tile : apo__catalog_tile_len(id_of(k), io->p);
+    catalog_io_params(call, io);
 }
 
 static apo_status catalog_run(const apo__call *call, size_t row, size_t begin, size_t end,
@@ -173,6 +179,25 @@ static int catalog_resume(const apo__call *call, void *state, int fresh, size_t 
     catalog_io(call, 0, &io);
     apo__cpu_catalog_resume(id_of(call->kernel), &io, state, fresh, begin, stop);
     return 1;
+}
+
+_Static_assert(APO_RESUME_LANES <= APO_CAT_RESUME_LANES, "a stream's lanes fit the catalog's");
+
+/* Several series' pieces, each going on within its tile (kernel.h, resume_lanes): each lane's
+ * io is the call's parameters with the lane's views. */
+static void catalog_resume_lanes(const apo__call *call, const apo__resume_lanes *lanes, int isa) {
+    const apo__kernel *k = call->kernel;
+    apo__cat_io io[APO_RESUME_LANES];
+    catalog_io_params(call, &io[0]);
+    for (size_t l = 0; l < lanes->n; l++) {
+        io[l] = io[0];
+        for (size_t i = 0; i < APO_CAT_MAX_IN; i++)
+            io[l].in[i] = i < k->n_inputs ? lanes->in[l][i] : NULL;
+        for (size_t o = 0; o < APO_CAT_MAX_OUT; o++)
+            io[l].out[o] = o < k->n_outputs ? lanes->out[l][o] : NULL;
+    }
+    apo__cpu_catalog_resume_lanes(id_of(k), io, lanes->state, lanes->tile, lanes->stop, lanes->n,
+                                  isa);
 }
 
 static size_t catalog_resume_size(const apo__kernel *k) {
@@ -305,6 +330,14 @@ static int catalog_whole_row_at(const apo__kernel *k, const double *params) {
 APO_CATALOG(CATALOG_CUDA_IMPL)
 #undef CATALOG_CUDA_IMPL
 
+/* The kernels whose streams take their one-bar pieces side by side (kernel.h, resume_lanes):
+ * stoch (kernels/oscillators/stoch_stream_lanes.h). Handed to the others, whose pieces would
+ * each run alone, the batches cost a group update of 5,000 symbols x 10 indicators 3 to 8%
+ * (docs/perf-log/2026-12-05-xeon-stream-cache-sets.md). */
+#define CATALOG_HAS_LANES_stoch ~,
+#define CATALOG_RESUME_LANES(name)                                                                 \
+    APO__CAT_SECOND_OF((CATALOG_HAS_LANES_##name catalog_resume_lanes, NULL, ~))
+
 /* The glue every catalog descriptor shares; the whole-row sums (obv, ad) are also handed
  * whole rows in a group (kernel.h, row_groups) and stream by carrying their sum
  * (resume_carries). */
@@ -313,7 +346,8 @@ APO_CATALOG(CATALOG_CUDA_IMPL)
     .tile_len = catalog_tile, .unit_work = catalog_unit_work, .output_cols = catalog_output_cols,  \
     .run_tile = catalog_run, .run_tiles = catalog_run_tiles, .path = catalog_path,                 \
     .resume_tile = catalog_resume, .resume_size = catalog_resume_size,                             \
-    .cuda = &catalog_cuda_##name, .row_groups = ((traits)&APO_CAT_T_WHOLE_ROW) != 0,               \
+    .resume_lanes = CATALOG_RESUME_LANES(name), .cuda = &catalog_cuda_##name,                      \
+    .row_groups = ((traits)&APO_CAT_T_WHOLE_ROW) != 0,                                             \
     .resume_carries = ((traits)&APO_CAT_T_WHOLE_ROW) != 0, .stream_check = catalog_stream_check
 
 /* A row's inputs and outputs, counted and listed, are checked against each other. */

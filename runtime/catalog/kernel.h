@@ -130,6 +130,21 @@ typedef enum apo__resume_reads {
     APO_RESUME_READS_WINDOW,
 } apo__resume_reads;
 
+/* The most series a stream hands to apo__kernel.resume_lanes at once. */
+#define APO_RESUME_LANES 8
+
+/* Pieces of resume_tile that a stream hands over together (apo__kernel.resume_lanes): lane l
+ * is a series' piece of its tile starting at tile[l], from where state[l] stopped to stop[l];
+ * in[l] and out[l] are views of that series' inputs and outputs that index positions from its
+ * first bar. */
+typedef struct apo__resume_lanes {
+    size_t n;
+    const double *in[APO_RESUME_LANES][APO_MAX_IO];
+    double *out[APO_RESUME_LANES][APO_MAX_IO];
+    void *state[APO_RESUME_LANES];
+    size_t tile[APO_RESUME_LANES], stop[APO_RESUME_LANES];
+} apo__resume_lanes;
+
 struct apo__kernel {
     char name[APO_NAME_MAX];
     int builtin;
@@ -193,6 +208,13 @@ struct apo__kernel {
      * series' state to 64 bytes and asks the memory for these bytes only before it feeds a
      * series, so that a cold one-bar update waits for as few lines as it reads. */
     size_t (*resume_hot_size)(const apo__kernel *k);
+    /* Optional: resume_tile over several series' pieces at once, each going on (not fresh)
+     * within its tile, in the call's kernel and parameters (its inputs and outputs unused):
+     * the bits resume_tile gives each, and each state goes on at its stop. A one-bar update
+     * of many series is a chain of dependent operations a series (stoch's fastk and two
+     * means), which side by side, in the vector lanes of path `isa` (one the CPU has: every
+     * path gives the same bits), overlap; NULL: one resume_tile a series. */
+    void (*resume_lanes)(const apo__call *call, const apo__resume_lanes *lanes, int isa);
     /* Which kept bars a resumed piece reads besides its new ones, for the lines a stream asks
      * the memory for ahead of an update (streaming/stream.c, prefetch_series); a hint only,
      * which no output depends on. */

@@ -849,14 +849,93 @@ static void prefetch_packed(const apo_stream *s, const double *const *inputs, si
 #endif
 }
 
+/* Series whose one-bar pieces wait to go to the kernel's resume_lanes together (kernel.h),
+ * and which series each lane is. */
+typedef struct lane_batch {
+    apo__resume_lanes lanes;
+    size_t series[APO_RESUME_LANES];
+    int isa; /* the host path the stream takes (APPORTION_CPU_ISA's, else the widest) */
+} lane_batch;
+
+/* Whether series r's m new bars are a piece that resume_lanes takes beside other series' in
+ * a stream whose kernel has them (feed_range): one bar, neither the first of its tile (which
+ * starts the tile's state) nor the last (after which the kept bars move), its state going on
+ * from where it stands. */
+static int lane_piece(const apo_stream *s, size_t r, size_t m) {
+    const apo__stream_series *se = &s->series[r];
+    if (m != 1 || se->resume_at != se->n)
+        return 0;
+    const uint64_t done = se->n % s->tile;
+    return done != 0 && done + 1 < s->tile;
+}
+
+/* Takes series r's new bar (at offset `at` of the packed arrays) into its kept bars and its
+ * piece into the batch, its outputs written by the kernel straight into the caller's arrays:
+ * what feed_series does before run_current_tile. */
+static void lane_add(apo_stream *s, lane_batch *b, size_t r, size_t at, const double *const *inputs,
+                     double *const *outputs) {
+    const apo__kernel *k = s->kernel;
+    apo__stream_series *se = &s->series[r];
+    uint64_t start, base;
+    series_place(s, se->n, &start, &base);
+    const size_t kept = (size_t)(se->n - base), l = b->lanes.n++;
+    for (size_t i = 0; i < k->n_inputs; i++) {
+        se->in[i * se->cap + kept] = inputs[i][at];
+        b->lanes.in[l][i] = biased(se->in + i * se->cap, base);
+    }
+    for (size_t o = 0; o < k->n_outputs; o++)
+        b->lanes.out[l][o] = biased(outputs[o] + at, se->n);
+    b->lanes.state[l] = s->resume + r * s->resume_stride;
+    b->lanes.tile[l] = (size_t)start;
+    b->lanes.stop[l] = (size_t)se->n + 1;
+    b->series[l] = r;
+}
+
+/* The batch's pieces, through the kernel's resume_lanes; each series then stands a bar on,
+ * its state going on there. */
+static void lane_flush(apo_stream *s, lane_batch *b, const apo__call *call) {
+    if (b->lanes.n == 0)
+        return;
+    s->kernel->resume_lanes(call, &b->lanes, b->isa);
+    for (size_t l = 0; l < b->lanes.n; l++) {
+        apo__stream_series *se = &s->series[b->series[l]];
+        se->n++;
+        se->resume_at = se->n;
+    }
+    b->lanes.n = 0;
+}
+
+/* Asks the memory for what series r + APO_STREAM_PREFETCH_AHEAD's update reads (feed_range):
+ * its lines, and its packed new bars at *at_ahead, which moves past them. */
+static void prefetch_ahead(const apo_stream *s, size_t r, const size_t *n_new,
+                           const double *const *inputs, size_t *at_ahead, size_t *packed_next) {
+    const size_t ahead = r + APO_STREAM_PREFETCH_AHEAD;
+    if (ahead >= s->n_series || n_new[ahead] == 0)
+        return;
+    prefetch_series(s, ahead);
+    /* Once a line's worth of bars (every line of a one-bar update's arrays); a kernel of one
+     * input reads one array, whose lines the hardware leads well. */
+    if (s->kernel->n_inputs > 1 && *at_ahead >= *packed_next) {
+        prefetch_packed(s, inputs, *at_ahead);
+        *packed_next = *at_ahead + APO_STREAM_LINE / sizeof(double);
+    }
+    *at_ahead += n_new[ahead];
+}
+
 /* Feeds series [from, to) of a stream of one set on the calling thread, their room reserved,
  * series `from`'s bars at offset `at` of the packed arrays; those done[r] marks (the batch
- * hook fed them; done may be NULL) are skipped. */
+ * hook fed them; done may be NULL) are skipped. The one-bar pieces that a kernel's
+ * resume_lanes takes go to it APO_RESUME_LANES series at a time (lane_piece). */
 static apo_status feed_range(apo_stream *s, const size_t *n_new, const double *const *inputs,
                              double *const *outputs, size_t from, size_t to, size_t at,
                              const unsigned char *done) {
     feed_call fc;
     feed_call_init(s, &fc);
+    lane_batch lanes;
+    lanes.lanes.n = 0;
+    lanes.isa = s->cpu_isa != APO_CPU_ISA_AUTO ? s->cpu_isa : (int)apo__cpu_isa_best();
+    const int by_lanes =
+        s->kernel->resume_lanes != NULL && s->resume != NULL && s->carried == 0 && s->revise == 0;
     /* Where series `ahead`'s new bars are in the packed arrays, and the position from which
      * the next of their lines is asked for. */
     size_t at_ahead = at, packed_next = 0;
@@ -866,26 +945,24 @@ static apo_status feed_range(apo_stream *s, const size_t *n_new, const double *c
         at_ahead += n_new[r];
     }
     for (size_t r = from; r < to; r++) {
-        const size_t ahead = r + APO_STREAM_PREFETCH_AHEAD;
-        if (ahead < s->n_series && n_new[ahead] > 0) {
-            prefetch_series(s, ahead);
-            /* Once a line's worth of bars (every line of a one-bar update's arrays); a
-             * kernel of one input reads one array, whose lines the hardware leads well. */
-            if (s->kernel->n_inputs > 1 && at_ahead >= packed_next) {
-                prefetch_packed(s, inputs, at_ahead);
-                packed_next = at_ahead + APO_STREAM_LINE / sizeof(double);
-            }
-            at_ahead += n_new[ahead];
+        prefetch_ahead(s, r, n_new, inputs, &at_ahead, &packed_next);
+        apo_status st = APO_OK;
+        if (done != NULL && done[r]) {
+        } else if (by_lanes && lane_piece(s, r, n_new[r])) {
+            lane_add(s, &lanes, r, at, inputs, outputs);
+            if (lanes.lanes.n == APO_RESUME_LANES)
+                lane_flush(s, &lanes, &fc.call);
+        } else {
+            st = feed_series(s, r, n_new[r], at, inputs, outputs, &fc);
         }
-        apo_status st = done != NULL && done[r]
-                            ? APO_OK
-                            : feed_series(s, r, n_new[r], at, inputs, outputs, &fc);
         if (st != APO_OK) {
+            lane_flush(s, &lanes, &fc.call);
             s->broken = 1;
             return st;
         }
         at += n_new[r];
     }
+    lane_flush(s, &lanes, &fc.call);
     return APO_OK;
 }
 

@@ -1,0 +1,72 @@
+/*
+ * Streams' one-bar pieces side by side (apo__kernel.resume_lanes; runtime/streaming/stream.c,
+ * lane_piece): a stream of many series hands its one-bar pieces within a tile to the kernel a
+ * batch at a time, stoch's taken in the lanes of the host path's vectors
+ * (kernels/oscillators/stoch_stream_lanes.h). Fed so that one-bar pieces mix with longer ones,
+ * idle series, a tile's first and last bars and gaps, at parameters inside the lanes' bounds,
+ * at them and past them, and at a matype whose stream runs alone, on every host path the CPU
+ * has: every output bitwise the batch call over the whole history.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "cpu_isa.h"
+#include "helpers.h"
+#include "stream_fixtures.h"
+
+/* More series than one batch of lanes and not a multiple of it, so that batches of every
+ * size meet series fed alone between them. */
+#define ROWS 21
+
+typedef struct lanes_case {
+    const char *what;
+    apo_param params[5];
+    size_t n_params;
+} lanes_case;
+
+static const lanes_case cases[] = {
+    {"defaults (5, 3, 3)", {{NULL, 0}}, 0},
+    /* fastk's window at the lanes' bound (APO_STOCH_LANES_FK) and one past it (alone). */
+    {"fastk 32", {{"fastk_period", 32}}, 1},
+    {"fastk 33", {{"fastk_period", 33}}, 1},
+    /* Means of one value, and the carried values at their bound (APO_STOCH_CARRY). */
+    {"slowk 1, slowd 1", {{"slowk_period", 1}, {"slowd_period", 1}}, 2},
+    {"slowk 4, slowd 4", {{"fastk_period", 9}, {"slowk_period", 4}, {"slowd_period", 4}}, 3},
+    /* Past the bound: the carried values do not fit, every piece runs alone. */
+    {"slowk 5, slowd 4", {{"slowk_period", 5}, {"slowd_period", 4}}, 2},
+    /* An EMA's stoch (kdj's body) runs alone. */
+    {"matype 1", {{"slowk_matype", 1}, {"slowd_matype", 1}}, 2},
+};
+
+/* stoch at each case over a tile and 300 bars, cut two ways, on the runtime rt. */
+static void check_cases(apo_runtime *rt, uint64_t seed) {
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const lanes_case *lc = &cases[k];
+        const size_t tile =
+            stream_probe_tile(rt, "stoch", lc->params, lc->n_params, ROWS, seed, NULL);
+        stream_case c;
+        cr_assert_eq(stream_case_init(&c, rt, "stoch", lc->params, lc->n_params, ROWS, tile + 300,
+                                      seed, STREAM_GAPS | STREAM_FLAT),
+                     APO_OK, "%s: %s", lc->what, apo_last_error());
+        /* Series 0 one bar an update, the others 0 to many; then 0 to 2 bars each. */
+        stream_check_plan_fresh(rt, &c, PLAN_EVERY_BAR, seed + k, 0);
+        stream_check_plan_fresh(rt, &c, PLAN_RANDOM, seed + k, 2);
+        stream_case_free(&c);
+    }
+}
+
+Test(stream_lanes, one_bar_pieces_side_by_side_equal_batch_on_every_path, .timeout = 300) {
+    const char *paths[] = {NULL, "sse2", "avx2", "avx512"};
+    const apo__cpu_isa named[] = {APO_CPU_ISA_AUTO, APO_CPU_ISA_SSE2, APO_CPU_ISA_AVX2,
+                                  APO_CPU_ISA_AVX512};
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        if (paths[p] != NULL && !apo__cpu_isa_supported(named[p]))
+            continue;
+        if (paths[p] != NULL)
+            cr_assert_eq(setenv("APPORTION_CPU_ISA", paths[p], 1), 0);
+        apo_runtime *rt = test_runtime("cpu");
+        check_cases(rt, 71 + p);
+        apo_runtime_destroy(rt);
+    }
+    cr_assert_eq(unsetenv("APPORTION_CPU_ISA"), 0);
+}
