@@ -931,11 +931,13 @@ static apo_status feed_range(apo_stream *s, const size_t *n_new, const double *c
                              const unsigned char *done) {
     feed_call fc;
     feed_call_init(s, &fc);
-    lane_batch lanes;
-    lanes.lanes.n = 0;
-    lanes.isa = s->cpu_isa != APO_CPU_ISA_AUTO ? s->cpu_isa : (int)apo__cpu_isa_best();
     const int by_lanes =
         s->kernel->resume_lanes != NULL && s->resume != NULL && s->carried == 0 && s->revise == 0;
+    lane_batch lanes;
+    lanes.lanes.n = 0;
+    lanes.isa = !by_lanes                        ? APO_CPU_ISA_SSE2
+                : s->cpu_isa != APO_CPU_ISA_AUTO ? s->cpu_isa
+                                                 : (int)apo__cpu_isa_best();
     /* Where series `ahead`'s new bars are in the packed arrays, and the position from which
      * the next of their lines is asked for. */
     size_t at_ahead = at, packed_next = 0;
