@@ -6,8 +6,25 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cpu_isa.h"
 #include "helpers.h"
 #include "reference.h"
+
+void test_each_host_path(void (*check)(apo_runtime *rt, size_t path, void *arg), void *arg) {
+    const char *paths[] = {NULL, "sse2", "avx2", "avx512"};
+    const apo__cpu_isa named[] = {APO_CPU_ISA_AUTO, APO_CPU_ISA_SSE2, APO_CPU_ISA_AVX2,
+                                  APO_CPU_ISA_AVX512};
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        if (paths[p] != NULL && !apo__cpu_isa_supported(named[p]))
+            continue;
+        if (paths[p] != NULL)
+            cr_assert_eq(setenv("APPORTION_CPU_ISA", paths[p], 1), 0);
+        apo_runtime *rt = test_runtime("cpu");
+        check(rt, p, arg);
+        apo_runtime_destroy(rt);
+    }
+    cr_assert_eq(unsetenv("APPORTION_CPU_ISA"), 0);
+}
 
 apo_config test_config(const char *devices) {
     apo_config config = APO_CONFIG_INIT;

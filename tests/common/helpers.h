@@ -16,6 +16,12 @@ apo_config test_config(const char *devices);
 /* Creates a runtime of test_config(devices); fails the test on error. */
 apo_runtime *test_runtime(const char *devices);
 
+/* Calls check(rt, path, arg) on a "cpu" runtime (test_runtime) made under the runtime's own
+ * choice of host vector path (path 0), then under each path this CPU has, named by
+ * APPORTION_CPU_ISA (1 sse2, 2 avx2, 3 avx512), the variable unset after: the tests that hold
+ * every path to the same bits. */
+void test_each_host_path(void (*check)(apo_runtime *rt, size_t path, void *arg), void *arg);
+
 /* test_config(devices) with profiles on, read from and written to the two files given;
  * learning and the persist interval are left to the caller. The paths are the caller's,
  * kept until apo_runtime_create() returns. */

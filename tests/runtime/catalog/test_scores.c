@@ -377,12 +377,27 @@ Test(scores, sets_that_share_a_pass_score_bitwise_as_each_set_alone, .timeout = 
  * rows of three tiles and flat stretches (a flat sd): one of 100 bars, flat in every pass, and
  * one of 15, flat in the passes of periods 13 and 8 only, where each period's four sets of the
  * first grid fill rounds of avx2, paired with the next period's (21 beside 13). */
+/* The sets of several periods' case: its series and the two grids. */
+typedef struct rounds_case {
+    const double *x;
+    size_t rows, cols;
+    const apo_sweep_param (*grids)[3];
+} rounds_case;
+
+/* Each rule over each grid, its sweep against its sets alone, on the runtime rt. */
+static void check_rounds(apo_runtime *rt, size_t path, void *arg) {
+    (void)path;
+    const rounds_case *rc = arg;
+    const char *rules[] = {"bands_revert", "bands_zone/more", "bands_revert/compound"};
+    for (size_t g = 0; g < 2; g++)
+        for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
+            check_sweep_against_sets(rt, rt, "bollinger", rules[r], rc->x, rc->rows, rc->cols,
+                                     rc->grids[g], 3, APO_SPLIT_AUTO, 0, 0);
+}
+
 Test(scores, sets_of_several_periods_share_rounds_and_score_as_each_set_alone, .timeout = 300) {
     /* The runtime's choice, and each path by name: on Zen 4 the choice is avx2 for these sets
      * (apo__scored_path_on), so avx512's rounds are reached by name. */
-    const char *paths[] = {NULL, "sse2", "avx2", "avx512"};
-    const apo__cpu_isa named[] = {APO_CPU_ISA_AUTO, APO_CPU_ISA_SSE2, APO_CPU_ISA_AVX2,
-                                  APO_CPU_ISA_AVX512};
     const size_t rows = 2, cols = 9000;
     double *x = walk_with_gaps(rows, cols, 48);
     for (size_t r = 0; r < rows; r++) {
@@ -396,20 +411,8 @@ Test(scores, sets_of_several_periods_share_rounds_and_score_as_each_set_alone, .
     const apo_sweep_param grids[2][3] = {
         {{"period", periods, 5}, {"nbdev_up", ups, 2}, {"side", sides + 1, 2}},
         {{"period", periods, 5}, {"nbdev_up", ups, 3}, {"side", sides, 3}}};
-    const char *rules[] = {"bands_revert", "bands_zone/more", "bands_revert/compound"};
-    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
-        if (paths[p] != NULL && !apo__cpu_isa_supported(named[p]))
-            continue;
-        if (paths[p] != NULL)
-            cr_assert_eq(setenv("APPORTION_CPU_ISA", paths[p], 1), 0);
-        apo_runtime *cpu = test_runtime("cpu");
-        for (size_t g = 0; g < 2; g++)
-            for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
-                check_sweep_against_sets(cpu, cpu, "bollinger", rules[r], x, rows, cols, grids[g],
-                                         3, APO_SPLIT_AUTO, 0, 0);
-        apo_runtime_destroy(cpu);
-    }
-    cr_assert_eq(unsetenv("APPORTION_CPU_ISA"), 0);
+    rounds_case rc = {x, rows, cols, grids};
+    test_each_host_path(check_rounds, &rc);
     free(x);
 }
 

@@ -10,7 +10,6 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "cpu_isa.h"
 #include "helpers.h"
 #include "stream_fixtures.h"
 
@@ -38,8 +37,11 @@ static const lanes_case cases[] = {
     {"matype 1", {{"slowk_matype", 1}, {"slowd_matype", 1}}, 2},
 };
 
-/* stoch at each case over a tile and 300 bars, cut two ways, on the runtime rt. */
-static void check_cases(apo_runtime *rt, uint64_t seed) {
+/* stoch at each case over a tile and 300 bars, cut two ways, on the runtime rt (under host
+ * path `path`, test_each_host_path). */
+static void check_cases(apo_runtime *rt, size_t path, void *arg) {
+    (void)arg;
+    const uint64_t seed = 71 + path;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const lanes_case *lc = &cases[k];
         const size_t tile =
@@ -56,17 +58,5 @@ static void check_cases(apo_runtime *rt, uint64_t seed) {
 }
 
 Test(stream_lanes, one_bar_pieces_side_by_side_equal_batch_on_every_path, .timeout = 300) {
-    const char *paths[] = {NULL, "sse2", "avx2", "avx512"};
-    const apo__cpu_isa named[] = {APO_CPU_ISA_AUTO, APO_CPU_ISA_SSE2, APO_CPU_ISA_AVX2,
-                                  APO_CPU_ISA_AVX512};
-    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
-        if (paths[p] != NULL && !apo__cpu_isa_supported(named[p]))
-            continue;
-        if (paths[p] != NULL)
-            cr_assert_eq(setenv("APPORTION_CPU_ISA", paths[p], 1), 0);
-        apo_runtime *rt = test_runtime("cpu");
-        check_cases(rt, 71 + p);
-        apo_runtime_destroy(rt);
-    }
-    cr_assert_eq(unsetenv("APPORTION_CPU_ISA"), 0);
+    test_each_host_path(check_cases, NULL);
 }
