@@ -38,6 +38,10 @@ typedef struct apo__stream_series {
 
 #define APO_STREAM_NO_RESUME UINT64_MAX
 
+/* The cache line: each series' running state starts one (apo__stream_new), and the pools'
+ * slots hold whole ones (stream_windows.c). */
+#define APO_STREAM_LINE 64
+
 /* Computes, elsewhere than on the calling thread, the series of an update that are worth it
  * (core/stream_devices.c: a batch call on the runtime's devices), and marks each series it
  * fed in done[r]; the update feeds the others itself. Set by the public calls, which see the
@@ -74,9 +78,9 @@ struct apo_stream {
     size_t slab_bytes;
     int slab_tried;
     /* The windows of up to 512 bars of a stream of many series, a slot of them per series, in
-     * one block on huge pages (stream.c, young_slot), so that they do not grow, all together,
-     * by doubling; young_users: the series in it. NULL: none (yet, or any more), or a small
-     * stream, whose series keep blocks of their own. */
+     * one block on huge pages (stream_windows.c, young_slot), so that they do not grow, all
+     * together, by doubling; young_users: the series in it. NULL: none (yet, or any more), or a
+     * small stream, whose series keep blocks of their own. */
     double *young;
     size_t young_bytes, young_users;
     int young_tried;
@@ -147,6 +151,14 @@ void apo__stream_free_sets(apo_stream **sets, size_t n_sets);
 
 /* Gives series `r` room for `bars` kept bars per input; its kept bars stay. */
 apo_status apo__stream_reserve(apo_stream *s, size_t r, size_t bars);
+
+/* The most bars a series holds per input (stream_windows.c): the current tile's and the halo
+ * before it, a piece of new bars included, and for a stream that revises the tiles back to bar
+ * n - revise's. */
+size_t apo__stream_window_bound(const apo_stream *s);
+
+/* Frees every series' window and the stream's pools (stream_windows.c). */
+void apo__stream_free_windows(apo_stream *s);
 
 /* Records that series r took m new bars whose outputs were computed elsewhere (the batch
  * hook): `row[i]` holds input i's bars from position `first` (at most the series' kept base)
