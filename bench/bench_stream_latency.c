@@ -29,8 +29,8 @@
  * long history, at their bound, would take some 0.8 MB a symbol for these ten (macd alone 139 KB),
  * 40 GB at 50,000 symbols, more than the development machine has; history + reps must stay under
  * 448 bars for the same reason (runs of series move to the slab from 457 bars on:
- * runtime/streaming/stream.c, grow_lead). Every row says the machine's load average. Exit status:
- * 0, or 2 on a usage or runtime error.
+ * runtime/streaming/stream_room.c, grow_lead). Every row says the machine's load average. Exit
+ * status: 0, or 2 on a usage or runtime error.
  */
 #include <math.h>
 #include <stdint.h>

@@ -9,10 +9,6 @@
 #include "cpu_isa.h"
 #include "streaming/stream.h"
 
-/* Whole tiles a large update computes side by side per pass (feed_whole_tiles): twice the
- * lanes of the widest vector path, so that a long update keeps every lane busy. */
-#define APO_STREAM_BULK_TILES 16
-
 /* A series length for the shape checks below: any length works, the kernels that stream
  * give every output the input's length and tile along it. */
 #define APO_PROBE_COLS 1000
@@ -128,31 +124,6 @@ uint64_t apo__stream_base(const apo_stream *s, uint64_t n) {
 
 size_t apo__stream_kept(const apo_stream *s, uint64_t n) {
     return (size_t)(n - apo__stream_base(s, n));
-}
-
-/* Room for `bars` doubles in each of `blocks` blocks of *buf, which holds *cap each; what
- * was there is not kept (the scratch of one update). */
-static apo_status reserve_blocks(double **buf, size_t *cap, size_t blocks, size_t bars,
-                                 const char *what) {
-    if (bars <= *cap)
-        return APO_OK;
-    double *grown = malloc(blocks * bars * sizeof *grown);
-    if (grown == NULL)
-        return apo__fail(APO_ERR_OUT_OF_MEMORY, "apo_stream: no memory for %zu %s", bars, what);
-    free(*buf);
-    *buf = grown;
-    *cap = bars;
-    return APO_OK;
-}
-
-/* Room for `bars` inputs of whole tiles and their halo, per input (feed_whole_tiles). */
-static apo_status reserve_bulk(apo_stream *s, size_t bars) {
-    return reserve_blocks(&s->bulk, &s->bulk_cap, s->kernel->n_inputs, bars, "bars");
-}
-
-/* Room for `bars` outputs of the current tile, per output. */
-static apo_status reserve_scratch(apo_stream *s, size_t bars) {
-    return reserve_blocks(&s->scratch, &s->scratch_cap, s->kernel->n_outputs, bars, "outputs");
 }
 
 /* A pointer that indexes like an array starting at position `first` of a series: element t
@@ -274,12 +245,6 @@ static apo_status run_current_tile(apo_stream *s, size_t r, uint64_t start, uint
     apo__call_grid(&call);
     apo_status st = k->run_tile(&call, 0, (size_t)start, (size_t)end, NULL);
     return st == APO_OK ? APO_OK : kernel_failed(s, st, r, start, end);
-}
-
-apo_status apo__stream_reserve_rerun(apo_stream *s, size_t bars) {
-    if (s->carried > 0) /* a carried run's kept bars, at most K (apo__stream_rerun) */
-        return reserve_scratch(s, s->revise);
-    return reserve_scratch(s, bars < s->tile ? bars : s->tile);
 }
 
 apo_status apo__stream_rerun(apo_stream *s, size_t r, uint64_t from, double *const *outputs,
@@ -521,79 +486,6 @@ apo_status apo__stream_sweep_of(apo_stream **sets, size_t n_sets, apo_stream **o
     return APO_OK;
 }
 
-/* Bars of room short of full at which series r's window already grows (reserve_update):
- * under half its room and under APO_STREAM_GROW_SPREAD, by r's run of 2^shift series
- * (grow_shift). Fed a bar per update from the same first bar, every series of a stream fills
- * its room in the same update: grown there all together (to the slab at 520 bars; in blocks
- * of their own, a small stream's, at every doubling), the update takes several times the
- * median (5,000 symbols x 10 indicators: 50,000 allocations, copies and fresh pages,
- * docs/perf-log/2026-11-27-stream-latency-3.md). Staggered, a run of neighbouring series grows
- * at each of up to 64 updates. Only the layout moves: what a series keeps, and so every
- * output and the saved state (bars, not blocks), is the same. */
-#define APO_STREAM_GROW_SPREAD 64
-static size_t grow_lead(size_t cap, size_t r, unsigned shift) {
-    size_t spread = APO_STREAM_GROW_SPREAD;
-    while (spread > 1 && spread > cap / 2)
-        spread /= 2;
-    return (r >> shift) & (spread - 1);
-}
-
-/* The run length of grow_lead, 2^shift series: the fewest that make at most
- * APO_STREAM_GROW_SPREAD runs of the stream's series. */
-static unsigned grow_shift(size_t n_series) {
-    unsigned shift = 0;
-    while (n_series > 0 && (n_series - 1) >> shift >= APO_STREAM_GROW_SPREAD)
-        shift++;
-    return shift;
-}
-
-/* Every allocation an update needs, so that a failure leaves every series where it was. */
-static apo_status reserve_update(apo_stream *s, const size_t *n_new) {
-    /* A carried run reads and writes the caller's arrays and keeps no bars (feed_carried),
-     * but its last K for revises, whose leaving bars' outputs go to the scratch. */
-    if (s->carried > 0) {
-        for (size_t r = 0; s->revise > 0 && r < s->n_series; r++)
-            if (n_new[r] > 0)
-                APO_CHECK(apo__stream_reserve(s, r, s->revise));
-        return s->revise > 0 ? reserve_scratch(s, s->revise) : APO_OK;
-    }
-    size_t widest = 0, bulk = 0;
-    const size_t most = apo__stream_window_bound(s);
-    const unsigned shift = grow_shift(s->n_series);
-    for (size_t r = 0; r < s->n_series; r++) {
-        if (n_new[r] == 0)
-            continue;
-        /* Whole tiles go through run_tiles, at most APO_STREAM_BULK_TILES at a time, after
-         * the bars kept before them (the halo, and a revising stream's tiles before it; the
-         * first whole tile may follow this update's first piece). */
-        if (s->kernel->run_tiles != NULL && n_new[r] >= s->tile) {
-            size_t tiles = n_new[r] / s->tile < APO_STREAM_BULK_TILES ? n_new[r] / s->tile
-                                                                      : APO_STREAM_BULK_TILES;
-            const size_t need = most - s->tile + tiles * s->tile;
-            bulk = need > bulk ? need : bulk;
-        }
-        uint64_t start, base;
-        series_place(s, s->series[r].n, &start, &base);
-        size_t kept = (size_t)(s->series[r].n - base);
-        size_t need = n_new[r] < most - kept ? kept + n_new[r] : most;
-        /* Doubling (up to the bound), so that a tile filled bar by bar is not copied whole
-         * at every bar; early for some series (grow_lead), so that they do not all grow in
-         * the same update. */
-        const size_t cap = s->series[r].cap;
-        if (need <= cap && cap < most && need > cap - grow_lead(cap, r, shift))
-            need = cap + 1;
-        if (need > cap && need < 2 * cap)
-            need = 2 * cap < most ? 2 * cap : most;
-        if (need > cap)
-            APO_CHECK(apo__stream_reserve(s, r, need));
-        size_t done = (size_t)(s->series[r].n - start);
-        size_t span = n_new[r] < s->tile - done ? done + n_new[r] : s->tile;
-        widest = span > widest ? span : widest;
-    }
-    APO_CHECK(reserve_scratch(s, widest));
-    return reserve_bulk(s, bulk);
-}
-
 void apo__stream_advance(apo_stream *s, size_t r, size_t m, const double *const *row,
                          uint64_t first) {
     apo__stream_series *se = &s->series[r];
@@ -825,10 +717,6 @@ static apo_status feed_update(apo_stream *s, const size_t *n_new, const double *
     apo_status st = feed_range(s, n_new, inputs, outputs, 0, s->n_series, 0, done);
     free(done);
     return st;
-}
-
-apo_status apo__stream_reserve_set(apo_stream *s, const size_t *n_new) {
-    return reserve_update(s, n_new);
 }
 
 apo_status apo__stream_feed_set(apo_stream *s, const size_t *n_new, const double *const *inputs,

@@ -38,6 +38,10 @@ typedef struct apo__stream_series {
 
 #define APO_STREAM_NO_RESUME UINT64_MAX
 
+/* Whole tiles a large update computes side by side per pass (feed_whole_tiles): twice the
+ * lanes of the widest vector path, so that a long update keeps every lane busy. */
+#define APO_STREAM_BULK_TILES 16
+
 /* The cache line: each series' running state starts one (apo__stream_new), and the pools'
  * slots hold whole ones (stream_windows.c). */
 #define APO_STREAM_LINE 64
@@ -68,6 +72,11 @@ struct apo_stream {
     size_t scratch_cap;
     double *bulk; /* n_inputs blocks of bulk_cap doubles: whole tiles and their halo */
     size_t bulk_cap;
+    /* Bars that every series can still take, update after update, before the room an update
+     * reserves (apo__stream_reserve_set) would grow a window or the scratch: set by the pass
+     * over the series that reserves it, spent by the updates that skip that pass; 0 asks for
+     * the pass. Anything that moves a series other than an update it was reserved for sets 0. */
+    size_t room;
     /* The kept bars of every series whose window has grown to its bound (halo + tile per
      * input), in one block on huge pages where the system gives them, slot r series r's:
      * a one-bar update of thousands of series touches a page of kept bars per series, and

@@ -116,6 +116,7 @@ apo_status apo__stream_resume_fill(apo_stream *s, const uint64_t *first, const s
     const size_t n_sets = s->n_sets > 0 ? s->n_sets : 1;
     for (size_t j = 0; j < n_sets; j++) {
         apo_stream *set = apo__stream_set(s, j);
+        set->room = 0; /* its series move: the next update passes over them (reserve_update) */
         size_t at = 0;
         for (size_t r = 0; r < s->n_series; r++) {
             apo__stream_series *se = &set->series[r];

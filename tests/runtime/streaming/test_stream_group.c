@@ -575,8 +575,8 @@ static const many_case many_cases[] = {
     {"blocks", 150, 200, 3, 10, 60, 0, 0, 0},
     /* A stream of 256 or more series keeps its young windows in one pool until they move to
      * the slab past 512 bars, staggered by runs of series (runtime/streaming/stream_windows.c,
-     * young_slot; stream.c, grow_lead); fed mostly a bar or none an update, with gaps, the symbols
-     * cross 64, 128, 256 and 512 bars in different updates. */
+     * young_slot; stream_room.c, grow_lead); fed mostly a bar or none an update, with gaps, the
+     * symbols cross 64, 128, 256 and 512 bars in different updates. */
     {"young pool and slab", 300, 700, 1, 97, 40, 23, 1, 0},
     /* A stream of fewer series grows its windows in blocks of their own, staggered too. */
     {"own blocks", 100, 600, 1, 0, 0, 31, 1, 0},
