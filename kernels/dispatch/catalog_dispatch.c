@@ -490,30 +490,54 @@ void apo__catalog_run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, si
     }
 }
 
-/* stoch's pieces of n series side by side on path `isa` (stoch_stream_lanes.h). */
-static void stoch_lanes_on(const apo__cat_io *io, const size_t *begins, const size_t *stops,
-                           apo__cat_run *const *runs, size_t n, int isa) {
+/* The pieces of n series of kernel id side by side on path `isa` (catalog_entry.h). */
+static void lanes_on(apo__cat_id id, const apo__cat_io *io, const size_t *begins,
+                     const size_t *stops, apo__cat_run *const *runs, size_t n, int isa) {
     switch (isa) {
-        APO_WIDE_PATH_CASES(apo__catalog_stoch_lanes, io, begins, stops, runs, n)
+        APO_WIDE_PATH_CASES(apo__catalog_resume_lanes, id, io, begins, stops, runs, n)
     default:
-        apo__catalog_stoch_lanes_sse2(io, begins, stops, runs, n);
+        apo__catalog_resume_lanes_sse2(id, io, begins, stops, runs, n);
         return;
     }
+}
+
+/* Whether kernel id's piece that goes on to `stop` in the tile of `rs` also takes the next
+ * tile's run ahead (apo__cpu_catalog_resume): the recurrences' last h bars of a tile. */
+static int piece_runs_ahead(apo__cat_id id, const apo__cat_io *io, const cat_resume *rs,
+                            size_t stop) {
+    const size_t next_begin = rs->begin + rs->tile;
+    return runs_ahead(id) && stop <= next_begin && next_begin > io->h && stop > next_begin - io->h;
 }
 
 void apo__cpu_catalog_resume_lanes(apo__cat_id id, const apo__cat_io *io, void *const *states,
                                    const size_t *begins, const size_t *stops, size_t n, int isa) {
     assert(n <= APO_CAT_RESUME_LANES);
-    /* stoch's piece within its tile is its run alone (it runs nothing ahead). */
-    if (id == APO_CAT_STOCH && !runs_ahead(id)) {
-        apo__cat_run *runs[APO_CAT_RESUME_LANES];
+    /* A piece that also runs the next tile ahead goes alone; the others' runs side by side
+     * (their piece is their run alone). */
+    apo__cat_io lane_io[APO_CAT_RESUME_LANES];
+    apo__cat_run *runs[APO_CAT_RESUME_LANES];
+    size_t lane_begins[APO_CAT_RESUME_LANES], lane_stops[APO_CAT_RESUME_LANES], m = 0;
+    int alone = 0;
+    for (size_t l = 0; l < n; l++)
+        alone |= piece_runs_ahead(id, &io[l], states[l], stops[l]);
+    if (!alone) {
         for (size_t l = 0; l < n; l++)
             runs[l] = &((cat_resume *)states[l])->cur;
-        stoch_lanes_on(io, begins, stops, runs, n, isa);
+        lanes_on(id, io, begins, stops, runs, n, isa);
         return;
     }
-    for (size_t l = 0; l < n; l++)
-        apo__cpu_catalog_resume(id, &io[l], states[l], 0, begins[l], stops[l]);
+    for (size_t l = 0; l < n; l++) {
+        if (piece_runs_ahead(id, &io[l], states[l], stops[l])) {
+            apo__cpu_catalog_resume(id, &io[l], states[l], 0, begins[l], stops[l]);
+            continue;
+        }
+        lane_io[m] = io[l];
+        lane_begins[m] = begins[l];
+        lane_stops[m] = stops[l];
+        runs[m++] = &((cat_resume *)states[l])->cur;
+    }
+    if (m > 0)
+        lanes_on(id, lane_io, lane_begins, lane_stops, runs, m, isa);
 }
 
 /* correl's and beta's piece of a tile (PAIR). Their start reads the window before the tile,
@@ -585,8 +609,8 @@ void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state,
      * tile longer than it), so the start and the run write no output, every position they
      * pass being before next_begin. A window's start reads the window before its tile,
      * which is not all there yet, and costs one window: it starts when its tile does. */
-    const size_t next_begin = rs->begin + rs->tile;
-    if (runs_ahead(id) && stop <= next_begin && next_begin > io->h && stop > next_begin - io->h) {
+    if (piece_runs_ahead(id, io, rs, stop)) {
+        const size_t next_begin = rs->begin + rs->tile;
         if (!rs->next_ready)
             run_start(id, io, next_begin, &rs->next);
         rs->next_ready = 1;

@@ -22,6 +22,7 @@
 #include "dmi_lanes.h"
 #include "oscillators_tiles.h"
 #include "rsi_lanes.h"
+#include "rsi_stream_lanes.h"
 #include "statistics_tiles.h"
 #include "stoch_stream_lanes.h"
 #include "transforms_tiles.h"
@@ -109,11 +110,27 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
 }
 
 _Static_assert(APO_STOCH_LANES >= APO_CAT_RESUME_LANES, "stoch's lanes hold a call's series");
+_Static_assert(APO_WILDER_OSC_LANES >= APO_CAT_RESUME_LANES, "rsi's lanes hold a call's series");
 
-/* A stream's one-bar pieces of stoch for several series of one stream (stoch_stream_lanes.h),
- * the series in this path's vector lanes. */
-void APO_CATALOG_PATH_NAME(apo__catalog_stoch_lanes)(const apo__cat_io *io, const size_t *begins,
-                                                     const size_t *ends, apo__cat_run *const *runs,
-                                                     size_t n) {
-    apo__stoch_run_lanes(io, begins, ends, runs, n);
+/* A stream's one-bar pieces of kernel id for several series of one stream, the series in this
+ * path's vector lanes: stoch's (stoch_stream_lanes.h), rsi's and cmo's (rsi_stream_lanes.h);
+ * any other kernel's series run one after another. */
+void APO_CATALOG_PATH_NAME(apo__catalog_resume_lanes)(apo__cat_id id, const apo__cat_io *io,
+                                                      const size_t *begins, const size_t *ends,
+                                                      apo__cat_run *const *runs, size_t n) {
+    switch (id) {
+    case APO_CAT_STOCH:
+        apo__stoch_run_lanes(io, begins, ends, runs, n);
+        return;
+    case APO_CAT_RSI:
+        apo__wilder_osc_run_lanes(io, begins, ends, runs, n, 0);
+        return;
+    case APO_CAT_CMO:
+        apo__wilder_osc_run_lanes(io, begins, ends, runs, n, 1);
+        return;
+    default: /* each series' run alone */
+        for (size_t k = 0; k < n; k++)
+            apo__catalog_run_to(id, &io[k], begins[k], ends[k], runs[k]);
+        return;
+    }
 }

@@ -24,14 +24,15 @@ void apo__catalog_tiles_avx2(apo__cat_id id, const apo__cat_io *io, const apo__t
 void apo__catalog_tiles_avx512(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
                                size_t count);
 
-/* A stream's one-bar pieces of stoch for n series of one stream side by side (stoch_stream_lanes.h,
- * apo__cpu_catalog_resume_lanes), with the bits of apo__stoch_stream_run on each. */
-void apo__catalog_stoch_lanes_sse2(const apo__cat_io *io, const size_t *begins, const size_t *ends,
-                                   apo__cat_run *const *runs, size_t n);
-void apo__catalog_stoch_lanes_avx2(const apo__cat_io *io, const size_t *begins, const size_t *ends,
-                                   apo__cat_run *const *runs, size_t n);
-void apo__catalog_stoch_lanes_avx512(const apo__cat_io *io, const size_t *begins,
-                                     const size_t *ends, apo__cat_run *const *runs, size_t n);
+/* A stream's one-bar pieces of kernel id for n series of one stream side by side
+ * (apo__cpu_catalog_resume_lanes; stoch_stream_lanes.h, rsi_stream_lanes.h), with the bits of
+ * each series' own run. */
+void apo__catalog_resume_lanes_sse2(apo__cat_id id, const apo__cat_io *io, const size_t *begins,
+                                    const size_t *ends, apo__cat_run *const *runs, size_t n);
+void apo__catalog_resume_lanes_avx2(apo__cat_id id, const apo__cat_io *io, const size_t *begins,
+                                    const size_t *ends, apo__cat_run *const *runs, size_t n);
+void apo__catalog_resume_lanes_avx512(apo__cat_id id, const apo__cat_io *io, const size_t *begins,
+                                      const size_t *ends, apo__cat_run *const *runs, size_t n);
 
 /* Whether kernel id's tiles of a row run as rounds of lanes (catalog_lanes.h) and a lone tile
  * is cut into pieces (catalog_split.h): the WILDER trait's kernels, and dx, plus_dm, minus_dm,

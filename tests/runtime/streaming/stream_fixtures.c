@@ -235,6 +235,10 @@ apo_status stream_case_init(stream_case *c, apo_runtime *rt, const char *kernel,
         for (size_t t = 60; (gaps & STREAM_FLAT) && r == 0 && t < 140 && t < cols; t++)
             for (size_t i = 0; i < c->n_inputs; i++)
                 row_in[i][t] = row_in[i][59 % cols];
+        /* A flat start: every input of series 3 as at bar 0 up to bar 139. */
+        for (size_t t = 1; (gaps & STREAM_FLAT_START) && r == 3 && t < 140 && t < cols; t++)
+            for (size_t i = 0; i < c->n_inputs; i++)
+                row_in[i][t] = row_in[i][0];
         if (!(gaps & STREAM_GAPS))
             continue;
         uint64_t st = data_seed ^ (0xabcdULL + r);

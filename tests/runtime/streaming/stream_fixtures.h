@@ -39,10 +39,13 @@ void stream_register_plus_position(apo_runtime *rt);
 int stream_user_rsi_revert(const double *in, const double *out, int prev, void *user);
 
 /* What stream_case_init's `gaps` asks for, or'ed: NaN bars (series 1 scattered ones, series 2
- * a run across its first tile boundary), and a flat stretch (every input of series 0
- * constant over bars 60 to 139). 1, as the older tests pass it, is STREAM_GAPS. */
+ * a run across its first tile boundary), a flat stretch (every input of series 0 constant
+ * over bars 60 to 139), and a flat start (every input of series 3, where there is one,
+ * constant over bars 0 to 139: a recurrence's averages of the changes exactly 0). 1, as the
+ * older tests pass it, is STREAM_GAPS. */
 #define STREAM_GAPS 1
 #define STREAM_FLAT 2
+#define STREAM_FLAT_START 4
 
 /* Offsets of the fields of a saved state's header (docs/streaming.md, "The state"), for the
  * tests that read or edit a state as a reader of the format would. */

@@ -1,11 +1,12 @@
 /*
  * Streams' one-bar pieces side by side (apo__kernel.resume_lanes; runtime/streaming/stream.c,
  * lane_piece): a stream of many series hands its one-bar pieces within a tile to the kernel a
- * batch at a time, stoch's taken in the lanes of the host path's vectors
- * (kernels/oscillators/stoch_stream_lanes.h). Fed so that one-bar pieces mix with longer ones,
- * idle series, a tile's first and last bars and gaps, at parameters inside the lanes' bounds,
- * at them and past them, and at a matype whose stream runs alone, on every host path the CPU
- * has: every output bitwise the batch call over the whole history.
+ * batch at a time, stoch's, rsi's and cmo's taken in the lanes of the host path's vectors
+ * (kernels/oscillators/stoch_stream_lanes.h, rsi_stream_lanes.h). Fed so that one-bar pieces
+ * mix with longer ones, idle series, a tile's first and last bars (and a recurrence's last
+ * halo bars, which also run the next tile ahead), gaps and flat stretches, at parameters
+ * inside the lanes' bounds, at them and past them, and at a matype whose stream runs alone, on
+ * every host path the CPU has: every output bitwise the batch call over the whole history.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -18,26 +19,34 @@
 #define ROWS 21
 
 typedef struct lanes_case {
-    const char *what;
+    const char *kernel, *what;
     apo_param params[5];
     size_t n_params;
 } lanes_case;
 
 static const lanes_case cases[] = {
-    {"defaults (5, 3, 3)", {{NULL, 0}}, 0},
+    {"stoch", "defaults (5, 3, 3)", {{NULL, 0}}, 0},
     /* fastk's window at the lanes' bound (APO_STOCH_LANES_FK) and one past it (alone). */
-    {"fastk 32", {{"fastk_period", 32}}, 1},
-    {"fastk 33", {{"fastk_period", 33}}, 1},
+    {"stoch", "fastk 32", {{"fastk_period", 32}}, 1},
+    {"stoch", "fastk 33", {{"fastk_period", 33}}, 1},
     /* Means of one value, and the carried values at their bound (APO_STOCH_CARRY). */
-    {"slowk 1, slowd 1", {{"slowk_period", 1}, {"slowd_period", 1}}, 2},
-    {"slowk 4, slowd 4", {{"fastk_period", 9}, {"slowk_period", 4}, {"slowd_period", 4}}, 3},
+    {"stoch", "slowk 1, slowd 1", {{"slowk_period", 1}, {"slowd_period", 1}}, 2},
+    {"stoch",
+     "slowk 4, slowd 4",
+     {{"fastk_period", 9}, {"slowk_period", 4}, {"slowd_period", 4}},
+     3},
     /* Past the bound: the carried values do not fit, every piece runs alone. */
-    {"slowk 5, slowd 4", {{"slowk_period", 5}, {"slowd_period", 4}}, 2},
+    {"stoch", "slowk 5, slowd 4", {{"slowk_period", 5}, {"slowd_period", 4}}, 2},
     /* An EMA's stoch (kdj's body) runs alone. */
-    {"matype 1", {{"slowk_matype", 1}, {"slowd_matype", 1}}, 2},
+    {"stoch", "matype 1", {{"slowk_matype", 1}, {"slowd_matype", 1}}, 2},
+    /* Wilder's averages: the seed's bars alone, the steps in lanes. */
+    {"rsi", "defaults (14)", {{NULL, 0}}, 0},
+    {"rsi", "timeperiod 2", {{"timeperiod", 2}}, 1},
+    {"rsi", "timeperiod 90", {{"timeperiod", 90}}, 1},
+    {"cmo", "defaults (14)", {{NULL, 0}}, 0},
 };
 
-/* stoch at each case over a tile and 300 bars, cut two ways, on the runtime rt (under host
+/* Each case over a tile and 300 bars, cut two ways, on the runtime rt (under host
  * path `path`, test_each_host_path). */
 static void check_cases(apo_runtime *rt, size_t path, void *arg) {
     (void)arg;
@@ -45,11 +54,12 @@ static void check_cases(apo_runtime *rt, size_t path, void *arg) {
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const lanes_case *lc = &cases[k];
         const size_t tile =
-            stream_probe_tile(rt, "stoch", lc->params, lc->n_params, ROWS, seed, NULL);
+            stream_probe_tile(rt, lc->kernel, lc->params, lc->n_params, ROWS, seed, NULL);
         stream_case c;
-        cr_assert_eq(stream_case_init(&c, rt, "stoch", lc->params, lc->n_params, ROWS, tile + 300,
-                                      seed, STREAM_GAPS | STREAM_FLAT),
-                     APO_OK, "%s: %s", lc->what, apo_last_error());
+        cr_assert_eq(stream_case_init(&c, rt, lc->kernel, lc->params, lc->n_params, ROWS,
+                                      tile + 300, seed,
+                                      STREAM_GAPS | STREAM_FLAT | STREAM_FLAT_START),
+                     APO_OK, "%s %s: %s", lc->kernel, lc->what, apo_last_error());
         /* Series 0 one bar an update, the others 0 to many; then 0 to 2 bars each. */
         stream_check_plan_fresh(rt, &c, PLAN_EVERY_BAR, seed + k, 0);
         stream_check_plan_fresh(rt, &c, PLAN_RANDOM, seed + k, 2);
