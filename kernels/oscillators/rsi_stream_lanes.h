@@ -62,7 +62,12 @@ static APO_CAT_SPECIALISED void apo__wilder_osc_run_lanes(const apo__cat_io *io,
         const int falls = d < 0.0;
         const double gain = apo__pick_double(falls, 0.0, d),
                      loss = apo__pick_double(falls, -d, 0.0);
-        const double g1 = (g[j] * keep + gain) / pd, l1 = (l[j] * keep + loss) / pd;
+        /* The loop's own step, its seed past (seeded is p, so the step is Wilder's). */
+        double g1 = g[j], l1 = l[j];
+        size_t seeded = p;
+        int ready = 1;
+        APO__WILDER_OSC_STEP(seeded, p, g1, l1, gain, loss, pd, keep, ready);
+        (void)ready;
         const double s = g1 + l1;
         const double ratio = cmo ? 100.0 * ((g1 - l1) / s) : 100.0 * (g1 / s);
         y[j] = apo__pick_double(ok, apo__pick_double(s == 0.0, 0.0, ratio), (double)NAN);
