@@ -74,8 +74,9 @@ struct apo_stream {
     size_t bulk_cap;
     /* Bars that every series can still take, update after update, before the room an update
      * reserves (apo__stream_reserve_set) would grow a window or the scratch: set by the pass
-     * over the series that reserves it, spent by the updates that skip that pass; 0 asks for
-     * the pass. Anything that moves a series other than an update it was reserved for sets 0. */
+     * over the series that reserves it (stream_room.c), spent by the updates that skip that
+     * pass; 0 asks for the pass. A resume, which moves series elsewhere, sets 0; a journal's
+     * restore, which puts them back where the room was counted from, keeps it. */
     size_t room;
     /* The kept bars of every series whose window has grown to its bound (halo + tile per
      * input), in one block on huge pages where the system gives them, slot r series r's:

@@ -1,8 +1,8 @@
 /*
  * Where a stream keeps its series' bars (see stream.h): each series' window, a block of its
  * own, a slot of the stream's pool of young windows, or a slot of its slab at the bound, the
- * slots spaced over the cache sets; and the room an update reserves in them before any series
- * moves (apo__stream_reserve).
+ * slots spaced over the cache sets; and a series' window grown to hold more bars
+ * (apo__stream_reserve), which an update's reserving pass asks for (stream_room.c).
  */
 #define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE beside POSIX, for the slab */
 #include <stdint.h>
