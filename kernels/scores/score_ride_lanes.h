@@ -40,9 +40,13 @@
 typedef struct apo__score_ride_ref {
     apo_vd ret[APO_SCORE_RIDE_CHUNK];
     apo_vd pos[APO_SCORE_RIDE_CHUNK];
-    /* The returns' squares, for the chains of a zero shift (apo__score_ride_flat): filled
-     * by the first pair of them in a chunk, read by the others. */
+    /* For the chains of a zero shift (apo__score_ride_flat), filled by the first pair of them
+     * in a chunk and read by the others: the returns with a lane that is not 0 or -0, in
+     * order (n_moved of them), and their squares. A return of 0 or -0 in every lane leaves
+     * such a chain's every value as it was (apo__score_ride_moved). */
+    apo_vd moved[APO_SCORE_RIDE_CHUNK];
     apo_vd square[APO_SCORE_RIDE_CHUNK];
+    size_t n_moved;
     apo_vd traded, exposed;
 } apo__score_ride_ref;
 
@@ -207,6 +211,18 @@ static inline void apo__score_ride_pair(const apo__score_lanes_k *k, apo__score_
     a->pos = c->pos = b->pos[n_bars - 1];
 }
 
+/* Whether a lane of v is -0. */
+static inline int apo__score_ride_has_minus_zero(const apo__score_lanes_k *k, apo_vd v) {
+    if (apo_vm_bits(apo_vd_eq(v, k->zero)) == 0)
+        return 0; /* no lane is zero, so none is -0 */
+    for (size_t l = 0; l < APO_LANES; l++) {
+        const double x = apo_vd_lane(v, l);
+        if (x == 0.0 && signbit(x))
+            return 1;
+    }
+    return 0;
+}
+
 /*
  * A chain of a zero shift. A lane whose first return was 0 or -0 (flat at its first two
  * bars, as most sets start) has dev = r - shift equal to r, bit for bit, at every bar: r - 0
@@ -214,32 +230,46 @@ static inline void apo__score_ride_pair(const apo__score_lanes_k *k, apo__score_
  * takes the same additions as its total from the same +0, so they are the same bits (a
  * sum that is not -0 stays so whether +0 or -0 is added, and a sum that starts at +0 is
  * never -0: x + y is -0 only for two -0), and its dev_sq adds the squares of the returns,
- * which the chains share. Such a chain adds 5 operations a bar, where the sums take 8.
+ * which the chains share. Such a chain adds 5 operations a bar, where the sums take 8, and
+ * only at the bars where some lane's return is not 0 or -0 (apo__score_ride_moved).
  * Checked per chunk on every lane's bits, not assumed: a chain that fails takes the sums.
  */
 static inline int apo__score_ride_flat(const apo__score_lanes_k *k, const apo__score_lanes *s) {
-    if (apo_vm_bits(apo_vd_gt(s->bars, k->zero)) != APO_LANES_ALL ||
-        apo_vm_bits(apo_vd_eq(s->shift, k->zero)) != APO_LANES_ALL ||
-        memcmp(&s->total, &s->dev_sum, sizeof s->total) != 0)
-        return 0;
-    if (apo_vm_bits(apo_vd_eq(s->total, k->zero)) == 0)
-        return 1; /* no total is zero, so none is -0 */
-    for (size_t l = 0; l < APO_LANES; l++) {
-        const double total = apo_vd_lane(s->total, l);
-        if (total == 0.0 && signbit(total))
-            return 0;
+    return apo_vm_bits(apo_vd_gt(s->bars, k->zero)) == APO_LANES_ALL &&
+           apo_vm_bits(apo_vd_eq(s->shift, k->zero)) == APO_LANES_ALL &&
+           memcmp(&s->total, &s->dev_sum, sizeof s->total) == 0 &&
+           !apo__score_ride_has_minus_zero(k, s->total) &&
+           !apo__score_ride_has_minus_zero(k, s->dev_sq);
+}
+
+/*
+ * The chunk's returns that move a chain of a zero shift, and their squares, once for every
+ * such chain. A return of 0 or -0 in every lane leaves every value of such a chain as it
+ * was, bit for bit: its total, which is not -0 (apo__score_ride_flat), and its dev_sq, which
+ * is not -0, stay their bits when +0 or -0 is added (x + 0 is x for every x but -0), and the
+ * square added is +0; then its peak and drawdown, since each lane has scored a bar, were
+ * last set from this same total: peak = max(total, peak) and drawdown = max(peak - total,
+ * drawdown) (apo__score_lanes_max, a select of its second operand unless the first is
+ * greater), and the same maxima of the same values give their second operands again. So
+ * those bars are left out of its sums; on the fixed walk-forward of apo-bench-kernels, 40% of
+ * the reference's returns are 0 or -0 in all eight lanes of avx512 (a bollinger grid's sets
+ * out of the market together). Its counts (bars, trades, exposed) take every scored bar.
+ */
+static inline void apo__score_ride_moved(const apo__score_lanes_k *k, apo__score_ride_ref *b,
+                                         size_t m) {
+    size_t n = 0;
+    for (size_t j = 0; j < m; j++) {
+        const apo_vd r = b->ret[j];
+        b->moved[n] = r;
+        b->square[n] = r * r;
+        n += apo_vm_bits(apo_vd_ne(r, k->zero)) != 0;
     }
-    return 1;
+    b->n_moved = n;
 }
 
-/* The squares of the chunk's m returns, once for every chain of a zero shift. */
-static inline void apo__score_ride_squares(apo__score_ride_ref *b, size_t m) {
-    for (size_t j = 0; j < m; j++)
-        b->square[j] = b->ret[j] * b->ret[j];
-}
-
-/* apo__score_lanes_sums for two chains of a zero shift (apo__score_ride_flat): the total,
- * the squares' sum, peak and drawdown in the sums' order, and dev_sum the total's bits. */
+/* apo__score_lanes_sums for two chains of a zero shift (apo__score_ride_flat) over the
+ * chunk's moving returns (apo__score_ride_moved): the total, the squares' sum, peak and
+ * drawdown in the sums' order, and dev_sum the total's bits. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
@@ -265,12 +295,13 @@ apo__score_ride_flat_sums2(apo__score_lanes *a, apo__score_lanes *b, const apo_v
     b->peak = peak_b, b->drawdown = drawdown_b;
 }
 
-/* Two chains of a zero shift joined at the chunk's first bar take its m > 0 scored bars (the
- * squares already in b->square): the sums side by side, the counts and the last position. */
+/* Two chains of a zero shift joined at the chunk's first bar take its m > 0 scored bars (its
+ * moving returns already in b->moved): the sums side by side, the counts and the last
+ * position. */
 static inline void apo__score_ride_flat_pair(apo__score_lanes *a, apo__score_lanes *c,
                                              size_t n_bars, size_t m,
                                              const apo__score_ride_ref *b) {
-    apo__score_ride_flat_sums2(a, c, b->ret, b->square, m);
+    apo__score_ride_flat_sums2(a, c, b->moved, b->square, b->n_moved);
     const apo_vd scored = apo_vd_splat((double)m);
     a->bars = a->bars + scored, c->bars = c->bars + scored;
     a->trades = a->trades + b->traded, c->trades = c->trades + b->traded;
@@ -287,7 +318,7 @@ apo__score_ride_round_chunk(const int kind, const int widths, const apo__score_s
                             apo__score_lanes *s, size_t n_chains, apo_vd before, size_t i0,
                             size_t i1, size_t m, apo__score_ride_ref *b) {
     apo__score_lanes *waiting = NULL, *waiting_flat = NULL;
-    int squared = 0;
+    int moved = 0;
     for (size_t c = 0; c < n_chains; c++) {
         apo__score_lanes *sc = &s[c];
         if (!apo__score_ride_joined(k, sc, before)) {
@@ -297,9 +328,9 @@ apo__score_ride_round_chunk(const int kind, const int widths, const apo__score_s
                 waiting_flat = sc;
                 continue;
             }
-            if (!squared)
-                apo__score_ride_squares(b, m);
-            squared = 1;
+            if (!moved)
+                apo__score_ride_moved(k, b, m);
+            moved = 1;
             apo__score_ride_flat_pair(waiting_flat, sc, i1 - i0, m, b);
             waiting_flat = NULL;
         } else if (waiting == NULL) {
@@ -404,8 +435,8 @@ static void APO_LANES_NAME(apo__score_ride_round)(const apo__score_sets_tile *ti
         ref[r] = start[r];
     }
     apo__score_lanes_tile_pass(set, rounds, tile);
-    /* On the stack: about 93 KiB on avx512 (the chains' states 44, the reference's buffers
-     * 49), in threads of the default stack size (the runtime's workers set none). */
+    /* On the stack: about 109 KiB on avx512 (the chains' states 44, the reference's buffers
+     * 65), in threads of the default stack size (the runtime's workers set none). */
     apo__score_lanes s[APO_SCORE_LANES_ROUNDS][APO_SCORE_RIDE_CHAINS];
     apo__score_ride_ref b[APO_SCORE_LANES_ROUNDS];
     for (size_t g = 0; g < n_chains; g += APO_SCORE_RIDE_CHAINS) {
