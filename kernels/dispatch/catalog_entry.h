@@ -17,9 +17,11 @@
 #include "catalog_dispatch.h"
 #include "catalog_paths.h"
 #include "catalog_rounds.h"
+#include "cci_stream_lanes.h"
 #include "cycles_tiles.h"
 #include "dm_lanes.h"
 #include "dmi_lanes.h"
+#include "mfi_stream_lanes.h"
 #include "oscillators_tiles.h"
 #include "rsi_lanes.h"
 #include "rsi_stream_lanes.h"
@@ -113,8 +115,9 @@ _Static_assert(APO_STOCH_LANES >= APO_CAT_RESUME_LANES, "stoch's lanes hold a ca
 _Static_assert(APO_WILDER_OSC_LANES >= APO_CAT_RESUME_LANES, "rsi's lanes hold a call's series");
 
 /* A stream's one-bar pieces of kernel id for several series of one stream, the series in this
- * path's vector lanes: stoch's (stoch_stream_lanes.h), rsi's and cmo's (rsi_stream_lanes.h);
- * any other kernel's series run one after another. */
+ * path's vector lanes: stoch's (stoch_stream_lanes.h), rsi's and cmo's (rsi_stream_lanes.h),
+ * cci's (cci_stream_lanes.h), mfi's (mfi_stream_lanes.h); any other kernel's series run one
+ * after another. */
 void APO_CATALOG_PATH_NAME(apo__catalog_resume_lanes)(apo__cat_id id, const apo__cat_io *io,
                                                       const size_t *begins, const size_t *ends,
                                                       apo__cat_run *const *runs, size_t n) {
@@ -127,6 +130,12 @@ void APO_CATALOG_PATH_NAME(apo__catalog_resume_lanes)(apo__cat_id id, const apo_
         return;
     case APO_CAT_CMO:
         apo__wilder_osc_run_lanes(io, begins, ends, runs, n, 1);
+        return;
+    case APO_CAT_CCI:
+        apo__cci_run_lanes(io, begins, ends, runs, n);
+        return;
+    case APO_CAT_MFI:
+        apo__mfi_run_lanes(io, begins, ends, runs, n);
         return;
     default: /* each series' run alone */
         for (size_t k = 0; k < n; k++)

@@ -239,6 +239,10 @@ apo_status stream_case_init(stream_case *c, apo_runtime *rt, const char *kernel,
         for (size_t t = 1; (gaps & STREAM_FLAT_START) && r == 3 && t < 140 && t < cols; t++)
             for (size_t i = 0; i < c->n_inputs; i++)
                 row_in[i][t] = row_in[i][0];
+        /* A jump of scale: every input of series 4 times 1e18 over bars 100 to 163. */
+        for (size_t t = 100; (gaps & STREAM_SCALES) && r == 4 && t < 164 && t < cols; t++)
+            for (size_t i = 0; i < c->n_inputs; i++)
+                row_in[i][t] *= 1e18;
         if (!(gaps & STREAM_GAPS))
             continue;
         uint64_t st = data_seed ^ (0xabcdULL + r);

@@ -40,12 +40,16 @@ int stream_user_rsi_revert(const double *in, const double *out, int prev, void *
 
 /* What stream_case_init's `gaps` asks for, or'ed: NaN bars (series 1 scattered ones, series 2
  * a run across its first tile boundary), a flat stretch (every input of series 0 constant
- * over bars 60 to 139), and a flat start (every input of series 3, where there is one,
- * constant over bars 0 to 139: a recurrence's averages of the changes exactly 0). 1, as the
- * older tests pass it, is STREAM_GAPS. */
+ * over bars 60 to 139), a flat start (every input of series 3, where there is one,
+ * constant over bars 0 to 139: a recurrence's averages of the changes exactly 0), and a jump
+ * of scale (every input of series 4, where there is one, times 1e18 over bars 100 to 163: a
+ * window's double-double sum then carries errors as large as what is left once those bars
+ * leave it, so that every rounding of its slide, its folds included, shows in the outputs).
+ * 1, as the older tests pass it, is STREAM_GAPS. */
 #define STREAM_GAPS 1
 #define STREAM_FLAT 2
 #define STREAM_FLAT_START 4
+#define STREAM_SCALES 8
 
 /* Offsets of the fields of a saved state's header (docs/streaming.md, "The state"), for the
  * tests that read or edit a state as a reader of the format would. */

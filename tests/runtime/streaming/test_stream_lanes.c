@@ -1,10 +1,12 @@
 /*
  * Streams' one-bar pieces side by side (apo__kernel.resume_lanes; runtime/streaming/stream.c,
  * lane_piece): a stream of many series hands its one-bar pieces within a tile to the kernel a
- * batch at a time, stoch's, rsi's and cmo's taken in the lanes of the host path's vectors
- * (kernels/oscillators/stoch_stream_lanes.h, rsi_stream_lanes.h). Fed so that one-bar pieces
- * mix with longer ones, idle series, a tile's first and last bars (and a recurrence's last
- * halo bars, which also run the next tile ahead), gaps and flat stretches, at parameters
+ * batch at a time, stoch's, rsi's, cmo's, cci's and mfi's taken in the lanes of the host path's
+ * vectors (kernels/oscillators/stoch_stream_lanes.h, rsi_stream_lanes.h, cci_stream_lanes.h,
+ * kernels/volume/mfi_stream_lanes.h).
+ * Fed so that one-bar pieces mix with longer ones, idle series, a tile's first and last bars
+ * (and a recurrence's last halo bars, which also run the next tile ahead), gaps and flat
+ * stretches, at parameters
  * inside the lanes' bounds, at them and past them, and at a matype whose stream runs alone, on
  * every host path the CPU has: every output bitwise the batch call over the whole history.
  */
@@ -44,6 +46,21 @@ static const lanes_case cases[] = {
     {"rsi", "timeperiod 2", {{"timeperiod", 2}}, 1},
     {"rsi", "timeperiod 90", {{"timeperiod", 90}}, 1},
     {"cmo", "defaults (14)", {{NULL, 0}}, 0},
+    /* A clean window's slide in lanes, its gather and the new sum's folds at each lane's own
+     * bars; the window at the lanes' bound (APO_CCI_LANES_P) and one past it (alone). */
+    {"cci", "defaults (14)", {{NULL, 0}}, 0},
+    {"cci", "timeperiod 2", {{"timeperiod", 2}}, 1},
+    {"cci", "timeperiod 64", {{"timeperiod", 64}}, 1},
+    {"cci", "timeperiod 65", {{"timeperiod", 65}}, 1},
+    /* Each window's own sums in lanes, at every remainder of the period by 4 (the sums' tail),
+     * the period at the lanes' bound (APO_MFI_DIRECT_MAX) and one past it (slid, alone). */
+    {"mfi", "defaults (14)", {{NULL, 0}}, 0},
+    {"mfi", "timeperiod 2", {{"timeperiod", 2}}, 1},
+    {"mfi", "timeperiod 13", {{"timeperiod", 13}}, 1},
+    {"mfi", "timeperiod 15", {{"timeperiod", 15}}, 1},
+    {"mfi", "timeperiod 16", {{"timeperiod", 16}}, 1},
+    {"mfi", "timeperiod 64", {{"timeperiod", 64}}, 1},
+    {"mfi", "timeperiod 65", {{"timeperiod", 65}}, 1},
 };
 
 /* Each case over a tile and 300 bars, cut two ways, on the runtime rt (under host
@@ -56,10 +73,10 @@ static void check_cases(apo_runtime *rt, size_t path, void *arg) {
         const size_t tile =
             stream_probe_tile(rt, lc->kernel, lc->params, lc->n_params, ROWS, seed, NULL);
         stream_case c;
-        cr_assert_eq(stream_case_init(&c, rt, lc->kernel, lc->params, lc->n_params, ROWS,
-                                      tile + 300, seed,
-                                      STREAM_GAPS | STREAM_FLAT | STREAM_FLAT_START),
-                     APO_OK, "%s %s: %s", lc->kernel, lc->what, apo_last_error());
+        cr_assert_eq(
+            stream_case_init(&c, rt, lc->kernel, lc->params, lc->n_params, ROWS, tile + 300, seed,
+                             STREAM_GAPS | STREAM_FLAT | STREAM_FLAT_START | STREAM_SCALES),
+            APO_OK, "%s %s: %s", lc->kernel, lc->what, apo_last_error());
         /* Series 0 one bar an update, the others 0 to many; then 0 to 2 bars each. */
         stream_check_plan_fresh(rt, &c, PLAN_EVERY_BAR, seed + k, 0);
         stream_check_plan_fresh(rt, &c, PLAN_RANDOM, seed + k, 2);
