@@ -12,6 +12,7 @@
 #include "adosc_lanes.h"
 #include "adosc_pairs.h"
 #include "atr_lanes.h"
+#include "atr_stream_lanes.h"
 #include "averages_tiles.h"
 #include "candles_tiles.h"
 #include "catalog_dispatch.h"
@@ -21,6 +22,7 @@
 #include "cycles_tiles.h"
 #include "dm_lanes.h"
 #include "dmi_lanes.h"
+#include "ema_stream_lanes.h"
 #include "mfi_stream_lanes.h"
 #include "oscillators_tiles.h"
 #include "rsi_lanes.h"
@@ -116,8 +118,9 @@ _Static_assert(APO_WILDER_OSC_LANES >= APO_CAT_RESUME_LANES, "rsi's lanes hold a
 
 /* A stream's one-bar pieces of kernel id for several series of one stream, the series in this
  * path's vector lanes: stoch's (stoch_stream_lanes.h), rsi's and cmo's (rsi_stream_lanes.h),
- * cci's (cci_stream_lanes.h), mfi's (mfi_stream_lanes.h); any other kernel's series run one
- * after another. */
+ * cci's (cci_stream_lanes.h), mfi's (mfi_stream_lanes.h), atr's and natr's
+ * (atr_stream_lanes.h), ema's (ema_stream_lanes.h); any other kernel's series run one after
+ * another. */
 void APO_CATALOG_PATH_NAME(apo__catalog_resume_lanes)(apo__cat_id id, const apo__cat_io *io,
                                                       const size_t *begins, const size_t *ends,
                                                       apo__cat_run *const *runs, size_t n) {
@@ -136,6 +139,15 @@ void APO_CATALOG_PATH_NAME(apo__catalog_resume_lanes)(apo__cat_id id, const apo_
         return;
     case APO_CAT_MFI:
         apo__mfi_run_lanes(io, begins, ends, runs, n);
+        return;
+    case APO_CAT_ATR:
+        apo__atr_run_lanes(io, begins, ends, runs, n, 0);
+        return;
+    case APO_CAT_NATR:
+        apo__atr_run_lanes(io, begins, ends, runs, n, 1);
+        return;
+    case APO_CAT_EMA:
+        apo__ema_run_lanes(io, begins, ends, runs, n);
         return;
     default: /* each series' run alone */
         for (size_t k = 0; k < n; k++)

@@ -1,9 +1,10 @@
 /*
  * Streams' one-bar pieces side by side (apo__kernel.resume_lanes; runtime/streaming/stream.c,
  * lane_piece): a stream of many series hands its one-bar pieces within a tile to the kernel a
- * batch at a time, stoch's, rsi's, cmo's, cci's and mfi's taken in the lanes of the host path's
- * vectors (kernels/oscillators/stoch_stream_lanes.h, rsi_stream_lanes.h, cci_stream_lanes.h,
- * kernels/volume/mfi_stream_lanes.h).
+ * batch at a time, stoch's, rsi's, cmo's, cci's, mfi's, atr's, natr's and ema's taken in the
+ * lanes of the host path's vectors (kernels/oscillators/stoch_stream_lanes.h,
+ * rsi_stream_lanes.h, cci_stream_lanes.h, kernels/volume/mfi_stream_lanes.h,
+ * kernels/trend/atr_stream_lanes.h, kernels/averages/ema_stream_lanes.h).
  * Fed so that one-bar pieces mix with longer ones, idle series, a tile's first and last bars
  * (and a recurrence's last halo bars, which also run the next tile ahead), gaps and flat
  * stretches, at parameters
@@ -61,6 +62,13 @@ static const lanes_case cases[] = {
     {"mfi", "timeperiod 16", {{"timeperiod", 16}}, 1},
     {"mfi", "timeperiod 64", {{"timeperiod", 64}}, 1},
     {"mfi", "timeperiod 65", {{"timeperiod", 65}}, 1},
+    /* Wilder's average of the true ranges, and its quotient by the close. */
+    {"atr", "defaults (14)", {{NULL, 0}}, 0},
+    {"atr", "timeperiod 1", {{"timeperiod", 1}}, 1},
+    {"natr", "defaults (14)", {{NULL, 0}}, 0},
+    /* An EMA's step past its seed. */
+    {"ema", "defaults (30)", {{NULL, 0}}, 0},
+    {"ema", "timeperiod 2", {{"timeperiod", 2}}, 1},
 };
 
 /* Each case over a tile and 300 bars, cut two ways, on the runtime rt (under host
