@@ -115,6 +115,10 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
 
 _Static_assert(APO_STOCH_LANES >= APO_CAT_RESUME_LANES, "stoch's lanes hold a call's series");
 _Static_assert(APO_WILDER_OSC_LANES >= APO_CAT_RESUME_LANES, "rsi's lanes hold a call's series");
+_Static_assert(APO_CCI_LANES >= APO_CAT_RESUME_LANES, "cci's lanes hold a call's series");
+_Static_assert(APO_MFI_LANES >= APO_CAT_RESUME_LANES, "mfi's lanes hold a call's series");
+_Static_assert(APO_ATR_LANES >= APO_CAT_RESUME_LANES, "atr's lanes hold a call's series");
+_Static_assert(APO_EMA_STREAM_LANES >= APO_CAT_RESUME_LANES, "ema's lanes hold a call's series");
 
 /* A stream's one-bar pieces of kernel id for several series of one stream, the series in this
  * path's vector lanes: stoch's (stoch_stream_lanes.h), rsi's and cmo's (rsi_stream_lanes.h),

@@ -334,9 +334,8 @@ APO_CATALOG(CATALOG_CUDA_IMPL)
  * stoch (kernels/oscillators/stoch_stream_lanes.h), rsi and cmo (rsi_stream_lanes.h), cci
  * (cci_stream_lanes.h), mfi (kernels/volume/mfi_stream_lanes.h), atr and natr
  * (kernels/trend/atr_stream_lanes.h), ema (kernels/averages/ema_stream_lanes.h). Handed to the
- * others, whose pieces would each run alone,
- * the batches cost a group update of 5,000 symbols x 10 indicators 3 to 8%
- * (docs/perf-log/2026-12-05-xeon-stream-cache-sets.md). */
+ * others, whose pieces would each run alone, the batches cost a group update of 5,000 symbols x
+ * 10 indicators 3 to 8% (docs/perf-log/2026-12-05-xeon-stream-cache-sets.md). */
 #define CATALOG_HAS_LANES_stoch ~,
 #define CATALOG_HAS_LANES_rsi ~,
 #define CATALOG_HAS_LANES_cmo ~,

@@ -4,12 +4,12 @@
  * batch at a time, stoch's, rsi's, cmo's, cci's, mfi's, atr's, natr's and ema's taken in the
  * lanes of the host path's vectors (kernels/oscillators/stoch_stream_lanes.h,
  * rsi_stream_lanes.h, cci_stream_lanes.h, kernels/volume/mfi_stream_lanes.h,
- * kernels/trend/atr_stream_lanes.h, kernels/averages/ema_stream_lanes.h).
- * Fed so that one-bar pieces mix with longer ones, idle series, a tile's first and last bars
- * (and a recurrence's last halo bars, which also run the next tile ahead), gaps and flat
- * stretches, at parameters
- * inside the lanes' bounds, at them and past them, and at a matype whose stream runs alone, on
- * every host path the CPU has: every output bitwise the batch call over the whole history.
+ * kernels/trend/atr_stream_lanes.h, kernels/averages/ema_stream_lanes.h). Fed so that one-bar
+ * pieces mix with longer ones, idle series, a tile's first and last bars (and a recurrence's
+ * last halo bars, which also run the next tile ahead), gaps, flat stretches and a jump of
+ * scale, at parameters inside the lanes' bounds, at them and past them, and at a matype whose
+ * stream runs alone, on every host path the CPU has: every output bitwise the batch call over
+ * the whole history.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
