@@ -520,8 +520,8 @@ void apo__stream_advance(apo_stream *s, size_t r, size_t m, const double *const 
  * eight series' lines as fast, more misses than the L1 tracks at once, and a hint into the L1
  * then holds the core until one ends. A group update of 5,000 symbols x 10 indicators spent
  * 13.6% of its samples on these hints with cci's, mfi's, atr's and ema's lanes and was slower
- * than before them; with the hints into the L2, faster than either in every round on the Zen 4
- * VM (docs/perf-log/2026-12-06-zen4-cci-lanes.md).
+ * than before them; with the hints into the L2, faster than before them in every round on the
+ * Zen 4 VM (docs/perf-log/2026-12-06-zen4-cci-lanes.md).
  */
 static void prefetch_series(const apo_stream *s, size_t r) {
 #if defined(__GNUC__)
