@@ -5,11 +5,9 @@
  *
  * A one-bar piece past the seed is one step, (v - e) k + e: three operations, which the
  * piece's call through the catalog's dispatch a series costs several times over. Here the
- * pieces of APO_EMA_STREAM_LANES series are one call, the step taken in the lanes of the
- * path's vectors (the unused lanes computing zeros), each lane performing apo__ema_take's
- * operations at that bar in the same order (-ffp-contract=off covers vector code too), so the
- * same bits; a lane whose sample is not finite keeps its average and gives NaN, as the loop
- * does.
+ * pieces of APO_EMA_STREAM_LANES series are one call, each lane's step the loop's own
+ * (apo__ema_take, the unused lanes computing zeros), so the same bits; a lane whose sample is
+ * not finite keeps its average and gives NaN, as the loop does.
  */
 #ifndef APO_KERNELS_EMA_STREAM_LANES_H
 #define APO_KERNELS_EMA_STREAM_LANES_H
@@ -51,12 +49,12 @@ static APO_CAT_SPECIALISED void apo__ema_run_lanes(const apo__cat_io *io, const 
     for (size_t j = m; j < APO_EMA_STREAM_LANES; j++)
         v[j] = e[j] = 0.0;
     double y[APO_EMA_STREAM_LANES];
-    /* Selects on the bits (apo_hd.h). */
+    /* The loop's own step (apo__ema_take), its seed full: a sample that is not finite keeps
+     * the average and gives NaN. */
     for (size_t j = 0; j < APO_EMA_STREAM_LANES; j++) {
-        const int ok = apo__finite(v[j]);
-        const double next = (v[j] - e[j]) * k + e[j];
-        e[j] = apo__pick_double(ok, next, e[j]);
-        y[j] = apo__pick_double(ok, next, (double)NAN);
+        size_t seen = p;
+        double sum = 0.0;
+        y[j] = apo__ema_take(v[j], p, k, &seen, &sum, &e[j]);
     }
     for (size_t j = 0; j < m; j++) {
         apo__cat_run *r = lane_run[j];
