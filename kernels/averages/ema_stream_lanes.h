@@ -34,7 +34,7 @@ static APO_CAT_SPECIALISED void apo__ema_run_lanes(const apo__cat_io *io, const 
     for (size_t j = 0; j < n; j++) {
         apo__cat_run *r = runs[j];
         const size_t t = r->t;
-        if (ends[j] == t + 1 && t >= begins[j] && r->n[0] >= p) {
+        if (apo__cat_one_bar_piece(r, begins[j], ends[j], 0) && r->n[0] >= p) {
             lane_run[m] = r;
             lane_out[m] = io[j].out[0] + t;
             v[m] = io[j].in[0][t];

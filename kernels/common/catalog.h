@@ -102,6 +102,15 @@ typedef struct apo__cat_run {
     double v[6]; /* running values: seeds' sums and averages; a window's double-double sums */
 } apo__cat_run;
 
+/* Whether a stream's piece of run r that stops at `end` is its one bar t = r->t, at or past
+ * its tile's `begin` (so it writes its output) and at or past bar `first` (a step that reads
+ * bar t - 1 takes 1): the pieces a kernel's stream lanes take side by side
+ * (catalog_dispatch.h, apo__cpu_catalog_resume_lanes), each kernel adding its seeds' test. */
+static inline int apo__cat_one_bar_piece(const apo__cat_run *r, size_t begin, size_t end,
+                                         size_t first) {
+    return end == r->t + 1 && r->t >= begin && r->t >= first;
+}
+
 /* For a body that takes its kernel as a constant argument (which output, rsi or cmo) and
  * whose loop is long: always inlined into its callers, so each copy is specialised. Left a
  * call, gcc keeps one copy that tests the constant per bar and computes every kernel's

@@ -58,8 +58,8 @@ void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state,
  * of one stream (n <= APO_CAT_RESUME_LANES; each piece going on within its tile), the same
  * bits; the kernels whose one-bar piece is a long chain, a few short vectors or a step that
  * costs less than its call (stoch_stream_lanes.h, rsi_stream_lanes.h, cci_stream_lanes.h,
- * mfi_stream_lanes.h, atr_stream_lanes.h, ema_stream_lanes.h) take their series' pieces side
- * by side in the vectors of path `isa` (cpu_isa.h), which the CPU has. */
+ * mfi_stream_lanes.h, atr_stream_lanes.h, dmi_stream_lanes.h, ema_stream_lanes.h) take their
+ * series' pieces side by side in the vectors of path `isa` (cpu_isa.h), which the CPU has. */
 void apo__cpu_catalog_resume_lanes(apo__cat_id id, const apo__cat_io *io, void *const *states,
                                    const size_t *begins, const size_t *stops, size_t n, int isa);
 

@@ -22,6 +22,7 @@
 #include "cycles_tiles.h"
 #include "dm_lanes.h"
 #include "dmi_lanes.h"
+#include "dmi_stream_lanes.h"
 #include "ema_stream_lanes.h"
 #include "mfi_stream_lanes.h"
 #include "oscillators_tiles.h"
@@ -119,12 +120,13 @@ _Static_assert(APO_CCI_LANES >= APO_CAT_RESUME_LANES, "cci's lanes hold a call's
 _Static_assert(APO_MFI_LANES >= APO_CAT_RESUME_LANES, "mfi's lanes hold a call's series");
 _Static_assert(APO_ATR_LANES >= APO_CAT_RESUME_LANES, "atr's lanes hold a call's series");
 _Static_assert(APO_EMA_STREAM_LANES >= APO_CAT_RESUME_LANES, "ema's lanes hold a call's series");
+_Static_assert(APO_DMI_LANES >= APO_CAT_RESUME_LANES, "the DMI's lanes hold a call's series");
 
 /* A stream's one-bar pieces of kernel id for several series of one stream, the series in this
  * path's vector lanes: stoch's (stoch_stream_lanes.h), rsi's and cmo's (rsi_stream_lanes.h),
  * cci's (cci_stream_lanes.h), mfi's (mfi_stream_lanes.h), atr's and natr's
- * (atr_stream_lanes.h), ema's (ema_stream_lanes.h); any other kernel's series run one after
- * another. */
+ * (atr_stream_lanes.h), ema's (ema_stream_lanes.h), adx's, dx's, plus_di's and minus_di's
+ * (dmi_stream_lanes.h); any other kernel's series run one after another. */
 void APO_CATALOG_PATH_NAME(apo__catalog_resume_lanes)(apo__cat_id id, const apo__cat_io *io,
                                                       const size_t *begins, const size_t *ends,
                                                       apo__cat_run *const *runs, size_t n) {
@@ -152,6 +154,18 @@ void APO_CATALOG_PATH_NAME(apo__catalog_resume_lanes)(apo__cat_id id, const apo_
         return;
     case APO_CAT_EMA:
         apo__ema_run_lanes(io, begins, ends, runs, n);
+        return;
+    case APO_CAT_ADX:
+        apo__dmi_run_lanes(io, begins, ends, runs, n, APO_DMI_ADX);
+        return;
+    case APO_CAT_DX:
+        apo__dmi_run_lanes(io, begins, ends, runs, n, APO_DMI_DX);
+        return;
+    case APO_CAT_PLUS_DI:
+        apo__dmi_run_lanes(io, begins, ends, runs, n, APO_DMI_PLUS);
+        return;
+    case APO_CAT_MINUS_DI:
+        apo__dmi_run_lanes(io, begins, ends, runs, n, APO_DMI_MINUS);
         return;
     default: /* each series' run alone */
         for (size_t k = 0; k < n; k++)

@@ -26,8 +26,8 @@ void apo__catalog_tiles_avx512(apo__cat_id id, const apo__cat_io *io, const apo_
 
 /* A stream's one-bar pieces of kernel id for n series of one stream side by side
  * (apo__cpu_catalog_resume_lanes; stoch_stream_lanes.h, rsi_stream_lanes.h,
- * cci_stream_lanes.h, mfi_stream_lanes.h, atr_stream_lanes.h, ema_stream_lanes.h), with the
- * bits of each series' own run. */
+ * cci_stream_lanes.h, mfi_stream_lanes.h, atr_stream_lanes.h, dmi_stream_lanes.h,
+ * ema_stream_lanes.h), with the bits of each series' own run. */
 void apo__catalog_resume_lanes_sse2(apo__cat_id id, const apo__cat_io *io, const size_t *begins,
                                     const size_t *ends, apo__cat_run *const *runs, size_t n);
 void apo__catalog_resume_lanes_avx2(apo__cat_id id, const apo__cat_io *io, const size_t *begins,

@@ -37,7 +37,7 @@ static APO_CAT_SPECIALISED void apo__atr_run_lanes(const apo__cat_io *io, const 
     for (size_t k = 0; k < n; k++) {
         apo__cat_run *r = runs[k];
         const size_t t = r->t;
-        if (ends[k] == t + 1 && t >= begins[k] && t >= 1 && r->n[0] >= p) {
+        if (apo__cat_one_bar_piece(r, begins[k], ends[k], 1) && r->n[0] >= p) {
             lane_run[m] = r;
             lane_out[m] = io[k].out[0] + t;
             tr[m] = apo__true_range(io[k].in[0], io[k].in[1], io[k].in[2], t);

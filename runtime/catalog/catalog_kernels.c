@@ -333,7 +333,8 @@ APO_CATALOG(CATALOG_CUDA_IMPL)
 /* The kernels whose streams take their one-bar pieces side by side (kernel.h, resume_lanes):
  * stoch (kernels/oscillators/stoch_stream_lanes.h), rsi and cmo (rsi_stream_lanes.h), cci
  * (cci_stream_lanes.h), mfi (kernels/volume/mfi_stream_lanes.h), atr and natr
- * (kernels/trend/atr_stream_lanes.h), ema (kernels/averages/ema_stream_lanes.h). Handed to the
+ * (kernels/trend/atr_stream_lanes.h), ema (kernels/averages/ema_stream_lanes.h), adx, dx, plus_di
+ * and minus_di (kernels/trend/dmi_stream_lanes.h). Handed to the
  * others, whose pieces would each run alone, the batches cost a group update of 5,000 symbols x
  * 10 indicators 3 to 8% (docs/perf-log/2026-12-05-xeon-stream-cache-sets.md). */
 #define CATALOG_HAS_LANES_stoch ~,
@@ -344,6 +345,10 @@ APO_CATALOG(CATALOG_CUDA_IMPL)
 #define CATALOG_HAS_LANES_atr ~,
 #define CATALOG_HAS_LANES_natr ~,
 #define CATALOG_HAS_LANES_ema ~,
+#define CATALOG_HAS_LANES_adx ~,
+#define CATALOG_HAS_LANES_dx ~,
+#define CATALOG_HAS_LANES_plus_di ~,
+#define CATALOG_HAS_LANES_minus_di ~,
 #define CATALOG_RESUME_LANES(name)                                                                 \
     APO__CAT_SECOND_OF((CATALOG_HAS_LANES_##name catalog_resume_lanes, NULL, ~))
 

@@ -243,6 +243,10 @@ apo_status stream_case_init(stream_case *c, apo_runtime *rt, const char *kernel,
         for (size_t t = 100; (gaps & STREAM_SCALES) && r == 4 && t < 164 && t < cols; t++)
             for (size_t i = 0; i < c->n_inputs; i++)
                 row_in[i][t] *= 1e18;
+        /* Prices on a grid: every input of series 5 rounded to a quarter (exactly, in binary). */
+        for (size_t t = 0; (gaps & STREAM_GRID) && r == 5 && t < cols; t++)
+            for (size_t i = 0; i < c->n_inputs; i++)
+                row_in[i][t] = floor(row_in[i][t] * 4.0 + 0.5) / 4.0;
         if (!(gaps & STREAM_GAPS))
             continue;
         uint64_t st = data_seed ^ (0xabcdULL + r);

@@ -44,12 +44,15 @@ int stream_user_rsi_revert(const double *in, const double *out, int prev, void *
  * constant over bars 0 to 139: a recurrence's averages of the changes exactly 0), and a jump
  * of scale (every input of series 4, where there is one, times 1e18 over bars 100 to 163: a
  * window's double-double sum then carries errors as large as what is left once those bars
- * leave it, so that every rounding of its slide, its folds included, shows in the outputs).
+ * leave it, so that every rounding of its slide, its folds included, shows in the outputs),
+ * and prices on a grid (every input of series 5, where there is one, rounded to a quarter:
+ * equal moves and equal samples, the ties a body's comparisons must break as the batch's do).
  * 1, as the older tests pass it, is STREAM_GAPS. */
 #define STREAM_GAPS 1
 #define STREAM_FLAT 2
 #define STREAM_FLAT_START 4
 #define STREAM_SCALES 8
+#define STREAM_GRID 16
 
 /* Offsets of the fields of a saved state's header (docs/streaming.md, "The state"), for the
  * tests that read or edit a state as a reader of the format would. */

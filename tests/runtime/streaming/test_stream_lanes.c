@@ -1,15 +1,15 @@
 /*
  * Streams' one-bar pieces side by side (apo__kernel.resume_lanes; runtime/streaming/stream.c,
  * lane_piece): a stream of many series hands its one-bar pieces within a tile to the kernel a
- * batch at a time, stoch's, rsi's, cmo's, cci's, mfi's, atr's, natr's and ema's taken in the
- * lanes of the host path's vectors (kernels/oscillators/stoch_stream_lanes.h,
- * rsi_stream_lanes.h, cci_stream_lanes.h, kernels/volume/mfi_stream_lanes.h,
- * kernels/trend/atr_stream_lanes.h, kernels/averages/ema_stream_lanes.h). Fed so that one-bar
- * pieces mix with longer ones, idle series, a tile's first and last bars (and a recurrence's
- * last halo bars, which also run the next tile ahead), gaps, flat stretches and a jump of
- * scale, at parameters inside the lanes' bounds, at them and past them, and at a matype whose
- * stream runs alone, on every host path the CPU has: every output bitwise the batch call over
- * the whole history.
+ * batch at a time, stoch's, rsi's, cmo's, cci's, mfi's, atr's, natr's, ema's, adx's, dx's and
+ * the DIs' taken in the lanes of the host path's vectors
+ * (kernels/oscillators/stoch_stream_lanes.h, rsi_stream_lanes.h, cci_stream_lanes.h,
+ * kernels/volume/mfi_stream_lanes.h, kernels/trend/atr_stream_lanes.h, dmi_stream_lanes.h,
+ * kernels/averages/ema_stream_lanes.h). Fed so that one-bar pieces mix with longer ones, idle
+ * series, a tile's first and last bars (and a recurrence's last halo bars, which also run the
+ * next tile ahead), gaps, flat stretches, a jump of scale and prices on a grid, at parameters
+ * inside the lanes' bounds, at them and past them, and at a matype whose stream runs alone, on
+ * every host path the CPU has: every output bitwise the batch call over the whole history.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -69,6 +69,13 @@ static const lanes_case cases[] = {
     /* An EMA's step past its seed. */
     {"ema", "defaults (30)", {{NULL, 0}}, 0},
     {"ema", "timeperiod 2", {{"timeperiod", 2}}, 1},
+    /* The directional movement system past its seeds: the sums' steps, the DIs, DX and ADX's
+     * step in lanes; each output's own chains (plus_di reads no -DM sum). */
+    {"adx", "defaults (14)", {{NULL, 0}}, 0},
+    {"adx", "timeperiod 2", {{"timeperiod", 2}}, 1},
+    {"dx", "defaults (14)", {{NULL, 0}}, 0},
+    {"plus_di", "defaults (14)", {{NULL, 0}}, 0},
+    {"minus_di", "timeperiod 5", {{"timeperiod", 5}}, 1},
 };
 
 /* Each case over a tile and 300 bars, cut two ways, on the runtime rt (under host
@@ -81,10 +88,11 @@ static void check_cases(apo_runtime *rt, size_t path, void *arg) {
         const size_t tile =
             stream_probe_tile(rt, lc->kernel, lc->params, lc->n_params, ROWS, seed, NULL);
         stream_case c;
-        cr_assert_eq(
-            stream_case_init(&c, rt, lc->kernel, lc->params, lc->n_params, ROWS, tile + 300, seed,
-                             STREAM_GAPS | STREAM_FLAT | STREAM_FLAT_START | STREAM_SCALES),
-            APO_OK, "%s %s: %s", lc->kernel, lc->what, apo_last_error());
+        cr_assert_eq(stream_case_init(&c, rt, lc->kernel, lc->params, lc->n_params, ROWS,
+                                      tile + 300, seed,
+                                      STREAM_GAPS | STREAM_FLAT | STREAM_FLAT_START |
+                                          STREAM_SCALES | STREAM_GRID),
+                     APO_OK, "%s %s: %s", lc->kernel, lc->what, apo_last_error());
         /* Series 0 one bar an update, the others 0 to many; then 0 to 2 bars each. */
         stream_check_plan_fresh(rt, &c, PLAN_EVERY_BAR, seed + k, 0);
         stream_check_plan_fresh(rt, &c, PLAN_RANDOM, seed + k, 2);
