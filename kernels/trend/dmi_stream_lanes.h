@@ -65,7 +65,7 @@ static APO_CAT_SPECIALISED void apo__dmi_run_lanes(const apo__cat_io *io, const 
     for (size_t j = m; j < APO_DMI_LANES; j++)
         tr[j] = up[j] = down[j] = sp[j] = sm[j] = str[j] = adx[j] = 0.0;
     double y[APO_DMI_LANES];
-    int moved[APO_DMI_LANES];
+    int counted[APO_DMI_LANES]; /* the bar taken: not a gap */
     /* Selects on the bits (apo_hd.h): a select of a quotient would keep a branch a lane. */
     for (size_t j = 0; j < APO_DMI_LANES; j++) {
         const int ok = apo__finite(tr[j]) & apo__finite(up[j]) & apo__finite(down[j]);
@@ -97,7 +97,7 @@ static APO_CAT_SPECIALISED void apo__dmi_run_lanes(const apo__cat_io *io, const 
                 adx1 = apo__pick_double(defined, (adx1 * keep + dx) / pd, adx1);
             out = adx1;
         }
-        moved[j] = ok;
+        counted[j] = ok;
         y[j] = apo__pick_double(ok, apo__pick_double(out == out, out, (double)NAN), (double)NAN);
         sp[j] = apo__pick_double(ok, sp1, sp[j]);
         sm[j] = apo__pick_double(ok, sm1, sm[j]);
@@ -112,9 +112,9 @@ static APO_CAT_SPECIALISED void apo__dmi_run_lanes(const apo__cat_io *io, const 
         r->v[2] = str[j];
         r->v[3] = adx[j];
         /* A gap is not seen: the step returns before it counts the bar. */
-        r->n[0] += (size_t)moved[j];
+        r->n[0] += (size_t)counted[j];
         if (which == APO_DMI_ADX)
-            r->n[1] += (size_t)moved[j];
+            r->n[1] += (size_t)counted[j];
         r->t++;
     }
 }
