@@ -59,6 +59,20 @@ void apo__cpu_bollinger_resume(const double *x, size_t begin, size_t stop, size_
                                double nbdev_up, double nbdev_dn, void *state, int fresh,
                                double *upper, double *middle, double *lower);
 
+/* The most series apo__cpu_bollinger_resume_lanes takes at once. */
+#define APO_BOLLINGER_RESUME_LANES 8
+
+/* apo__cpu_bollinger_resume(x[l], 0, stops[l], period, nbdev_up, nbdev_dn, states[l], 0,
+ * upper[l], middle[l], lower[l]) for each of n <= APO_BOLLINGER_RESUME_LANES series of one
+ * stream, each going on within
+ * its tile, with the same bits: the pieces of one bar whose run slides on take their steps
+ * side by side in the vectors of path `isa` (bollinger_stream_lanes.h), which the CPU has. */
+void apo__cpu_bollinger_resume_lanes(const double *const *x, double *const *upper,
+                                     double *const *middle, double *const *lower,
+                                     void *const *states, const size_t *stops, size_t n,
+                                     size_t period, double nbdev_up, double nbdev_dn,
+                                     apo__cpu_isa isa);
+
 /* `count` bollinger tiles at once on path `isa`: the bits of apo__cpu_bollinger_tile for each
  * (see apo__tile_span). */
 void apo__cpu_bollinger_tiles(const double *x, size_t rows, size_t cols,

@@ -422,7 +422,7 @@ static inline apo__bollinger_consts apo__bollinger_consts_of(size_t p, double nb
     apo__bollinger_consts k;
     k.inv_p = apo_vd_splat(1.0 / (double)p);
     k.pm1 = apo_vd_splat((double)(p - 1));
-    k.limit = apo_vd_splat(65536.0); /* as in apo__bollinger_slide_run */
+    k.limit = apo_vd_splat(APO_BOLLINGER_LIMIT); /* as apo__bollinger_slide_step's */
     k.nbu = apo_vd_splat(nbdev_up);
     k.nbd = apo_vd_splat(nbdev_dn);
     k.one = apo_vd_splat(1.0);

@@ -152,6 +152,55 @@ static inline APO_HD void apo__bollinger_two_sum_add(double *s, double *c, doubl
     *c += err;
 }
 
+/* What one sliding step computes (apo__bollinger_slide_step): the new window's sum st, the
+ * errors of the step's two additions (ed + es), which join the compensation after the mean
+ * takes it, the mean, the variance and the error bound. */
+typedef struct apo__bollinger_next {
+    double st, err, ybar, var, acc;
+} apo__bollinger_next;
+
+/* The error bound's limit on acc / var: 2^-34 / (8 * 2^-53), see apo__bollinger_slide_run. */
+#define APO_BOLLINGER_LIMIT 65536.0
+
+/*
+ * The arithmetic of one step of a sliding run from the window before (its shift, sum s + c,
+ * mean ybar, variance var and bound acc) to the window that xn enters and xo leaves, into *nx;
+ * returns whether the bound holds there. The run's loop (apo__bollinger_slide_on) and a
+ * stream's steps of several series side by side (bollinger_stream_lanes.h) both take it, so
+ * they perform the same operations in the same order.
+ */
+static inline APO_HD int apo__bollinger_slide_step(double shift, double s, double c, double ybar,
+                                                   double var, double acc, double xn, double xo,
+                                                   double inv_p, apo__bollinger_next *nx) {
+    /* d = xn - xo rounded, with its exact error ed, which is +0 in a shifted run (both
+     * samples lie in [lo, hi], within a factor 2 of each other: Sterbenz); then the sum
+     * s + c += d, st and es being the new s and its exact error. */
+    const double d = xn - xo;
+    const double bd = d - xn;
+    const double ed = (xn - (d - bd)) + (-xo - bd);
+    const double st = s + d;
+    const double bs = st - s;
+    const double es = (s - (st - bs)) + (d - bs);
+
+    /* The mean takes the compensation c of the windows before this one; this step's
+     * errors ed + es join c after (bollinger_lanes.h relies on that order). Keeping them
+     * off the path from the samples to the mean and the variance is what makes the step
+     * fast; the mean is then one rounding of the sum less exact, which the bound
+     * covers. */
+    const double ybar_new = (st + c) * inv_p;
+    const double yn = xn - shift;
+    const double yo = xo - shift;
+    const double dp = d * inv_p;
+    const double a = yn - ybar_new;
+    const double b = yo - ybar;
+    nx->st = st;
+    nx->err = ed + es;
+    nx->ybar = ybar_new;
+    nx->var = var + dp * (a + b);
+    nx->acc = acc + fabs(dp) * ((fabs(a) + fabs(b)) + 2.0 * fabs(ybar_new));
+    return nx->acc <= APO_BOLLINGER_LIMIT * nx->var;
+}
+
 /*
  * Slides the run whose state is *run, whose last window is *tp, forward while that stays
  * accurate (the rules of apo__bollinger_slide_run below), up to `end` (exclusive), and leaves
@@ -170,12 +219,11 @@ static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t 
     double s = run->s, c = run->c, ybar = run->ybar, var = run->var, acc = run->acc;
     size_t t = *tp;
 
-    const double limit = 65536.0; /* 2^-34 / (8 * 2^-53), see apo__bollinger_slide_run */
     while (t + 1 < end) {
         /* The run goes on while the entering sample is in range (which also rejects NaN and,
          * since the range is finite, infinities), the next window is not constant (a change
          * entering now makes it non-constant; p >= 2 here, or the window could not be
-         * non-constant), and the error bound holds (below). */
+         * non-constant), and the error bound holds (apo__bollinger_slide_step). */
         const double xn = APO_IN(x, t + 1);
         const int in_range = xn >= lo && xn <= hi;
         APO_BOLLINGER_EARLY_EXIT(in_range);
@@ -184,30 +232,9 @@ static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t 
         const int varies = changed || w->last_change + p > t + 2;
         APO_BOLLINGER_EARLY_EXIT(varies);
 
-        /* d = xn - xo rounded, with its exact error ed, which is +0 in a shifted run (both
-         * samples lie in [lo, hi], within a factor 2 of each other: Sterbenz); then the sum
-         * s + c += d, st and es being the new s and its exact error. */
-        const double d = xn - xo;
-        const double bd = d - xn;
-        const double ed = (xn - (d - bd)) + (-xo - bd);
-        const double st = s + d;
-        const double bs = st - s;
-        const double es = (s - (st - bs)) + (d - bs);
-
-        /* The mean takes the compensation c of the windows before this one; this step's
-         * errors ed + es join c after (bollinger_lanes.h relies on that order). Keeping them
-         * off the path from the samples to the mean and the variance is what makes the step
-         * fast; the mean is then one rounding of the sum less exact, which the bound
-         * covers. */
-        const double ybar_new = (st + c) * inv_p;
-        const double yn = xn - shift;
-        const double yo = xo - shift;
-        const double dp = d * inv_p;
-        const double a = yn - ybar_new;
-        const double b = yo - ybar;
-        const double var_new = var + dp * (a + b);
-        const double acc_new = acc + fabs(dp) * ((fabs(a) + fabs(b)) + 2.0 * fabs(ybar_new));
-        const int accurate = acc_new <= limit * var_new;
+        apo__bollinger_next nx;
+        const int accurate =
+            apo__bollinger_slide_step(shift, s, c, ybar, var, acc, xn, xo, inv_p, &nx);
         if (!(in_range & varies & accurate)) {
             break;
         }
@@ -216,11 +243,11 @@ static inline APO_HD void apo__bollinger_slide_on(apo__in x, size_t end, size_t 
         if (changed) {
             w->last_change = t;
         }
-        s = st;
-        c = c + (ed + es);
-        ybar = ybar_new;
-        var = var_new;
-        acc = acc_new;
+        s = nx.st;
+        c = c + nx.err;
+        ybar = nx.ybar;
+        var = nx.var;
+        acc = nx.acc;
 
         const double mean = shift + ybar;
         APO_BOLLINGER_PUT_BANDS(upper, middle, lower, t, mean, var, nbdev_up, nbdev_dn);

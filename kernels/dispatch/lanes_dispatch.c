@@ -18,6 +18,7 @@
  * of its scalar tile body (kernels/<room>/<name>_tile.h) in the same order, so which path and which
  * lane computes a tile never changes its bits (docs/kernels-vector-paths.md, "Vector paths").
  */
+#include "bollinger_tile.h"
 #include "isa_cases.h"
 #include "kernels.h"
 #include "lanes_paths.h"
@@ -151,6 +152,23 @@ void apo__cpu_bollinger_tiles(const double *x, size_t rows, size_t cols,
     FOR_SORTED_ROUNDS(isa, tiles, count, path, sorted, n,
                       bollinger_on(path, isa, x, cols, sorted, n, period, nbdev_up, nbdev_dn, upper,
                                    middle, lower, stream));
+}
+
+void apo__cpu_bollinger_resume_lanes(const double *const *x, double *const *upper,
+                                     double *const *middle, double *const *lower,
+                                     void *const *states, const size_t *stops, size_t n,
+                                     size_t period, double nbdev_up, double nbdev_dn,
+                                     apo__cpu_isa isa) {
+    assert(n <= APO_BOLLINGER_RESUME_LANES && period >= 1);
+    apo__bollinger_cursor *const *cursors = (apo__bollinger_cursor *const *)states;
+    switch (isa) {
+        APO_WIDE_PATH_CASES(apo__bollinger_stream_lanes, x, upper, middle, lower, cursors, stops, n,
+                            period, nbdev_up, nbdev_dn)
+    default:
+        apo__bollinger_stream_lanes_sse2(x, upper, middle, lower, cursors, stops, n, period,
+                                         nbdev_up, nbdev_dn);
+        return;
+    }
 }
 
 /* A macd of the row: its seeds' periods (fast <= slow), its rates (from the periods, or

@@ -11,6 +11,7 @@
 #define APO_LANES_ENTRY_H
 
 #include "bollinger_lanes.h"
+#include "bollinger_stream_lanes.h"
 #include "lanes_paths.h"
 #include "macd_lanes.h"
 #include "returns_stats_lanes.h"

@@ -13,6 +13,8 @@
 
 /* The EMAs' rates of a macd tile (macd_tile.h). */
 struct apo__macd_rates;
+/* Where a bollinger tile stands between a stream's pieces (bollinger_tile.h). */
+struct apo__bollinger_cursor;
 
 #define APO_LANES_DECLARE(path)                                                                    \
     void apo__bollinger_tiles_##path(const double *x, size_t cols, const apo__tile_span *tiles,    \
@@ -35,7 +37,11 @@ struct apo__macd_rates;
                                  unsigned char *finite);                                           \
     void apo__bollinger_pass_tiles_pass_##path(const double *x, size_t cols,                       \
                                                const apo__tile_span *tiles, size_t count,          \
-                                               size_t period, double *mean, double *sd);
+                                               size_t period, double *mean, double *sd);           \
+    void apo__bollinger_stream_lanes_##path(                                                       \
+        const double *const *x, double *const *upper, double *const *middle, double *const *lower, \
+        struct apo__bollinger_cursor *const *cursors, const size_t *stops, size_t n, size_t p,     \
+        double nbdev_up, double nbdev_dn);
 
 APO_LANES_DECLARE(sse2)
 #ifdef APO_HAVE_LANES_AVX2

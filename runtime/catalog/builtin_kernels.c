@@ -96,6 +96,23 @@ static int bollinger_resume(const apo__call *call, void *state, int fresh, size_
     return 1;
 }
 
+_Static_assert(APO_RESUME_LANES <= APO_BOLLINGER_RESUME_LANES, "a stream's lanes fit bollinger's");
+
+/* Several series' pieces, each going on within its tile (kernel.h, resume_lanes). */
+static void bollinger_resume_lanes(const apo__call *call, const apo__resume_lanes *lanes, int isa) {
+    const double *x[APO_RESUME_LANES];
+    double *upper[APO_RESUME_LANES], *middle[APO_RESUME_LANES], *lower[APO_RESUME_LANES];
+    for (size_t l = 0; l < lanes->n; l++) {
+        x[l] = lanes->in[l][0];
+        upper[l] = lanes->out[l][0];
+        middle[l] = lanes->out[l][1];
+        lower[l] = lanes->out[l][2];
+    }
+    apo__cpu_bollinger_resume_lanes(x, upper, middle, lower, lanes->state, lanes->stop, lanes->n,
+                                    (size_t)call->params[0], call->params[1], call->params[2],
+                                    (apo__cpu_isa)isa);
+}
+
 static size_t bollinger_resume_size(const apo__kernel *k) {
     (void)k;
     return apo__cpu_bollinger_resume_size();
@@ -394,6 +411,7 @@ static const apo__kernel builtin_kernels[] = {
         .run_tile = bollinger_run,
         .run_tiles = bollinger_run_tiles,
         .resume_tile = bollinger_resume,
+        .resume_lanes = bollinger_resume_lanes,
         .resume_size = bollinger_resume_size,
         .count_nonfinite = apo__bollinger_nonfinite,
         .cuda = &bollinger_cuda_impl,

@@ -1,15 +1,16 @@
 /*
  * Streams' one-bar pieces side by side (apo__kernel.resume_lanes; runtime/streaming/stream.c,
  * lane_piece): a stream of many series hands its one-bar pieces within a tile to the kernel a
- * batch at a time, stoch's, rsi's, cmo's, cci's, mfi's, atr's, natr's, ema's, adx's, dx's and
- * the DIs' taken in the lanes of the host path's vectors
+ * batch at a time, stoch's, rsi's, cmo's, cci's, mfi's, atr's, natr's, ema's, adx's, dx's,
+ * the DIs' and bollinger's taken in the lanes of the host path's vectors
  * (kernels/oscillators/stoch_stream_lanes.h, rsi_stream_lanes.h, cci_stream_lanes.h,
  * kernels/volume/mfi_stream_lanes.h, kernels/trend/atr_stream_lanes.h, dmi_stream_lanes.h,
- * kernels/averages/ema_stream_lanes.h). Fed so that one-bar pieces mix with longer ones, idle
- * series, a tile's first and last bars (and a recurrence's last halo bars, which also run the
- * next tile ahead), gaps, flat stretches, a jump of scale and prices on a grid, at parameters
- * inside the lanes' bounds, at them and past them, and at a matype whose stream runs alone, on
- * every host path the CPU has: every output bitwise the batch call over the whole history.
+ * kernels/averages/ema_stream_lanes.h, bollinger_stream_lanes.h). Fed so that one-bar pieces
+ * mix with longer ones, idle series, a tile's first and last bars (and a recurrence's last
+ * halo bars, which also run the next tile ahead), gaps, flat stretches, a jump of scale and
+ * prices on a grid, at parameters inside the lanes' bounds, at them and past them, and at a
+ * matype whose stream runs alone, on every host path the CPU has: every output bitwise the
+ * batch call over the whole history.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -76,6 +77,11 @@ static const lanes_case cases[] = {
     {"dx", "defaults (14)", {{NULL, 0}}, 0},
     {"plus_di", "defaults (14)", {{NULL, 0}}, 0},
     {"minus_di", "timeperiod 5", {{"timeperiod", 5}}, 1},
+    /* A sliding run's step: the runs that stop (a sample out of the run's range, a constant
+     * window next, the error bound) leave the lanes; the shortest window and no deviation. */
+    {"bollinger", "defaults (20, 2, 2)", {{NULL, 0}}, 0},
+    {"bollinger", "period 2", {{"period", 2}}, 1},
+    {"bollinger", "period 5, nbdev 0", {{"period", 5}, {"nbdev_up", 0}, {"nbdev_dn", 0}}, 3},
 };
 
 /* Each case over a tile and 300 bars, cut two ways, on the runtime rt (under host
