@@ -64,9 +64,9 @@ void apo__cpu_bollinger_resume(const double *x, size_t begin, size_t stop, size_
 
 /* apo__cpu_bollinger_resume(x[l], 0, stops[l], period, nbdev_up, nbdev_dn, states[l], 0,
  * upper[l], middle[l], lower[l]) for each of n <= APO_BOLLINGER_RESUME_LANES series of one
- * stream, each going on within
- * its tile, with the same bits: the pieces of one bar whose run slides on take their steps
- * side by side in the vectors of path `isa` (bollinger_stream_lanes.h), which the CPU has. */
+ * stream, each going on within its tile, with the same bits: the pieces of one bar whose run
+ * slides on take their steps side by side in the vectors of path `isa`
+ * (bollinger_stream_lanes.h), which the CPU has. */
 void apo__cpu_bollinger_resume_lanes(const double *const *x, double *const *upper,
                                      double *const *middle, double *const *lower,
                                      void *const *states, const size_t *stops, size_t n,
