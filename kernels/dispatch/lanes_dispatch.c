@@ -18,7 +18,6 @@
  * of its scalar tile body (kernels/<room>/<name>_tile.h) in the same order, so which path and which
  * lane computes a tile never changes its bits (docs/kernels-vector-paths.md, "Vector paths").
  */
-#include "bollinger_tile.h"
 #include "isa_cases.h"
 #include "kernels.h"
 #include "lanes_paths.h"
@@ -160,7 +159,7 @@ void apo__cpu_bollinger_resume_lanes(const double *const *x, double *const *uppe
                                      size_t period, double nbdev_up, double nbdev_dn,
                                      apo__cpu_isa isa) {
     assert(n <= APO_BOLLINGER_RESUME_LANES && period >= 1);
-    apo__bollinger_cursor *const *cursors = (apo__bollinger_cursor *const *)states;
+    struct apo__bollinger_cursor *const *cursors = (struct apo__bollinger_cursor *const *)states;
     switch (isa) {
         APO_WIDE_PATH_CASES(apo__bollinger_stream_lanes, x, upper, middle, lower, cursors, stops, n,
                             period, nbdev_up, nbdev_dn)

@@ -98,7 +98,7 @@ static APO_CAT_SPECIALISED void apo__dmi_run_lanes(const apo__cat_io *io, const 
             out = adx1;
         }
         counted[j] = ok;
-        y[j] = apo__pick_double(ok, apo__pick_double(out == out, out, (double)NAN), (double)NAN);
+        y[j] = apo__pick_double(ok, apo__canonical_nan(out), (double)NAN);
         sp[j] = apo__pick_double(ok, sp1, sp[j]);
         sm[j] = apo__pick_double(ok, sm1, sm[j]);
         str[j] = apo__pick_double(ok, str1, str[j]);
