@@ -44,6 +44,11 @@ size_t apo__catalog_tile_len(apo__cat_id id, const double *params);
  * 0 for a kernel that cannot resume (a stream re-runs its tile from the start). */
 size_t apo__catalog_resume_size(apo__cat_id id);
 
+/* The bytes at the start of that state which a piece within a tile reads (kernel.h,
+ * resume_hot_size): all of it but for the RUN and POSITION kernels, whose run ahead for the
+ * next tile comes last. */
+size_t apo__catalog_resume_hot_size(apo__cat_id id);
+
 /* Kernel id's tile [begin, ...) of one row fed piece by piece: with `fresh` the state starts
  * the tile, else it goes on from the last call's stop; positions up to stop - 1 get the
  * bits apo__cpu_catalog_tile gives them. Only for kernels whose resume size is not 0; for

@@ -204,6 +204,10 @@ static size_t catalog_resume_size(const apo__kernel *k) {
     return apo__catalog_resume_size(id_of(k));
 }
 
+static size_t catalog_resume_hot_size(const apo__kernel *k) {
+    return apo__catalog_resume_hot_size(id_of(k));
+}
+
 /* Every catalog kernel's group function (kernel.h, run_tiles): the host hands a kernel its
  * tiles a group at a time, so the runtime's work around each unit (its clock readings, the
  * first-touch pass's mincore) is paid once per group instead of once per tile, which is most
@@ -360,8 +364,8 @@ APO_CATALOG(CATALOG_CUDA_IMPL)
     .tile_len = catalog_tile, .unit_work = catalog_unit_work, .output_cols = catalog_output_cols,  \
     .run_tile = catalog_run, .run_tiles = catalog_run_tiles, .path = catalog_path,                 \
     .resume_tile = catalog_resume, .resume_size = catalog_resume_size,                             \
-    .resume_lanes = CATALOG_RESUME_LANES(name), .cuda = &catalog_cuda_##name,                      \
-    .row_groups = ((traits)&APO_CAT_T_WHOLE_ROW) != 0,                                             \
+    .resume_hot_size = catalog_resume_hot_size, .resume_lanes = CATALOG_RESUME_LANES(name),        \
+    .cuda = &catalog_cuda_##name, .row_groups = ((traits)&APO_CAT_T_WHOLE_ROW) != 0,               \
     .resume_carries = ((traits)&APO_CAT_T_WHOLE_ROW) != 0, .stream_check = catalog_stream_check
 
 /* A row's inputs and outputs, counted and listed, are checked against each other. */
