@@ -205,9 +205,9 @@ struct apo__kernel {
     size_t (*resume_size)(const apo__kernel *k);
     /* Optional: the bytes at the start of that state which a piece within a tile reads (macd:
      * its hot line, kernels/oscillators/macd.c; a catalog recurrence or window: its tile and
-     * current run, not the run ahead, apo__catalog_resume_hot_size); NULL: all of them. A stream aligns each
-     * series' state to 64 bytes and asks the memory for these bytes only before it feeds a
-     * series, so that a cold one-bar update waits for as few lines as it reads. */
+     * current run, not the run ahead, apo__catalog_resume_hot_size); NULL: all of them. A stream
+     * aligns each series' state to 64 bytes and asks the memory for these bytes only before it
+     * feeds a series, so that a cold one-bar update waits for as few lines as it reads. */
     size_t (*resume_hot_size)(const apo__kernel *k);
     /* Optional: resume_tile over several series' pieces at once, each going on (not fresh)
      * within its tile, in the call's kernel and parameters (its inputs and outputs unused):
