@@ -419,7 +419,7 @@
       (3, {"timeperiod1", 7, 1, APO_CAT_PERIOD_MAX, 1},                                            \
        {"timeperiod2", 14, 1, APO_CAT_PERIOD_MAX, 1},                                              \
        {"timeperiod3", 28, 1, APO_CAT_PERIOD_MAX, 1}),                                             \
-      APO_CAT_MAX3(APO_CAT_P(0), APO_CAT_P(1), APO_CAT_P(2)), WINDOW, POSITION, APO_CAT_T_JOIN,    \
+      APO_CAT_MAX3(APO_CAT_P(0), APO_CAT_P(1), APO_CAT_P(2)), WINDOW, RUN, 0,                      \
       "max(timeperiod1, timeperiod2, timeperiod3): the longest window and the close before it")    \
     X(ROCP, rocp, oscillators, APO_CAT_CLOSE, (1, "rocp"), (1, APO_CAT_PERIOD(10, 1)),             \
       APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod")                                \

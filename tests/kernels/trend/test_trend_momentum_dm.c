@@ -69,7 +69,7 @@ Test(trend_momentum_dm, flat_bars_and_aroonosc_by_hand) {
 }
 
 /* ultosc sorts its periods (TA-Lib does), so any order of the three gives the same bits; flat
- * bars (no true range) give 0. */
+ * bars (no true range) give 0, at a series' start and after moving bars. */
 Test(trend_momentum_dm, ultosc_periods_in_any_order_and_flat_bars) {
     series s;
     series_make(&s, 9, 400, HLC, 100.0, 0.5, 1);
@@ -84,6 +84,22 @@ Test(trend_momentum_dm, ultosc_periods_in_any_order_and_flat_bars) {
         s.col[0][t] = s.col[1][t] = s.col[2][t] = 42.0;
     run_one_tile(APO_CAT_ULTOSC, s.in, 3, orders[0], a, NULL, s.n);
     for (size_t t = 28; t < 100; t++)
+        cr_assert_eq(a[t], 0.0, "t %zu: %g", t, a[t]);
+    /* Flat bars after moving ones, slid into from the anchor at bar 256 (ultosc_tile.h): a
+     * window of flat bars alone gives 0 too, whatever the slides left of the ranges they let
+     * go (bar 300 still has a range, from the close before it). Before them, bars near 1e6
+     * then near 1: the small ranges and pressures join sums that hold large ones, and round, so
+     * letting every one go leaves a residue where exact sums would leave 0. */
+    for (size_t t = 256; t < 300; t++) {
+        const double scale = t < 280 ? 1e6 : 1.0;
+        s.col[0][t] = scale * (1.0 + 0.0123 * (double)(t % 11) / 3.0);
+        s.col[1][t] = s.col[0][t] - scale * (0.003 + (double)(t % 5) * 1e-3 / 7.0);
+        s.col[2][t] = s.col[1][t] + (s.col[0][t] - s.col[1][t]) * (0.2 + 0.05 * (double)(t % 7));
+    }
+    for (size_t t = 300; t < 400; t++)
+        s.col[0][t] = s.col[1][t] = s.col[2][t] = 1.0;
+    run_one_tile(APO_CAT_ULTOSC, s.in, 3, orders[0], a, NULL, s.n);
+    for (size_t t = 328; t < 400; t++)
         cr_assert_eq(a[t], 0.0, "t %zu: %g", t, a[t]);
     free(a);
     free(b);
