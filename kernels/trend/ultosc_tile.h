@@ -179,6 +179,17 @@ static inline double apo__ultosc_buffer_sum(const double *x, size_t last, size_t
     return apo__parts_combine(part);
 }
 
+/* Bar j's six sums into the chunk's rows, where the outputs read them. */
+static inline void apo__ultosc_put(double sums[6][APO_ULTOSC_CHUNK], size_t j, double a0, double b0,
+                                   double a1, double b1, double a2, double b2) {
+    sums[0][j] = a0;
+    sums[1][j] = b0;
+    sums[2][j] = a1;
+    sums[3][j] = b1;
+    sums[4][j] = a2;
+    sums[5][j] = b2;
+}
+
 /*
  * The bars [t, e) of a run (e - t at most APO_ULTOSC_CHUNK, no anchor among them but t, the
  * samples of bars t - s3 - 1 .. e - 1 finite, s3 at most APO_ULTOSC_SPAN_MAX): the terms in
@@ -236,10 +247,8 @@ static inline int apo__ultosc_chunk(const apo__cat_io *io, const size_t s[3], si
     /* The slides, the six sums in registers (as the array elements of a and b, gcc kept them
      * in memory, a store and a load on each chain a bar). */
     double a0 = a[0], a1 = a[1], a2 = a[2], b0 = b[0], b1 = b[1], b2 = b[2];
-    if (fresh) {
-        sums[0][0] = a0, sums[1][0] = b0, sums[2][0] = a1;
-        sums[3][0] = b1, sums[4][0] = a2, sums[5][0] = b2;
-    }
+    if (fresh)
+        apo__ultosc_put(sums, 0, a0, b0, a1, b1, a2, b2);
     if (every_range) {
         /* Every bar of the chunk has a range, so each window ending in it has one: the
          * selects would keep every sum. */
@@ -250,12 +259,7 @@ static inline int apo__ultosc_chunk(const apo__cat_io *io, const size_t s[3], si
             b1 = b1 + sums[3][j];
             a2 = a2 + sums[4][j];
             b2 = b2 + sums[5][j];
-            sums[0][j] = a0;
-            sums[1][j] = b0;
-            sums[2][j] = a1;
-            sums[3][j] = b1;
-            sums[4][j] = a2;
-            sums[5][j] = b2;
+            apo__ultosc_put(sums, j, a0, b0, a1, b1, a2, b2);
         }
         nonzero = e;
     } else {
@@ -267,12 +271,7 @@ static inline int apo__ultosc_chunk(const apo__cat_io *io, const size_t s[3], si
             b1 = apo__ultosc_range_sum(b1 + sums[3][j], nonzero, s[1], t + j);
             a2 = a2 + sums[4][j];
             b2 = apo__ultosc_range_sum(b2 + sums[5][j], nonzero, s[2], t + j);
-            sums[0][j] = a0;
-            sums[1][j] = b0;
-            sums[2][j] = a1;
-            sums[3][j] = b1;
-            sums[4][j] = a2;
-            sums[5][j] = b2;
+            apo__ultosc_put(sums, j, a0, b0, a1, b1, a2, b2);
         }
     }
     a[0] = a0, a[1] = a1, a[2] = a2, b[0] = b0, b[1] = b1, b[2] = b2;
