@@ -106,6 +106,31 @@ Test(trend_momentum_dm, ultosc_periods_in_any_order_and_flat_bars) {
     series_free(&s);
 }
 
+/* The same flat bars after moving ones of two scales, with a longest window past the chunks'
+ * reach (s3 = 513 > APO_ULTOSC_SPAN_MAX, ultosc_tile.h), so that the per-bar loop slides them,
+ * as a GPU and a stream's one-bar pieces do: from the anchor at bar 1024, a window of 513 flat
+ * bars gives 0 exactly. (These ranges leave a positive residue in the longest window's range
+ * sum, which, left in place, gave -14 where 0 is due.) */
+Test(trend_momentum_dm, ultosc_flat_windows_on_the_per_bar_loop) {
+    series s;
+    series_make(&s, 9, 1536, HLC, 100.0, 0.5, 1);
+    for (size_t t = 500; t < 900; t++) {
+        const double scale = t < 700 ? 1e6 : 1.0;
+        s.col[0][t] = scale * (1.0 + 0.0123 * (double)(t % 11) / 3.0);
+        s.col[1][t] = s.col[0][t] - scale * (0.002 + (double)(t % 5) * 1e-3 / 7.0);
+        s.col[2][t] = s.col[1][t] + (s.col[0][t] - s.col[1][t]) * (0.2 + 0.05 * (double)(t % 7));
+    }
+    for (size_t t = 900; t < 1536; t++)
+        s.col[0][t] = s.col[1][t] = s.col[2][t] = 1.0;
+    const double periods[3] = {7, 14, 513};
+    double *a = alloc_doubles(s.n);
+    run_one_tile(APO_CAT_ULTOSC, s.in, 3, periods, a, NULL, s.n);
+    for (size_t t = 901 + 512; t < 1536; t++)
+        cr_assert_eq(a[t], 0.0, "t %zu: %g", t, a[t]);
+    free(a);
+    series_free(&s);
+}
+
 /* TA-Lib's PLUS_DM, MINUS_DM, DX and ADXR written out in double in TA-Lib's operation order
  * (its seeds in index order, S - S/p then + DM, the DIs' 100 * (S / TR)); which: 0 +DM, 1 -DM,
  * 2 DX, 3 ADXR. */
