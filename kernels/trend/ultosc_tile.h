@@ -192,7 +192,7 @@ static inline void apo__ultosc_put(double sums[6][APO_ULTOSC_CHUNK], size_t j, d
 
 /*
  * The bars [t, e) of a run (e - t at most APO_ULTOSC_CHUNK, no anchor among them but t, the
- * samples of bars t - s3 - 1 .. e - 1 finite, s3 at most APO_ULTOSC_SPAN_MAX): the terms in
+ * samples apo__ultosc_chunk_end names finite, s3 at most APO_ULTOSC_SPAN_MAX): the terms in
  * lanes (the scalar loop's values: apo__true_range_vec, trange_tile.h); bar t's sums evaluated
  * directly from them where `fresh` (t an anchor, or the run not valid), else slid from a and b;
  * the slides' differences, the slides, the outputs. a, b and *nonzero_io become their values at
@@ -205,8 +205,13 @@ static inline int apo__ultosc_chunk(const apo__cat_io *io, const size_t s[3], si
     const size_t n = e - t, span = s[2], lanes = APO_TILE_LANES, base = t - span;
     double pressure[APO_ULTOSC_CHUNK + APO_ULTOSC_SPAN_MAX],
         range[APO_ULTOSC_CHUNK + APO_ULTOSC_SPAN_MAX];
-    const size_t terms = n + span;
-    size_t j = 0;
+    /* A fresh chunk reads nothing before its first window (bar t - s3 + 1 and the close
+     * before it: a stream keeps no bar before that at its tile's start); its slot 0, the term
+     * a slide at t would let go, is not read. */
+    const size_t terms = n + span, first = fresh ? 1 : 0;
+    size_t j = first;
+    if (fresh)
+        pressure[0] = range[0] = 0.0;
     for (; j + lanes <= terms; j += lanes) {
         const size_t i = base + j;
         const apo_tv before = apo_tv_load(close + i - 1), l = apo_tv_load(low + i);
@@ -216,7 +221,7 @@ static inline int apo__ultosc_chunk(const apo__cat_io *io, const size_t s[3], si
     for (; j < terms; j++)
         (void)apo__ultosc_terms(io, base + j, &pressure[j], &range[j]);
     int finite = 1;
-    for (j = 0; j < terms; j++)
+    for (j = first; j < terms; j++)
         finite &= apo__finite(pressure[j]) & apo__finite(range[j]);
     if (!finite)
         return 0;
@@ -281,18 +286,20 @@ static inline int apo__ultosc_chunk(const apo__cat_io *io, const size_t s[3], si
 }
 
 /* The end of the chunk from t when the chunk path may take it: s3 at most APO_ULTOSC_SPAN_MAX,
- * t at least s3 + 1 and not before *plain_until, the bars up to the next multiple of
- * APO_ULTOSC_CHUNK (or end) at least APO_DD_BLOCK_MIN and the samples of bars t - s3 - 1 .. e - 1
- * all finite. Else t, and where those samples hold a gap, *plain_until becomes e (window_sum.h's
- * rule). */
-static inline size_t apo__ultosc_chunk_end(const apo__cat_io *io, const size_t s[3], size_t t,
-                                           size_t end, size_t *plain_until) {
-    if (s[2] > APO_ULTOSC_SPAN_MAX || t < s[2] + 1 || t < *plain_until)
+ * t not before *plain_until, the bars up to the next multiple of APO_ULTOSC_CHUNK (or end) at
+ * least APO_DD_BLOCK_MIN and the samples the chunk reads all finite: from bar t - s3 - 1 on,
+ * the close before the bar a slide at t lets go, or from t - s3 for a `fresh` chunk, which
+ * reads its first window only (a stream keeps no bar before it at its tile's start). Else t,
+ * and where those samples hold a gap, *plain_until becomes e (window_sum.h's rule). */
+static inline size_t apo__ultosc_chunk_end(const apo__cat_io *io, const size_t s[3], int fresh,
+                                           size_t t, size_t end, size_t *plain_until) {
+    const size_t reach = s[2] + (fresh ? 0 : 1);
+    if (s[2] > APO_ULTOSC_SPAN_MAX || t < reach || t < *plain_until)
         return t;
     const size_t next = t + (APO_ULTOSC_CHUNK - t % APO_ULTOSC_CHUNK), e = next < end ? next : end;
     if (e - t < APO_DD_BLOCK_MIN)
         return t;
-    if (!apo__inputs_finite(io->in, 3, t - s[2] - 1, e)) {
+    if (!apo__inputs_finite(io->in, 3, t - reach, e)) {
         *plain_until = e;
         return t;
     }
@@ -331,9 +338,10 @@ static APO_CAT_SPECIALISED APO_HD void apo__ultosc_run(const apo__cat_io *io, si
 #endif
     for (size_t t = r->t; t < end; t++) {
 #ifdef APO_TILE_LANES
-        const size_t e = apo__ultosc_chunk_end(io, s, t, end, &plain_until);
+        const int fresh = !valid || t % anchor == 0;
+        const size_t e = apo__ultosc_chunk_end(io, s, fresh, t, end, &plain_until);
         if (e > t) {
-            if (apo__ultosc_chunk(io, s, t, e, !valid || t % anchor == 0, a, b, &nonzero)) {
+            if (apo__ultosc_chunk(io, s, t, e, fresh, a, b, &nonzero)) {
                 valid = 1;
                 t = e - 1;
                 continue;
