@@ -22,6 +22,7 @@
 #define APO_KERNELS_ZLEMA_TILE_H
 
 #include "catalog.h"
+#include "window_sum.h"
 
 /* A tile's run: the next bar, the values seen toward the seed, the seed's sum, the average. */
 typedef struct apo__zlema_run {
@@ -128,12 +129,11 @@ static inline void apo__zlema_side_by_side(const apo__cat_io *io, size_t begin, 
                     stop = b;
                 size_t u = t;
                 if (r->seen >= p) {
-                    double gaps = 0.0; /* 0 while every y is finite */
-                    for (size_t s = 0; s < stop - t; s++) {
+                    for (size_t s = 0; s < stop - t; s++)
                         ys[i][s] = 2.0 * x[t + s] - x[t + s - lag];
-                        gaps += ys[i][s] - ys[i][s];
-                    }
-                    if (gaps == 0.0)
+                    /* A scan that vectorises, where a sum of y - y (0 while every y is
+                     * finite) was a chain of dependent adds, a bar's add latency a lane. */
+                    if (apo__block_finite(ys[i], 0, stop - t))
                         u = stop;
                     while (u < stop && isfinite(ys[i][u - t]))
                         u++;
