@@ -305,32 +305,32 @@ static size_t one_row_spans(const apo__tile_span *tiles, size_t from, size_t n,
     return cols;
 }
 
-/* bbands at matype 0 is bollinger's tile body itself (bbands_tile.h), so a row's tiles take
- * bollinger's rounds of lanes, each tile with the bits of its scalar body, where the
- * catalog's path would run them one by one. */
-static void bbands_sma_tiles(const apo__cat_io *io, const apo__tile_span *tiles, size_t count,
-                             int isa) {
+/*
+ * The catalog kernels whose tile body is a built-in kernel's, whose row of tiles takes that
+ * kernel's lanes, in chunks of APO_ROW_CHUNK tiles, each tile with the bits of its scalar body,
+ * where the catalog's path would run them one by one:
+ * - bbands at matype 0 is bollinger's body itself (bbands_tile.h): bollinger's rounds;
+ * - macdfix is macd's body at fixed rates (macdfix_tile.h): macd's rounds of lanes, and a lone
+ *   tile macd's cut into pieces in lanes, checked bit for bit (apo__cpu_macdfix_tiles). A row
+ *   of 1e4 bars is one tile: 0.75 of TA-Lib 0.8.1 to 1.03 on the Zen 3 VM. A row of 1e6 bars
+ *   went from 3.4-3.6 ms one tile at a time to 1.4-2.0 in rounds on the Zen 3 VM
+ *   (docs/perf-log/2026-12-06-zen3-finite-bits.md), where on 2026-11-29 its rounds had measured
+ *   5.6 ms against 4.6 (docs/perf-log/2026-11-29-bbands-macdext-price-oscillators.md).
+ */
+static void builtin_body_tiles(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
+                               size_t count, int isa) {
     apo__tile_span row[APO_ROW_CHUNK];
     for (size_t k = 0; k < count; k += APO_ROW_CHUNK) {
         const size_t n = count - k < APO_ROW_CHUNK ? count - k : APO_ROW_CHUNK;
         const size_t cols = one_row_spans(tiles, k, n, row);
-        apo__cpu_bollinger_tiles(io->in[0], 1, cols, row, n, (size_t)io->p[0], io->p[1], io->p[2],
-                                 io->out[0], io->out[1], io->out[2], (apo__cpu_isa)isa);
+        if (id == APO_CAT_BBANDS)
+            apo__cpu_bollinger_tiles(io->in[0], 1, cols, row, n, (size_t)io->p[0], io->p[1],
+                                     io->p[2], io->out[0], io->out[1], io->out[2],
+                                     (apo__cpu_isa)isa);
+        else
+            apo__cpu_macdfix_tiles(io->in[0], 1, cols, row, n, (size_t)io->p[0], io->h, io->out[0],
+                                   io->out[1], io->out[2], (apo__cpu_isa)isa);
     }
-}
-
-/* macdfix's tile body is macd's at fixed rates (macdfix_tile.h), so a lone tile takes macd's
- * cut into pieces in lanes, checked bit for bit, at those rates (apo__cpu_macdfix_tiles), where
- * the catalog's path runs one serial chain (a row of 1e4 bars is one tile: 0.75 of TA-Lib 0.8.1
- * to 1.03 on the Zen 3 VM). Several tiles stay one by one: in macd's rounds a row of 1e6 bars
- * took 5.6 ms against 4.6 (docs/perf-log/2026-11-29-bbands-macdext-price-oscillators.md; read,
- * not measured, as the memory's: a round reads four tiles' inputs and writes twelve output rows
- * at once, where the serial chain's one row of each is already at the memory's pace). */
-static void macdfix_lone_tile(const apo__cat_io *io, const apo__tile_span *tile, int isa) {
-    apo__tile_span row[1];
-    const size_t cols = one_row_spans(tile, 0, 1, row);
-    apo__cpu_macdfix_tiles(io->in[0], 1, cols, row, 1, (size_t)io->p[0], io->h, io->out[0],
-                           io->out[1], io->out[2], (apo__cpu_isa)isa);
 }
 
 void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,
@@ -338,12 +338,9 @@ void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo_
     assert(io != NULL && id < APO_CAT_COUNT);
     for (size_t k = 0; k < count; k++)
         assert(tiles[k].begin < tiles[k].end);
-    if (id == APO_CAT_BBANDS && (int)io->p[3] == APO_MA_SMA && count > 1) {
-        bbands_sma_tiles(io, tiles, count, isa);
-        return;
-    }
-    if (id == APO_CAT_MACDFIX && count == 1) {
-        macdfix_lone_tile(io, tiles, isa);
+    if ((id == APO_CAT_BBANDS && (int)io->p[3] == APO_MA_SMA && count > 1) ||
+        id == APO_CAT_MACDFIX) {
+        builtin_body_tiles(id, io, tiles, count, isa);
         return;
     }
     switch (isa) {

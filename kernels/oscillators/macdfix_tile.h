@@ -12,10 +12,10 @@
  * 0.075). Stream: NONE (a piece re-runs its tile from the start): macd's state between its
  * phases does not fit apo__cat_run.
  *
- * On the CPU a lone tile takes macd's cut into pieces in vector lanes, checked bit for bit
- * (apo__cpu_macdfix_tiles, dispatch/lanes_dispatch.c; catalog_dispatch.c says why a row of
- * several tiles does not take macd's rounds), at these rates: the bits of this body, as macd's
- * lanes have macd's.
+ * On the CPU a row's tiles take macd's rounds of vector lanes and a lone tile macd's cut into
+ * pieces in lanes, checked bit for bit (apo__cpu_macdfix_tiles, dispatch/lanes_dispatch.c;
+ * catalog_dispatch.c, builtin_body_tiles, with the measurements), at these rates: the bits of
+ * this body, as macd's lanes have macd's.
  */
 #ifndef APO_KERNELS_MACDFIX_TILE_H
 #define APO_KERNELS_MACDFIX_TILE_H
