@@ -33,7 +33,19 @@
 #include "dema_tile.h"
 #include "run_entries.h"
 
+/* The rate of change of e3 from the e3 before it, TA-Lib's order: 0 where that e3 is 0. Every
+ * scalar path's rate is this, and apo__trix_rate_tv's lanes take its operations. */
+static APO_HD_STEP APO_HD double apo__trix_rate(double e3, double before) {
+    return before != 0.0 ? (e3 / before - 1.0) * 100.0 : 0.0;
+}
+
 #ifdef APO_TILE_LANES
+/* apo__trix_rate of each lane: the quotient taken in every lane, 0 selected where before is 0. */
+static inline apo_tv apo__trix_rate_tv(apo_tv e3, apo_tv before) {
+    const apo_tv zero = {0};
+    return apo_tv_pick(before != zero, (e3 / before - 1.0) * 100.0, zero);
+}
+
 /* The steady stretch of apo__trix_run from t (every stage seeded, t an output) to end or the
  * first sample that is not finite, APO_TRIX_CHUNK bars at a time: the chain's e3 of each bar
  * first, then the chunk's rates in vector lanes, each the loop's operations on its own two e3,
@@ -43,10 +55,9 @@
 #define APO_TRIX_CHUNK 64
 static inline size_t apo__trix_steady_chunks(const double *x, double *out, size_t t, size_t end,
                                              double k, double e[3]) {
-    const apo_tv zero = {0};
     double e0 = e[0], e1 = e[1], e2 = e[2];
     double e3s[APO_TRIX_CHUNK + 1]; /* e3s[j + 1]: e3 after bar t + j; e3s[0] the one before */
-    for (;;) {
+    while (t < end) {
         const size_t n = end - t < APO_TRIX_CHUNK ? end - t : APO_TRIX_CHUNK;
         size_t j = 0;
         e3s[0] = e2;
@@ -57,15 +68,13 @@ static inline size_t apo__trix_steady_chunks(const double *x, double *out, size_
             e3s[j + 1] = e2;
         }
         size_t i = 0;
-        for (; i + APO_TILE_LANES <= j; i += APO_TILE_LANES) {
-            const apo_tv before = apo_tv_load(e3s + i), now = apo_tv_load(e3s + i + 1);
+        for (; i + APO_TILE_LANES <= j; i += APO_TILE_LANES)
             apo_tv_store(out + t + i,
-                         apo_tv_pick(before != zero, (now / before - 1.0) * 100.0, zero));
-        }
+                         apo__trix_rate_tv(apo_tv_load(e3s + i + 1), apo_tv_load(e3s + i)));
         for (; i < j; i++)
-            out[t + i] = e3s[i] != 0.0 ? (e3s[i + 1] / e3s[i] - 1.0) * 100.0 : 0.0;
+            out[t + i] = apo__trix_rate(e3s[i + 1], e3s[i]);
         t += j;
-        if (j < n || t >= end)
+        if (j < n)
             break;
     }
     e[0] = e0;
@@ -98,7 +107,7 @@ static inline APO_HD void apo__trix_run(const apo__cat_io *io, size_t begin, siz
                 e0 = (x[t] - e0) * k + e0; /* APO__EMA_STAGES seeded */
                 e1 = (e0 - e1) * k + e1;
                 e2 = (e1 - e2) * k + e2;
-                out[t] = before != 0.0 ? (e2 / before - 1.0) * 100.0 : 0.0;
+                out[t] = apo__trix_rate(e2, before);
             }
             e[0] = e0;
             e[1] = e1;
@@ -115,7 +124,7 @@ static inline APO_HD void apo__trix_run(const apo__cat_io *io, size_t begin, siz
         APO__EMA_STAGES(v, 3, seen, e, e, p, (double)p, k, ready);
         double y = NAN;
         if (ready && had_e3)
-            y = before != 0.0 ? (e[2] / before - 1.0) * 100.0 : 0.0;
+            y = apo__trix_rate(e[2], before);
         if (t >= begin)
             out[t] = y;
     }
@@ -138,7 +147,6 @@ static APO_CAT_SPECIALISED size_t apo__trix_steady_copy(const apo__cat_io *io,
     double *out[APO_TILE_LANES];
     apo__cat_lanes_rows(ln, sd, io->in[0], 0, x);
     apo__cat_lanes_outs(ln, io->out[0], out);
-    const apo_tv zero = {0};
     apo_tv e[3] = {e_io[0], e_io[1], e_io[2]};
     for (; step < sd->to; step++) {
         apo_tv v = apo__cat_lanes_at(x, sd, step, held);
@@ -149,8 +157,7 @@ static APO_CAT_SPECIALISED size_t apo__trix_steady_copy(const apo__cat_io *io,
             e[s] = (v - e[s]) * k + e[s];
             v = e[s];
         }
-        apo__cat_lanes_put(out, sd->stores, step,
-                           apo_tv_pick(before != zero, (e[2] / before - 1.0) * 100.0, zero));
+        apo__cat_lanes_put(out, sd->stores, step, apo__trix_rate_tv(e[2], before));
     }
     for (int s = 0; s < 3; s++)
         e_io[s] = e[s];
@@ -196,7 +203,7 @@ static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *
         APO__EMA_STAGES(v, 3, seen, e, e, p, pd, k, ready);
         apo_tv y = nan;
         if (ready && had_e3)
-            y = apo_tv_pick(before != zero, (e[2] / before - 1.0) * 100.0, zero);
+            y = apo__trix_rate_tv(e[2], before);
         apo__cat_lanes_store_inside(io->out[0], &ln, tiles, step, y);
     }
     apo__cat_lanes_stop(&ln, step, seen, 3);
