@@ -19,13 +19,15 @@
  * one loop instead (apo__price_osc_emas): each performs ema's steps from the same bar
  * (apo__ema_take, ema_tile.h, which ma_pieces.h runs for them too), so the same bits, but their
  * two chains advance side by side, where the pieces waited on one chain's latency and then on
- * the other's.
+ * the other's. On the CPU, ppo's seeded stretches take their quotients in vector lanes after
+ * each chunk of the chains (apo__ppo_steady), the same bits.
  */
 #ifndef APO_KERNELS_APO_TILE_H
 #define APO_KERNELS_APO_TILE_H
 
 #include "catalog.h"
 #include "ma_pieces.h"
+#include "tile_vec.h"
 
 /* The bars of a piece: the slow MA's values held while the fast MA's overwrite them. */
 #define APO_PO_PIECE 256
@@ -35,16 +37,72 @@ static inline APO_HD double apo__ppo_of(double fast, double slow) {
     return slow != 0.0 ? ((fast - slow) / slow) * 100.0 : 0.0;
 }
 
+#ifdef APO_TILE_LANES
+/* apo__ppo_of of each lane: the quotient taken in every lane, 0 selected where slow is 0. */
+static inline apo_tv apo__ppo_of_tv(apo_tv fast, apo_tv slow) {
+    const apo_tv zero = {0};
+    return apo_tv_pick(slow != zero, ((fast - slow) / slow) * 100.0, zero);
+}
+
+/* ppo's steady stretch in apo__price_osc_emas from t (both EMAs seeded, t an output) to end
+ * or the first sample that is not finite, APO_PO_CHUNK bars at a time: the two chains' values
+ * of each bar first, then the chunk's outputs in vector lanes, each from its own two values by
+ * the loop's operations, so the same bits. Why: the scalar division a bar, off the chains, held
+ * the loop to the divider's pace, which the VMs' slow phases stretch most (trix's move,
+ * trix_tile.h; docs/perf-log/2026-12-06-zen3-ppo-chunks.md). apo, without a division, keeps
+ * the loop (the chunks were no faster). Returns the first bar not taken; *e_f and *e_s hold the
+ * averages after it. */
+#define APO_PO_CHUNK 64
+static inline size_t apo__ppo_steady(const double *x, double *out, size_t t, size_t end, double kf,
+                                     double ks, double *e_f, double *e_s) {
+    double ef = *e_f, es = *e_s;
+    double fs[APO_PO_CHUNK], ss[APO_PO_CHUNK];
+    while (t < end) {
+        const size_t n = end - t < APO_PO_CHUNK ? end - t : APO_PO_CHUNK;
+        size_t j = 0;
+        for (; j < n && isfinite(x[t + j]); j++) {
+            const double v = x[t + j];
+            es = (v - es) * ks + es; /* apo__ema_take, seeded */
+            ef = (v - ef) * kf + ef;
+            ss[j] = es;
+            fs[j] = ef;
+        }
+        size_t i = 0;
+        for (; i + APO_TILE_LANES <= j; i += APO_TILE_LANES) {
+            const apo_tv f = apo_tv_load(fs + i), sl = apo_tv_load(ss + i);
+            const apo_tv y = apo__ppo_of_tv(f, sl);
+            apo_tv_store(out + t + i, apo_tv_or_nan(y == y, y)); /* apo__canonical_nan */
+        }
+        for (; i < j; i++)
+            out[t + i] = apo__canonical_nan(apo__ppo_of(fs[i], ss[i]));
+        t += j;
+        if (j < n)
+            break;
+    }
+    *e_f = ef;
+    *e_s = es;
+    return t;
+}
+#endif
+
 /* The oscillator of two EMAs of periods fast and slow (both above 1) over [begin, end), each
  * started at the tile's warm-up origin as ema's stream starts it (apo__ema_start). */
-static inline APO_HD void apo__price_osc_emas(const apo__cat_io *io, size_t fast, size_t slow,
-                                              size_t begin, size_t end, int percent) {
+static APO_CAT_SPECIALISED APO_HD void apo__price_osc_emas(const apo__cat_io *io, size_t fast,
+                                                           size_t slow, size_t begin, size_t end,
+                                                           int percent) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const double kf = 2.0 / ((double)fast + 1.0), ks = 2.0 / ((double)slow + 1.0);
     size_t seen_f = 0, seen_s = 0;
     double sum_f = 0.0, sum_s = 0.0, e_f = 0.0, e_s = 0.0;
     for (size_t t = begin > io->h ? begin - io->h : 0; t < end; t++) {
+#ifdef APO_TILE_LANES
+        if (percent && seen_f == fast && seen_s == slow && t >= begin) {
+            t = apo__ppo_steady(x, out, t, end, kf, ks, &e_f, &e_s);
+            if (t >= end)
+                break;
+        }
+#endif
         const double v = x[t];
         const double s = apo__ema_take(v, slow, ks, &seen_s, &sum_s, &e_s);
         const double f = apo__ema_take(v, fast, kf, &seen_f, &sum_f, &e_f);
@@ -53,8 +111,8 @@ static inline APO_HD void apo__price_osc_emas(const apo__cat_io *io, size_t fast
     }
 }
 
-static inline APO_HD void apo__price_osc_tile(const apo__cat_io *io, size_t begin, size_t end,
-                                              int percent) {
+static APO_CAT_SPECIALISED APO_HD void apo__price_osc_tile(const apo__cat_io *io, size_t begin,
+                                                           size_t end, int percent) {
     size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
     if (slow < fast) {
         const size_t swap = slow;
