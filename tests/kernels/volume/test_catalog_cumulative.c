@@ -4,9 +4,9 @@
  * the price volume trend pvt (pvt_tile.h) and the parabolic SAR's sar and sarext
  * (kernels/trend/sar_tile.h), against independent long-double references
  * (catalog_reference_cumulative.c, catalog_reference_stats_sar.c) on seeded OHLCV walks of lengths
- * 1 to 2e5 with ties, flat and inverted bars and gaps; obv, ad and vwap bitwise against TA-Lib's
- * recursion written in plain double on every output, over several tiles; the same bits for any cut
- * of a row into tiles, in any order; small series worked by hand.
+ * 1 to 2e5 with ties, flat and inverted bars and gaps; obv, ad, vwap, nvi and pvi bitwise against
+ * TA-Lib's recursion written in plain double on every output, over several tiles; the same bits for
+ * any cut of a row into tiles, in any order; small series worked by hand.
  *
  * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
  */
@@ -244,13 +244,40 @@ static void talib_vwap(const series *s, double *out) {
     }
 }
 
+/* TA-Lib 0.8's NVI and PVI: 1000 at the first bar; at a later bar whose volume fell (NVI) or
+ * rose (PVI) from the bar before, and whose previous close is not 0, `next += (close - prev) /
+ * prev * next` from the index, kept where finite. */
+static void talib_volume_index(const series *s, int negative, double *out) {
+    const double *close = s->col[CLOSE], *volume = s->col[VOLUME];
+    double index = 1000.0;
+    out[0] = index;
+    for (size_t t = 1; t < s->n; t++) {
+        const int moves = negative ? volume[t] < volume[t - 1] : volume[t] > volume[t - 1];
+        if (moves && close[t - 1] != 0.0) {
+            double next = index;
+            next += (close[t] - close[t - 1]) / close[t - 1] * next;
+            if (isfinite(next))
+                index = next;
+        }
+        out[t] = index;
+    }
+}
+
+static void talib_nvi(const series *s, double *out) { talib_volume_index(s, 1, out); }
+
+static void talib_pvi(const series *s, double *out) { talib_volume_index(s, 0, out); }
+
 typedef void (*talib_loop)(const series *s, double *out);
 
 Test(catalog_cumulative, every_output_has_talib_bits, .timeout = 120) {
     const struct {
         apo__cat_id id;
         talib_loop talib;
-    } loops[] = {{APO_CAT_OBV, talib_obv}, {APO_CAT_AD, talib_ad}, {APO_CAT_VWAP, talib_vwap}};
+    } loops[] = {{APO_CAT_OBV, talib_obv},
+                 {APO_CAT_AD, talib_ad},
+                 {APO_CAT_VWAP, talib_vwap},
+                 {APO_CAT_NVI, talib_nvi},
+                 {APO_CAT_PVI, talib_pvi}};
     for (size_t li = 0; li < sizeof loops / sizeof loops[0]; li++) {
         size_t ki = 0;
         while (kernels[ki].id != loops[li].id)
@@ -269,6 +296,50 @@ Test(catalog_cumulative, every_output_has_talib_bits, .timeout = 120) {
             free(want);
             series_free(&s);
         }
+    }
+}
+
+/* An index that would overflow keeps its last finite value (TA-Lib's rule), on the CPU's
+ * chunks of clean bars too (nvi_tile.h's apo__vi_chunk, which finds it after its chain): the
+ * close grows by 1e10 a bar from 1e-10 for 32 bars, the volume falls (nvi) or rises (pvi) at
+ * each, so the index would pass 1.8e308 at the 31st; then a walk near 1e300. Bitwise TA-Lib's
+ * loop, over the tile grid and from each of the first 70 bars on. */
+Test(catalog_cumulative, an_index_that_would_overflow_keeps_its_value, .timeout = 60) {
+    for (int negative = 0; negative < 2; negative++) {
+        const cum_kernel *k = &kernels[0];
+        while (k->id != (negative ? APO_CAT_NVI : APO_CAT_PVI))
+            k++;
+        series s;
+        series_make(&s, 31 + (uint64_t)negative, 700, PLAIN);
+        for (size_t t = 0; t < s.n; t++) {
+            if (t < 32) {
+                s.col[CLOSE][t] = pow(10.0, 10.0 * (double)t - 10.0);
+                s.col[VOLUME][t] = 1e6 + (negative ? -(double)t : (double)t);
+            } else {
+                s.col[CLOSE][t] = 1e298 * s.col[CLOSE][t];
+            }
+        }
+        double *got = alloc_doubles(s.n), *want = alloc_doubles(s.n);
+        talib_volume_index(&s, negative, want);
+        cr_assert(want[31] == want[30] && want[30] > 1e302, "%s: the index stops at bar 31",
+                  k->name);
+        run_grid(k, &s, got);
+        for (size_t t = 0; t < s.n; t++)
+            cr_assert(same_bits(got[t], want[t]), "%s t %zu: %.17g, TA-Lib %.17g", k->name, t,
+                      got[t], want[t]);
+        apo__cat_io io;
+        io_make(&io, k, &s, got);
+        for (size_t b = 1; b < 70; b++) {
+            for (size_t t = 0; t < s.n; t++)
+                got[t] = -1.0;
+            apo__cpu_catalog_tile(k->id, &io, b, s.n);
+            for (size_t t = b; t < s.n; t++)
+                cr_assert(same_bits(got[t], want[t]), "%s from %zu, t %zu: %.17g, TA-Lib %.17g",
+                          k->name, b, t, got[t], want[t]);
+        }
+        free(got);
+        free(want);
+        series_free(&s);
     }
 }
 
