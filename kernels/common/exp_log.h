@@ -491,6 +491,20 @@ static inline APO_HD double apo__cosh_select(double x) {
     return apo__nan_or(x, apo__pick_bits(small, apo__bits_of(near), v));
 }
 
+/* apo__sinh_select's (odd: 1) or apo__cosh_select's (0) value where |x| is at least 22 or x is
+ * not finite: their far arm alone, e^|x| / 2 (an infinity past APO_HYPERBOLIC_OVERFLOW), with
+ * x's sign for sinh; the whole forms' operations for that arm, so their bits there. The
+ * saturated blocks of math_tile.h take it. */
+static inline APO_HD double apo__hyperbolic_far_select(double x, int odd) {
+    const uint64_t xb = apo__bits_of(x);
+    int k;
+    const double p = apo__exp_reduce(apo__hyperbolic_reducible(x), &k);
+    const double far = apo__scale2_select(1.0 + p, k - 1); /* apo__half_exp */
+    const uint64_t v =
+        apo__pick_bits(fabs(x) <= APO_HYPERBOLIC_OVERFLOW, apo__bits_of(far), APO_BITS_INF);
+    return apo__nan_or(x, odd ? v | (xb & APO_BITS_NEG_ZERO) : v);
+}
+
 static inline APO_HD double apo__tanh_select(double x) {
     const uint64_t xb = apo__bits_of(x);
     const double a = fabs(x);

@@ -83,38 +83,40 @@ APO_ELEMENTWISE_1(sqrt, sqrt(x))
 APO_ELEMENTWISE_1(exp, apo__exp_select(x))
 APO_ELEMENTWISE_1(ln, apo__log_select(x))
 APO_ELEMENTWISE_1(log10, apo__log10_select(x))
-APO_ELEMENTWISE_1(sinh, apo__sinh_select(x))
-APO_ELEMENTWISE_1(cosh, apo__cosh_select(x))
-
-/* tanh's tile there: blocks of APO_TANH_BLOCK samples, where a block whose samples are all at
- * least 22 in magnitude (tanh's last arm, +-1 exactly: a series of prices, say) takes that arm
- * alone, a loop that vectorises as well, and any other block the branchless form, which
- * computes every arm for every sample (about nine times a saturated block's time over prices:
- * docs/perf-log/2026-12-01-talib-table-xeon5.md). */
-#define APO_TANH_BLOCK 64
-static inline void apo__tanh_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    const double *in0 = io->in[0];
-    double *out = io->out[0];
-    for (size_t t = begin; t < end;) {
-        const size_t stop = end - t < APO_TANH_BLOCK ? end : t + APO_TANH_BLOCK;
-        int saturated = 1;
-        for (size_t i = t; i < stop; i++)
-            saturated &= fabs(in0[i]) >= 22.0;
-        if (saturated)
-            for (size_t i = t; i < stop; i++) {
-                const double x = in0[i];
-                const double one =
-                    apo__double_of(APO_BITS_ONE | (apo__bits_of(x) & APO_BITS_NEG_ZERO));
-                out[i] = apo__elementwise_out(apo__finite(x), one);
-            }
-        else
-            for (size_t i = t; i < stop; i++) {
-                const double x = in0[i];
-                out[i] = apo__elementwise_out(apo__finite(x), apo__tanh_select(x));
-            }
-        t = stop;
+/* The tiles of tanh, sinh and cosh there: blocks of APO_SATURATED_BLOCK samples, where a block
+ * whose samples are all at least 22 in magnitude (each one's last arm: a series of prices, say)
+ * takes that arm alone (`far`), a loop that vectorises as well, and any other block the
+ * branchless form (`whole`), which computes every arm for every sample: about nine times a
+ * saturated block's time over prices for tanh (docs/perf-log/2026-12-01-talib-table-xeon5.md),
+ * about 1.6 for cosh and 1.4 for sinh (docs/perf-log/2026-12-06-zen3-ppo-chunks.md). */
+#define APO_SATURATED_BLOCK 64
+#define APO_SATURATING_TILE(name, far, whole)                                                      \
+    static inline void apo__##name##_tile(const apo__cat_io *io, size_t begin, size_t end) {       \
+        const double *in0 = io->in[0];                                                             \
+        double *out = io->out[0];                                                                  \
+        for (size_t t = begin; t < end;) {                                                         \
+            const size_t stop = end - t < APO_SATURATED_BLOCK ? end : t + APO_SATURATED_BLOCK;     \
+            int saturated = 1;                                                                     \
+            for (size_t i = t; i < stop; i++)                                                      \
+                saturated &= fabs(in0[i]) >= 22.0;                                                 \
+            if (saturated)                                                                         \
+                for (size_t i = t; i < stop; i++) {                                                \
+                    const double x = in0[i];                                                       \
+                    out[i] = apo__elementwise_out(apo__finite(x), far);                            \
+                }                                                                                  \
+            else                                                                                   \
+                for (size_t i = t; i < stop; i++) {                                                \
+                    const double x = in0[i];                                                       \
+                    out[i] = apo__elementwise_out(apo__finite(x), whole);                          \
+                }                                                                                  \
+            t = stop;                                                                              \
+        }                                                                                          \
     }
-}
+APO_SATURATING_TILE(sinh, apo__hyperbolic_far_select(x, 1), apo__sinh_select(x))
+APO_SATURATING_TILE(cosh, apo__hyperbolic_far_select(x, 0), apo__cosh_select(x))
+/* tanh's last arm is +-1 exactly. */
+APO_SATURATING_TILE(tanh, apo__double_of(APO_BITS_ONE | (apo__bits_of(x) & APO_BITS_NEG_ZERO)),
+                    apo__tanh_select(x))
 #else
 APO_ELEMENTWISE_1(exp, apo__exp(x))
 APO_ELEMENTWISE_1(ln, apo__log(x))
