@@ -460,17 +460,24 @@ static inline APO_HD double apo__nan_or(double x, uint64_t v) {
     return apo__double_of(apo__pick_bits(x == x, v, APO_BITS_NAN));
 }
 
+/* The bits of the far arm of sinh and cosh, e^a / 2 from exp's reduction p, k of a = |x|, or an
+ * infinity past APO_HYPERBOLIC_OVERFLOW (unsigned): spelled once for the whole forms and for
+ * apo__hyperbolic_far_select, whose bits must be theirs. */
+static inline APO_HD uint64_t apo__hyperbolic_far_bits(double a, double p, int k) {
+    const double far = apo__scale2_select(1.0 + p, k - 1); /* apo__half_exp */
+    return apo__pick_bits(a <= APO_HYPERBOLIC_OVERFLOW, apo__bits_of(far), APO_BITS_INF);
+}
+
 static inline APO_HD double apo__sinh_select(double x) {
     const uint64_t xb = apo__bits_of(x);
     const double a = fabs(x);
     int k;
     const double p = apo__exp_reduce(apo__hyperbolic_reducible(x), &k);
     const double e = apo__expm1_up_select(p, k);
-    const double mid = 0.5 * (e + e / (e + 1.0));          /* 1 <= a < 22 */
-    const double far = apo__scale2_select(1.0 + p, k - 1); /* apo__half_exp */
+    const double mid = 0.5 * (e + e / (e + 1.0)); /* 1 <= a < 22 */
     const double near =
         apo__sinh_series(apo__pick_double(a < 1.0, x, 0.0)); /* 2^-28 <= a < 1, signed */
-    uint64_t v = apo__pick_bits(a <= APO_HYPERBOLIC_OVERFLOW, apo__bits_of(far), APO_BITS_INF);
+    uint64_t v = apo__hyperbolic_far_bits(a, p, k);
     v = apo__pick_bits(a < 22.0, apo__bits_of(mid), v) | (xb & APO_BITS_NEG_ZERO);
     v = apo__pick_bits(a < 1.0, apo__bits_of(near), v);
     return apo__nan_or(x, apo__pick_bits(a < 0x1p-28, xb, v));
@@ -485,23 +492,20 @@ static inline APO_HD double apo__cosh_select(double x) {
     const double p = apo__exp_reduce(apo__hyperbolic_reducible(x), &k);
     const double e = apo__scale2_select(1.0 + p, k); /* apo__exp(a) */
     const double mid = 0.5 * e + 0.5 / e;
-    const double far = apo__scale2_select(1.0 + p, k - 1);
-    uint64_t v = apo__pick_bits(a <= APO_HYPERBOLIC_OVERFLOW, apo__bits_of(far), APO_BITS_INF);
+    uint64_t v = apo__hyperbolic_far_bits(a, p, k);
     v = apo__pick_bits(a < 22.0, apo__bits_of(mid), v);
     return apo__nan_or(x, apo__pick_bits(small, apo__bits_of(near), v));
 }
 
 /* apo__sinh_select's (odd: 1) or apo__cosh_select's (0) value where |x| is at least 22 or x is
  * not finite: their far arm alone, e^|x| / 2 (an infinity past APO_HYPERBOLIC_OVERFLOW), with
- * x's sign for sinh; the whole forms' operations for that arm, so their bits there. The
- * saturated blocks of math_tile.h take it. */
+ * x's sign for sinh (apo__hyperbolic_far_bits, the whole forms' arm), so their bits there.
+ * The saturated blocks of math_tile.h take it. */
 static inline APO_HD double apo__hyperbolic_far_select(double x, int odd) {
     const uint64_t xb = apo__bits_of(x);
     int k;
     const double p = apo__exp_reduce(apo__hyperbolic_reducible(x), &k);
-    const double far = apo__scale2_select(1.0 + p, k - 1); /* apo__half_exp */
-    const uint64_t v =
-        apo__pick_bits(fabs(x) <= APO_HYPERBOLIC_OVERFLOW, apo__bits_of(far), APO_BITS_INF);
+    const uint64_t v = apo__hyperbolic_far_bits(fabs(x), p, k);
     return apo__nan_or(x, odd ? v | (xb & APO_BITS_NEG_ZERO) : v);
 }
 

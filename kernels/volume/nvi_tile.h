@@ -93,8 +93,8 @@ static APO_CAT_SPECIALISED APO_HD void apo__vi_run(apo__vi_state *s, const apo__
          * bar (the chunk reads the bar before it); a chunk holding a gap, or an index that
          * would overflow, takes the loop below to its end. */
         if (s->seen != 0.0 && t > from && t >= begin && t >= plain_until &&
-            apo__clean_span_end(io->in, 2, t, t + APO_VI_CHUNK <= end ? t + APO_VI_CHUNK : t,
-                                APO_VI_CHUNK, &plain_until) != t) {
+            end - t >= APO_VI_CHUNK &&
+            apo__clean_span_end(io->in, 2, t, t + APO_VI_CHUNK, APO_VI_CHUNK, &plain_until) != t) {
             if (apo__vi_chunk(s, close, volume, out, negative, t)) {
                 t += APO_VI_CHUNK - 1;
                 continue;
