@@ -60,26 +60,35 @@ static inline APO_HD double apo__scale2(double y, int k) {
     return y * apo__pow2i(k);
 }
 
+/* The coefficients of e^r - 1's series past r^2 (apo__expm1_reduced), 1/17! down to 1/2!, which
+ * Horner's q = c + r q takes after q = APO_EXPM1_TOP (1/18!): one list for the scalar form and
+ * the block form (apo__exp_block), X(c) for each. */
+#define APO_EXPM1_TOP 0x1.6827863b97d97p-53
+#define APO_EXPM1_SERIES(X)                                                                        \
+    X(0x1.952c77030ad4ap-49)                                                                       \
+    X(0x1.ae7f3e733b81fp-45)                                                                       \
+    X(0x1.ae7f3e733b81fp-41)                                                                       \
+    X(0x1.93974a8c07c9dp-37)                                                                       \
+    X(0x1.6124613a86d09p-33)                                                                       \
+    X(0x1.1eed8eff8d898p-29)                                                                       \
+    X(0x1.ae64567f544e4p-26)                                                                       \
+    X(0x1.27e4fb7789f5cp-22)                                                                       \
+    X(0x1.71de3a556c734p-19)                                                                       \
+    X(0x1.a01a01a01a01ap-16)                                                                       \
+    X(0x1.a01a01a01a01ap-13)                                                                       \
+    X(0x1.6c16c16c16c17p-10)                                                                       \
+    X(0x1.1111111111111p-7)                                                                        \
+    X(0x1.5555555555555p-5)                                                                        \
+    X(0x1.5555555555555p-3)                                                                        \
+    X(0x1.0000000000000p-1)
+
 /* e^r - 1 for |r| <= 0.7: Taylor to r^18 (the next term is below 2^-60 r there). exp needs
  * |r| <= ln2/2 only; expm1 takes it directly up to 0.7, where 2^k (1 + p) - 1 would cancel. */
 static inline APO_HD double apo__expm1_reduced(double r) {
-    double q = 0x1.6827863b97d97p-53; /* 1/18! */
-    q = 0x1.952c77030ad4ap-49 + r * q;
-    q = 0x1.ae7f3e733b81fp-45 + r * q;
-    q = 0x1.ae7f3e733b81fp-41 + r * q;
-    q = 0x1.93974a8c07c9dp-37 + r * q;
-    q = 0x1.6124613a86d09p-33 + r * q;
-    q = 0x1.1eed8eff8d898p-29 + r * q;
-    q = 0x1.ae64567f544e4p-26 + r * q;
-    q = 0x1.27e4fb7789f5cp-22 + r * q;
-    q = 0x1.71de3a556c734p-19 + r * q;
-    q = 0x1.a01a01a01a01ap-16 + r * q;
-    q = 0x1.a01a01a01a01ap-13 + r * q;
-    q = 0x1.6c16c16c16c17p-10 + r * q;
-    q = 0x1.1111111111111p-7 + r * q;
-    q = 0x1.5555555555555p-5 + r * q;
-    q = 0x1.5555555555555p-3 + r * q;
-    q = 0x1.0000000000000p-1 + r * q;
+    double q = APO_EXPM1_TOP;
+#define APO__EXPM1_STEP(c) q = (c) + r * q;
+    APO_EXPM1_SERIES(APO__EXPM1_STEP)
+#undef APO__EXPM1_STEP
     return r + (r * r) * q;
 }
 
@@ -143,22 +152,31 @@ static inline APO_HD double apo__log_reduce(double x, int *k) {
     return m - 1.0;
 }
 
+/* The coefficients of apo__log_tail's series in z = s^2, 2/23 down to 2/3, which Horner's
+ * q = c + z q takes after q = APO_LOG_TAIL_TOP (2/25): one list for the scalar form and the
+ * block form (apo__log_block), X(c) for each. */
+#define APO_LOG_TAIL_TOP 0x1.47ae147ae147bp-4
+#define APO_LOG_TAIL_SERIES(X)                                                                     \
+    X(0x1.642c8590b2164p-4)                                                                        \
+    X(0x1.8618618618618p-4)                                                                        \
+    X(0x1.af286bca1af28p-4)                                                                        \
+    X(0x1.e1e1e1e1e1e1ep-4)                                                                        \
+    X(0x1.1111111111111p-3)                                                                        \
+    X(0x1.3b13b13b13b14p-3)                                                                        \
+    X(0x1.745d1745d1746p-3)                                                                        \
+    X(0x1.c71c71c71c71cp-3)                                                                        \
+    X(0x1.2492492492492p-2)                                                                        \
+    X(0x1.999999999999ap-2)                                                                        \
+    X(0x1.5555555555555p-1)
+
 /* s R(z), z = s^2: the terms of 2 atanh(s) past 2s, Taylor to s^23 (|s| < 0.172, the next
  * term below 2^-62 s). */
 static inline APO_HD double apo__log_tail(double s) {
     const double z = s * s;
-    double q = 0x1.47ae147ae147bp-4; /* 2/25 */
-    q = 0x1.642c8590b2164p-4 + z * q;
-    q = 0x1.8618618618618p-4 + z * q;
-    q = 0x1.af286bca1af28p-4 + z * q;
-    q = 0x1.e1e1e1e1e1e1ep-4 + z * q;
-    q = 0x1.1111111111111p-3 + z * q;
-    q = 0x1.3b13b13b13b14p-3 + z * q;
-    q = 0x1.745d1745d1746p-3 + z * q;
-    q = 0x1.c71c71c71c71cp-3 + z * q;
-    q = 0x1.2492492492492p-2 + z * q;
-    q = 0x1.999999999999ap-2 + z * q;
-    q = 0x1.5555555555555p-1 + z * q;
+    double q = APO_LOG_TAIL_TOP;
+#define APO__LOG_TAIL_STEP(c) q = (c) + z * q;
+    APO_LOG_TAIL_SERIES(APO__LOG_TAIL_STEP)
+#undef APO__LOG_TAIL_STEP
     return z * q;
 }
 
@@ -240,9 +258,10 @@ static inline APO_HD double apo__log10(double x) {
  * arithmetic under a branch (its -ftrapping-math does not run a floating operation the C did
  * not ask for), and the loop would stay scalar. On the avx2 and avx512 paths gcc vectorises the
  * element-wise loops of exp, ln and log10 over them (math_tile.h; 3 to 5 times the branching
- * forms' pace there); as scalar code they are slower than the branching forms (about 4 times on
- * Zen 4 in a harness, cause not found without the VM's counters), so the sse2 path and a GPU
- * keep those.
+ * forms' pace there), and faster still over their block forms below (apo__exp_block,
+ * apo__log_block: the same operations, a series' step at a time across a block); as scalar code
+ * they are slower than the branching forms (about 4 times on Zen 4 in a harness, cause not found
+ * without the VM's counters), so the sse2 path and a GPU keep those.
  */
 
 #define APO_BITS_NAN 0x7ff8000000000000ULL /* the NAN constant's */
@@ -259,43 +278,115 @@ static inline APO_HD double apo__scale2_select(double y, int k) {
     return (y * apo__pow2i(a)) * apo__pow2i(b);
 }
 
-static inline APO_HD double apo__exp_select(double x) {
-    const int ordinary = (x <= APO_EXP_OVERFLOW) & (x >= APO_EXP_UNDERFLOW);
-    /* The others (NaN included) are reduced as 0, a k in range, and their value dropped. */
-    const double xc = apo__double_of(apo__pick_bits(ordinary, apo__bits_of(x), 0));
-    const double kd = (xc * APO_INV_LN2 + APO_ROUND_SHIFTER) - APO_ROUND_SHIFTER;
-    const double hi = xc - kd * APO_LN2_HI;
-    const double lo = kd * APO_LN2_LO;
-    const int k = (int)kd;
-    const double p = apo__expm1_reduced(hi - lo);
-    const double v = apo__scale2_select(1.0 + p, k);
+/* y 2^k as apo__scale2_select takes it, for k given as the integer-valued double kd (|kd| <=
+ * 1100): each factor's exponent bits are the low bits of kd + 1.5 2^52 + 1023 (exact), moved by
+ * integer adds, where the int k's conversion and widening cost a vector loop more than the
+ * products (apo__exp_block). The same factors, so the same bits. */
+static inline APO_HD double apo__scale2_kd(double y, double kd) {
+    const uint64_t kb = apo__bits_of(kd + (APO_ROUND_SHIFTER + 1023.0)); /* k + 1023 below */
+    const int over = kd > 1023.0, under = kd < -1022.0;
+    const uint64_t a = apo__pick_bits(over, 2046, apo__pick_bits(under, kb + 1000, kb));
+    const uint64_t b = apo__pick_bits(over, kb - 1023, apo__pick_bits(under, 23, 1023));
+    return (y * apo__double_of(a << 52)) * apo__double_of(b << 52);
+}
+
+/* Whether exp's value at x is its reduction's (not an overflow, an underflow to 0 or NaN). */
+static inline APO_HD int apo__exp_ordinary(double x) {
+    return (x <= APO_EXP_OVERFLOW) & (x >= APO_EXP_UNDERFLOW);
+}
+
+/* apo__exp_reduce without a branch: r, and k as the double *kd; an argument that is not
+ * ordinary is reduced as 0, a k in range, and its value dropped (apo__exp_select_value). */
+static inline APO_HD double apo__exp_select_reduce(double x, double *kd) {
+    const double xc = apo__double_of(apo__pick_bits(apo__exp_ordinary(x), apo__bits_of(x), 0));
+    const double k = (xc * APO_INV_LN2 + APO_ROUND_SHIFTER) - APO_ROUND_SHIFTER;
+    *kd = k;
+    return (xc - k * APO_LN2_HI) - k * APO_LN2_LO;
+}
+
+/* exp(x) from its reduction: e^r - 1 = r + r^2 q (q the series' value) scaled by 2^k, or the
+ * value of an argument that is not ordinary. */
+static inline APO_HD double apo__exp_select_value(double x, double r, double q, double kd) {
+    const double v = apo__scale2_kd(1.0 + (r + (r * r) * q), kd);
     const uint64_t other = x > APO_EXP_OVERFLOW    ? APO_BITS_INF
                            : x < APO_EXP_UNDERFLOW ? 0
                                                    : APO_BITS_NAN;
-    return apo__double_of(apo__pick_bits(ordinary, apo__bits_of(v), other));
+    return apo__double_of(apo__pick_bits(apo__exp_ordinary(x), apo__bits_of(v), other));
 }
 
-/* apo__log_split for the bits of any double, without a branch: the pieces of an ordinary
- * positive x; those of 1 for the others (a zero, a negative number, an infinity, NaN), whose
- * value the caller drops. */
-static inline APO_HD apo__log_parts apo__log_split_select(uint64_t xb) {
+static inline APO_HD double apo__exp_select(double x) {
+    double kd;
+    const double r = apo__exp_select_reduce(x, &kd);
+    double q = APO_EXPM1_TOP;
+#define APO__EXPM1_STEP(c) q = (c) + r * q;
+    APO_EXPM1_SERIES(APO__EXPM1_STEP)
+#undef APO__EXPM1_STEP
+    return apo__exp_select_value(x, r, q, kd);
+}
+
+#ifndef __CUDACC__
+/* apo__exp_select of APO_EXP_BLOCK values x[] into e[], a stage at a time across the block: the
+ * reductions, then each step of the series for every value, then the values. Why: each value's
+ * series is a chain of 16 products and sums, one waiting on the next, and a loop over single
+ * values (gcc's vector loop of apo__exp_select) keeps too few chains in flight to fill the
+ * pipes; here each step has APO_EXP_BLOCK / lanes independent vectors. Each value takes
+ * apo__exp_select's operations in its order, so the same bits (test_exp_log.c). On the Zen 3 VM
+ * (avx2), 0.54 of the vector loop's time in a harness, and 0.61 for apo__log_block
+ * (docs/kernels/transforms.md). */
+#define APO_EXP_BLOCK 32
+static inline void apo__exp_block(const double *x, double *e) {
+    double r[APO_EXP_BLOCK], kd[APO_EXP_BLOCK], q[APO_EXP_BLOCK];
+    for (int i = 0; i < APO_EXP_BLOCK; i++) {
+        r[i] = apo__exp_select_reduce(x[i], &kd[i]);
+        q[i] = APO_EXPM1_TOP;
+    }
+#define APO__EXPM1_BLOCK_STEP(c)                                                                   \
+    for (int i = 0; i < APO_EXP_BLOCK; i++)                                                        \
+        q[i] = (c) + r[i] * q[i];
+    APO_EXPM1_SERIES(APO__EXPM1_BLOCK_STEP)
+#undef APO__EXPM1_BLOCK_STEP
+    for (int i = 0; i < APO_EXP_BLOCK; i++)
+        e[i] = apo__exp_select_value(x[i], r[i], q[i], kd[i]);
+}
+#endif
+
+/* apo__log_split for the bits of any double, without a branch, but for the tail r: the pieces
+ * of an ordinary positive x; those of 1 for the others (a zero, a negative number, an infinity,
+ * NaN), whose value the caller drops. */
+static inline APO_HD apo__log_parts apo__log_split_select_head(uint64_t xb) {
     const int ordinary = (xb - 1) < (APO_BITS_INF - 1); /* x > 0 and below +inf, as integers */
     const uint64_t xob = apo__pick_bits(ordinary, xb, APO_BITS_ONE);
     /* apo__log_reduce: a subnormal (exponent bits 0) times 2^54 (a product by 1 otherwise,
      * exact); the mantissa above sqrt(2) (its double's fraction bits above sqrt(2)'s) halved
      * by its exponent. */
     const int sub = (xob >> 52) == 0;
-    const double xs = apo__double_of(xob) * apo__double_of((uint64_t)(1023 + 54 * sub) << 52);
+    const double xs =
+        apo__double_of(xob) *
+        apo__double_of(apo__pick_bits(sub, (uint64_t)(1023 + 54) << 52, APO_BITS_ONE));
     const uint64_t bits = apo__bits_of(xs);
     const uint64_t frac = bits & 0x000fffffffffffffULL;
     const int high = frac > 0x6a09e667f3bcdULL;
-    const double m = apo__double_of(frac | ((uint64_t)(1023 - high) << 52));
+    const double m =
+        apo__double_of(frac | apo__pick_bits(high, APO_BITS_ONE - (1ULL << 52), APO_BITS_ONE));
+    /* k = e - 1023 + high - 54 sub as a double, from the exponent bits e made a double by
+     * 2^52's bits (exact: small integers throughout), where an integer's conversion costs a
+     * vector loop shuffles between 32- and 64-bit lanes (apo__log_block). */
+    const double e = apo__double_of(0x4330000000000000ULL | (bits >> 52)) - 0x1p52;
+    const double k =
+        ((e - 1023.0) + apo__pick_double(high, 1.0, 0.0)) - apo__pick_double(sub, 54.0, 0.0);
     apo__log_parts p;
     p.f = m - 1.0;
     p.s = p.f / (2.0 + p.f);
     p.hfsq = 0.5 * p.f * p.f;
+    p.r = 0.0; /* the caller's: apo__log_tail(p.s) */
+    p.kd = k;
+    return p;
+}
+
+/* apo__log_split_select_head's pieces with their tail: apo__log_split without a branch. */
+static inline APO_HD apo__log_parts apo__log_split_select(uint64_t xb) {
+    apo__log_parts p = apo__log_split_select_head(xb);
     p.r = apo__log_tail(p.s);
-    p.kd = (double)((int)((bits >> 52) & 0x7ff) - 1023 + high - 54 * sub);
     return p;
 }
 
@@ -319,6 +410,36 @@ static inline APO_HD double apo__log10_select(double x) {
     const apo__log_parts p = apo__log_split_select(xb);
     return apo__log_pick(xb, apo__log10_of(&p));
 }
+
+#ifndef __CUDACC__
+/* apo__log_select (base10: apo__log10_select) of APO_LOG_BLOCK values x[] into y[], a stage at
+ * a time across the block as apo__exp_block: the pieces, each step of the tail's series for
+ * every value, then the values; each value takes the select form's operations in its order, so
+ * the same bits (test_exp_log.c). */
+#define APO_LOG_BLOCK 32
+static inline void apo__log_block(const double *x, double *y, int base10) {
+    double f[APO_LOG_BLOCK], s[APO_LOG_BLOCK], hfsq[APO_LOG_BLOCK], kd[APO_LOG_BLOCK];
+    double z[APO_LOG_BLOCK], q[APO_LOG_BLOCK];
+    for (int i = 0; i < APO_LOG_BLOCK; i++) {
+        const apo__log_parts p = apo__log_split_select_head(apo__bits_of(x[i]));
+        f[i] = p.f;
+        s[i] = p.s;
+        hfsq[i] = p.hfsq;
+        kd[i] = p.kd;
+        z[i] = p.s * p.s;
+        q[i] = APO_LOG_TAIL_TOP;
+    }
+#define APO__LOG_TAIL_BLOCK_STEP(c)                                                                \
+    for (int i = 0; i < APO_LOG_BLOCK; i++)                                                        \
+        q[i] = (c) + z[i] * q[i];
+    APO_LOG_TAIL_SERIES(APO__LOG_TAIL_BLOCK_STEP)
+#undef APO__LOG_TAIL_BLOCK_STEP
+    for (int i = 0; i < APO_LOG_BLOCK; i++) {
+        const apo__log_parts p = {kd[i], f[i], s[i], hfsq[i], z[i] * q[i]};
+        y[i] = apo__log_pick(apo__bits_of(x[i]), base10 ? apo__log10_of(&p) : apo__log_of(&p));
+    }
+}
+#endif
 
 /* The largest |x| whose sinh and cosh are finite (ln(2 DBL_MAX)). */
 #define APO_HYPERBOLIC_OVERFLOW 0x1.633ce8fb9f87ep+9

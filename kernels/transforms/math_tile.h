@@ -80,9 +80,30 @@ APO_ELEMENTWISE_1(sqrt, sqrt(x))
  * (exp_log.h), whose loops gcc vectorises; the same bits as the branching ones, which the sse2
  * path and a GPU run. */
 #if defined(__AVX2__) && !defined(__CUDACC__)
-APO_ELEMENTWISE_1(exp, apo__exp_select(x))
-APO_ELEMENTWISE_1(ln, apo__log_select(x))
-APO_ELEMENTWISE_1(log10, apo__log10_select(x))
+/* The span of exp, ln and log10 there: blocks of `len` samples through their block form
+ * (exp_log.h: apo__exp_block, apo__log_block, a series' step at a time across the block), the
+ * call `block` filling y[] from in0 + t, and the samples past the last block through the bar
+ * loop apo__<name>_bars of the select form: the same bits. */
+#define APO_BLOCK_SPAN(name, len, block)                                                           \
+    static inline void apo__##name##_span(const apo__cat_io *io, size_t begin, size_t end) {       \
+        const double *in0 = io->in[0];                                                             \
+        double *out = io->out[0];                                                                  \
+        size_t t = begin;                                                                          \
+        for (; end - t >= (len); t += (len)) {                                                     \
+            double y[len];                                                                         \
+            block;                                                                                 \
+            for (size_t i = 0; i < (len); i++)                                                     \
+                out[t + i] = apo__elementwise_out(apo__finite(in0[t + i]), y[i]);                  \
+        }                                                                                          \
+        apo__##name##_bars(io, t, end);                                                            \
+    }                                                                                              \
+    APO_ELEMENTWISE_TILE(name)
+APO_ELEMENTWISE_BARS_1(apo__exp_bars, apo__exp_select(x))
+APO_BLOCK_SPAN(exp, APO_EXP_BLOCK, apo__exp_block(in0 + t, y))
+APO_ELEMENTWISE_BARS_1(apo__ln_bars, apo__log_select(x))
+APO_BLOCK_SPAN(ln, APO_LOG_BLOCK, apo__log_block(in0 + t, y, 0))
+APO_ELEMENTWISE_BARS_1(apo__log10_bars, apo__log10_select(x))
+APO_BLOCK_SPAN(log10, APO_LOG_BLOCK, apo__log_block(in0 + t, y, 1))
 /* The tiles of tanh, sinh and cosh there: blocks of APO_SATURATED_BLOCK samples, where a block
  * whose samples are all at least 22 in magnitude (each one's last arm: a series of prices, say)
  * takes that arm alone (`far`), a loop that vectorises as well, and any other block the

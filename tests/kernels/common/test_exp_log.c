@@ -3,8 +3,9 @@
  * that tile bodies share with CUDA, against long double (expl, logl, ...): their special
  * values (zeros, subnormals, the overflow and underflow thresholds, infinities, NaN, negative
  * arguments of log) exactly, and within 2 ulps on a few thousand seeded arguments a function
- * and range; the branchless exp, log and log10 that vectorised loops run give the branching
- * forms' bits on every kind of double. The dense sweeps are test_exp_log_slow.c's.
+ * and range; the branchless exp, log and log10 that vectorised loops run (and their block forms)
+ * give the branching forms' bits on every kind of double. The dense sweeps are
+ * test_exp_log_slow.c's.
  */
 #include <criterion/criterion.h>
 
@@ -142,10 +143,31 @@ static void assert_same_bits(double x) {
                   pairs[i].branchless);
 }
 
-/* The branchless forms (apo__exp_select, ..., apo__tanh_select) give the branching forms' bits (a
- * GPU runs the branching forms, the avx2 and avx512 paths the branchless: the same outputs
- * everywhere): on doubles of any bits (NaNs, infinities, subnormals among them), on each function's
- * range and past its thresholds, near 1, and on the neighbours of the special values. */
+/* The block forms over a block of arguments against the branching forms at each, bit for bit:
+ * apo__exp_block against apo__exp, apo__log_block against apo__log and apo__log10. */
+_Static_assert(APO_EXP_BLOCK == APO_LOG_BLOCK, "one block of arguments serves both");
+static void assert_block_bits(const double *x) {
+    double e[APO_EXP_BLOCK], ln[APO_LOG_BLOCK], lg[APO_LOG_BLOCK];
+    apo__exp_block(x, e);
+    apo__log_block(x, ln, 0);
+    apo__log_block(x, lg, 1);
+    for (int i = 0; i < APO_EXP_BLOCK; i++) {
+        const double want[3] = {apo__exp(x[i]), apo__log(x[i]), apo__log10(x[i])};
+        const double got[3] = {e[i], ln[i], lg[i]};
+        for (int f = 0; f < 3; f++)
+            cr_assert(memcmp(&want[f], &got[f], sizeof(double)) == 0, "%s(%a): %a, block %a",
+                      f == 0   ? "exp"
+                      : f == 1 ? "log"
+                               : "log10",
+                      x[i], want[f], got[f]);
+    }
+}
+
+/* The branchless forms (apo__exp_select, ..., apo__tanh_select) and the block forms
+ * (apo__exp_block, apo__log_block) give the branching forms' bits (a GPU runs the branching forms,
+ * the avx2 and avx512 paths the others: the same outputs everywhere): on doubles of any bits (NaNs,
+ * infinities, subnormals among them), on each function's range and past its thresholds, near 1,
+ * and on the neighbours of the special values. */
 Test(exp_log, the_branchless_forms_give_the_branching_forms_bits) {
     const double specials[] = {0.0, -0.0, DBL_MIN, 0x1p-1074, -1.0, 1.0, DBL_MAX, INFINITY,
                                -INFINITY, NAN, 0x1.62e42fefa39efp+9, -0x1.74910d52d3052p+9, -708.4,
@@ -153,7 +175,8 @@ Test(exp_log, the_branchless_forms_give_the_branching_forms_bits) {
                                /* the arms' edges of sinh, cosh and tanh */
                                0x1p-28, 0.5 * 0x1.62e42feep-1, 0x1.633ce8fb9f87ep+9,
                                -0x1.633ce8fb9f87ep+9, -22.0, 11.0, -0x1p-28};
-    size_t compared = 0;
+    size_t compared = 0, blocks = 0;
+    double block[APO_EXP_BLOCK];
     for (int kind = 0; kind < 6; kind++)
         for (int i = 0; i < 20000; i++) {
             const uint64_t r = apo__splitmix64(0x5eed + (uint64_t)kind, (uint64_t)i);
@@ -173,9 +196,17 @@ Test(exp_log, the_branchless_forms_give_the_branching_forms_bits) {
                 x = nextafter(specials[r % (sizeof specials / sizeof specials[0])],
                               (r >> 40) & 1 ? INFINITY : -INFINITY);
             assert_same_bits(x);
-            compared++;
+            block[compared % APO_EXP_BLOCK] = x;
+            if (++compared % APO_EXP_BLOCK == 0) {
+                assert_block_bits(block);
+                blocks++;
+            }
         }
-    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) {
         assert_same_bits(specials[i]);
+        block[i % APO_EXP_BLOCK] = specials[i];
+    }
+    assert_block_bits(block); /* the specials, then the last kind's neighbours of them */
     cr_assert_eq(compared, 120000);
+    cr_assert_eq(blocks, 120000 / APO_EXP_BLOCK);
 }
