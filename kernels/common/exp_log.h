@@ -82,14 +82,22 @@ static inline APO_HD double apo__scale2(double y, int k) {
     X(0x1.5555555555555p-3)                                                                        \
     X(0x1.0000000000000p-1)
 
-/* e^r - 1 for |r| <= 0.7: Taylor to r^18 (the next term is below 2^-60 r there). exp needs
- * |r| <= ln2/2 only; expm1 takes it directly up to 0.7, where 2^k (1 + p) - 1 would cancel. */
-static inline APO_HD double apo__expm1_reduced(double r) {
+/* e^r - 1 from r and the series' value q: r + r^2 q. */
+static inline APO_HD double apo__expm1_of_series(double r, double q) { return r + (r * r) * q; }
+
+/* The series' value q at r, by Horner's rule over APO_EXPM1_SERIES. */
+static inline APO_HD double apo__expm1_series(double r) {
     double q = APO_EXPM1_TOP;
 #define APO__EXPM1_STEP(c) q = (c) + r * q;
     APO_EXPM1_SERIES(APO__EXPM1_STEP)
 #undef APO__EXPM1_STEP
-    return r + (r * r) * q;
+    return q;
+}
+
+/* e^r - 1 for |r| <= 0.7: Taylor to r^18 (the next term is below 2^-60 r there). exp needs
+ * |r| <= ln2/2 only; expm1 takes it directly up to 0.7, where 2^k (1 + p) - 1 would cancel. */
+static inline APO_HD double apo__expm1_reduced(double r) {
+    return apo__expm1_of_series(r, apo__expm1_series(r));
 }
 
 /* x = k ln2 + r for finite |x| below 2^40: returns e^r - 1 and sets *k. */
@@ -270,18 +278,11 @@ static inline APO_HD double apo__log10(double x) {
 #define APO_BITS_ONE 0x3ff0000000000000ULL
 #define APO_BITS_NEG_ZERO 0x8000000000000000ULL
 
-/* apo__scale2 without a branch, as (y 2^a) 2^b: where k is a normal exponent, b = 0 and the
- * second product, by 1, is exact; elsewhere apo__scale2's two steps. */
-static inline APO_HD double apo__scale2_select(double y, int k) {
-    const int a = k > 1023 ? 1023 : (k < -1022 ? k + 1000 : k);
-    const int b = k > 1023 ? k - 1023 : (k < -1022 ? -1000 : 0);
-    return (y * apo__pow2i(a)) * apo__pow2i(b);
-}
-
-/* y 2^k as apo__scale2_select takes it, for k given as the integer-valued double kd (|kd| <=
- * 1100): each factor's exponent bits are the low bits of kd + 1.5 2^52 + 1023 (exact), moved by
- * integer adds, where the int k's conversion and widening cost a vector loop more than the
- * products (apo__exp_block). The same factors, so the same bits. */
+/* apo__scale2 without a branch, for k given as the integer-valued double kd (|kd| <= 1100), as
+ * (y 2^a) 2^b: where k is a normal exponent, b = 0 and the second product, by 1, is exact;
+ * elsewhere apo__scale2's two steps. Each factor's exponent bits are the low bits of kd + 1.5
+ * 2^52 + 1023 (exact), moved by integer adds, where an int k's conversion and widening cost a
+ * vector loop more than the products (apo__exp_block). */
 static inline APO_HD double apo__scale2_kd(double y, double kd) {
     const uint64_t kb = apo__bits_of(kd + (APO_ROUND_SHIFTER + 1023.0)); /* k + 1023 below */
     const int over = kd > 1023.0, under = kd < -1022.0;
@@ -295,19 +296,24 @@ static inline APO_HD int apo__exp_ordinary(double x) {
     return (x <= APO_EXP_OVERFLOW) & (x >= APO_EXP_UNDERFLOW);
 }
 
-/* apo__exp_reduce without a branch: r, and k as the double *kd; an argument that is not
- * ordinary is reduced as 0, a k in range, and its value dropped (apo__exp_select_value). */
-static inline APO_HD double apo__exp_select_reduce(double x, double *kd) {
-    const double xc = apo__double_of(apo__pick_bits(apo__exp_ordinary(x), apo__bits_of(x), 0));
-    const double k = (xc * APO_INV_LN2 + APO_ROUND_SHIFTER) - APO_ROUND_SHIFTER;
+/* apo__exp_reduce's r with k as the double *kd, for finite |x| below 2^40. */
+static inline APO_HD double apo__exp_reduce_kd(double x, double *kd) {
+    const double k = (x * APO_INV_LN2 + APO_ROUND_SHIFTER) - APO_ROUND_SHIFTER;
     *kd = k;
-    return (xc - k * APO_LN2_HI) - k * APO_LN2_LO;
+    return (x - k * APO_LN2_HI) - k * APO_LN2_LO;
+}
+
+/* apo__exp_reduce_kd without a branch: an argument that is not ordinary is reduced as 0, a k
+ * in range, and its value dropped (apo__exp_select_value). */
+static inline APO_HD double apo__exp_select_reduce(double x, double *kd) {
+    return apo__exp_reduce_kd(
+        apo__double_of(apo__pick_bits(apo__exp_ordinary(x), apo__bits_of(x), 0)), kd);
 }
 
 /* exp(x) from its reduction: e^r - 1 = r + r^2 q (q the series' value) scaled by 2^k, or the
  * value of an argument that is not ordinary. */
 static inline APO_HD double apo__exp_select_value(double x, double r, double q, double kd) {
-    const double v = apo__scale2_kd(1.0 + (r + (r * r) * q), kd);
+    const double v = apo__scale2_kd(1.0 + apo__expm1_of_series(r, q), kd);
     const uint64_t other = x > APO_EXP_OVERFLOW    ? APO_BITS_INF
                            : x < APO_EXP_UNDERFLOW ? 0
                                                    : APO_BITS_NAN;
@@ -317,11 +323,7 @@ static inline APO_HD double apo__exp_select_value(double x, double r, double q, 
 static inline APO_HD double apo__exp_select(double x) {
     double kd;
     const double r = apo__exp_select_reduce(x, &kd);
-    double q = APO_EXPM1_TOP;
-#define APO__EXPM1_STEP(c) q = (c) + r * q;
-    APO_EXPM1_SERIES(APO__EXPM1_STEP)
-#undef APO__EXPM1_STEP
-    return apo__exp_select_value(x, r, q, kd);
+    return apo__exp_select_value(x, r, apo__expm1_series(r), kd);
 }
 
 #ifndef __CUDACC__
@@ -334,15 +336,18 @@ static inline APO_HD double apo__exp_select(double x) {
  * (avx2), 0.54 of the vector loop's time in a harness, and 0.61 for apo__log_block
  * (docs/kernels/transforms.md). */
 #define APO_EXP_BLOCK 32
+/* One step c of Horner's rule across a block: q[i] = c + arg q[i] for each of its n values
+ * (arg an expression of i). */
+#define APO__BLOCK_STEP(q, arg, c, n)                                                              \
+    for (int i = 0; i < (n); i++)                                                                  \
+        q[i] = (c) + (arg)*q[i];
 static inline void apo__exp_block(const double *x, double *e) {
     double r[APO_EXP_BLOCK], kd[APO_EXP_BLOCK], q[APO_EXP_BLOCK];
     for (int i = 0; i < APO_EXP_BLOCK; i++) {
         r[i] = apo__exp_select_reduce(x[i], &kd[i]);
         q[i] = APO_EXPM1_TOP;
     }
-#define APO__EXPM1_BLOCK_STEP(c)                                                                   \
-    for (int i = 0; i < APO_EXP_BLOCK; i++)                                                        \
-        q[i] = (c) + r[i] * q[i];
+#define APO__EXPM1_BLOCK_STEP(c) APO__BLOCK_STEP(q, r[i], c, APO_EXP_BLOCK)
     APO_EXPM1_SERIES(APO__EXPM1_BLOCK_STEP)
 #undef APO__EXPM1_BLOCK_STEP
     for (int i = 0; i < APO_EXP_BLOCK; i++)
@@ -429,9 +434,7 @@ static inline void apo__log_block(const double *x, double *y, int base10) {
         z[i] = p.s * p.s;
         q[i] = APO_LOG_TAIL_TOP;
     }
-#define APO__LOG_TAIL_BLOCK_STEP(c)                                                                \
-    for (int i = 0; i < APO_LOG_BLOCK; i++)                                                        \
-        q[i] = (c) + z[i] * q[i];
+#define APO__LOG_TAIL_BLOCK_STEP(c) APO__BLOCK_STEP(q, z[i], c, APO_LOG_BLOCK)
     APO_LOG_TAIL_SERIES(APO__LOG_TAIL_BLOCK_STEP)
 #undef APO__LOG_TAIL_BLOCK_STEP
     for (int i = 0; i < APO_LOG_BLOCK; i++) {
@@ -454,21 +457,34 @@ static inline APO_HD double apo__half_exp(double a) {
     return apo__scale2(1.0 + p, k - 1);
 }
 
+/* The coefficients of sinh's series in z = x^2 (apo__sinh_series), 1/19! down to 1/3!, which
+ * Horner's q = c + z q takes after q = APO_SINH_TOP (1/21!): one list for the scalar form and
+ * the block form (apo__sinh_block). */
+#define APO_SINH_TOP 0x1.71b8ef6dcf572p-66
+#define APO_SINH_SERIES(X)                                                                         \
+    X(0x1.2f49b46814157p-57)                                                                       \
+    X(0x1.952c77030ad4ap-49)                                                                       \
+    X(0x1.ae7f3e733b81fp-41)                                                                       \
+    X(0x1.6124613a86d09p-33)                                                                       \
+    X(0x1.ae64567f544e4p-26)                                                                       \
+    X(0x1.71de3a556c734p-19)                                                                       \
+    X(0x1.a01a01a01a01ap-13)                                                                       \
+    X(0x1.1111111111111p-7)                                                                        \
+    X(0x1.5555555555555p-3)
+
 /* sinh(x) for |x| < 1 by its Taylor series to x^21 (the next term is below 2^-60 x): added
  * to x last, within about half an ulp, where expm1's E + E / (E + 1) reached 2 ulps. */
+static inline APO_HD double apo__sinh_series_q(double z) {
+    double q = APO_SINH_TOP;
+#define APO__SINH_STEP(c) q = (c) + z * q;
+    APO_SINH_SERIES(APO__SINH_STEP)
+#undef APO__SINH_STEP
+    return q;
+}
+
 static inline APO_HD double apo__sinh_series(double x) {
     const double z = x * x;
-    double q = 0x1.71b8ef6dcf572p-66; /* 1/21! */
-    q = 0x1.2f49b46814157p-57 + z * q;
-    q = 0x1.952c77030ad4ap-49 + z * q;
-    q = 0x1.ae7f3e733b81fp-41 + z * q;
-    q = 0x1.6124613a86d09p-33 + z * q;
-    q = 0x1.ae64567f544e4p-26 + z * q;
-    q = 0x1.71de3a556c734p-19 + z * q;
-    q = 0x1.a01a01a01a01ap-13 + z * q;
-    q = 0x1.1111111111111p-7 + z * q;
-    q = 0x1.5555555555555p-3 + z * q;
-    return x + x * (z * q);
+    return x + x * (z * apo__sinh_series_q(z));
 }
 
 static inline APO_HD double apo__sinh(double x) {
@@ -509,30 +525,55 @@ static inline APO_HD double apo__cosh(double x) {
 /* tanh(a) for 0 <= a < 1 as a - d / cosh(a), d = a cosh(a) - sinh(a) = the sum over n >= 1 of
  * 2n a^(2n+1) / (2n+1)!, both series to a^21: the correction d / cosh is at most a third
  * of a, so its rounding costs a third of an ulp, and a is added last. (sinh / cosh reached
- * 2.5 ulps, (1 - e^-2a) / (1 + e^-2a) from expm1 2.4.) */
+ * 2.5 ulps, (1 - e^-2a) / (1 + e^-2a) from expm1 2.4.) The coefficients of d / a^3 and of
+ * cosh in z = a^2, each Horner's q = c + z q after its top term: one list each for the scalar
+ * form and the block form (apo__tanh_block). */
+#define APO_TANH_D_TOP 0x1.ce272b49432cep-62
+#define APO_TANH_D_SERIES(X)                                                                       \
+    X(0x1.5532eaf516982p-53)                                                                       \
+    X(0x1.952c77030ad4ap-45)                                                                       \
+    X(0x1.78af56a4d411bp-37)                                                                       \
+    X(0x1.08db48ebe51c7p-29)                                                                       \
+    X(0x1.0cfeb60f94b0ep-22)                                                                       \
+    X(0x1.71de3a556c734p-16)                                                                       \
+    X(0x1.3813813813814p-10)                                                                       \
+    X(0x1.1111111111111p-5)                                                                        \
+    X(0x1.5555555555555p-2)
+#define APO_TANH_C_TOP 0x1.e542ba4020225p-62
+#define APO_TANH_C_SERIES(X)                                                                       \
+    X(0x1.6827863b97d97p-53)                                                                       \
+    X(0x1.ae7f3e733b81fp-45)                                                                       \
+    X(0x1.93974a8c07c9dp-37)                                                                       \
+    X(0x1.1eed8eff8d898p-29)                                                                       \
+    X(0x1.27e4fb7789f5cp-22)                                                                       \
+    X(0x1.a01a01a01a01ap-16)                                                                       \
+    X(0x1.6c16c16c16c17p-10)                                                                       \
+    X(0x1.5555555555555p-5)                                                                        \
+    X(0x1.0000000000000p-1)
+
+/* tanh's series value from a, z = a^2 and the two series' values d and c. */
+static inline APO_HD double apo__tanh_of_series(double a, double z, double d, double c) {
+    return a - (a * (z * d)) / (1.0 + z * c);
+}
+
+/* The two series' values at z, into *d and *c. */
+static inline APO_HD void apo__tanh_series_dc(double z, double *d, double *c) {
+    double qd = APO_TANH_D_TOP, qc = APO_TANH_C_TOP;
+#define APO__TANH_D_STEP(k) qd = (k) + z * qd;
+#define APO__TANH_C_STEP(k) qc = (k) + z * qc;
+    APO_TANH_D_SERIES(APO__TANH_D_STEP)
+    APO_TANH_C_SERIES(APO__TANH_C_STEP)
+#undef APO__TANH_D_STEP
+#undef APO__TANH_C_STEP
+    *d = qd;
+    *c = qc;
+}
+
 static inline APO_HD double apo__tanh_series(double a) {
     const double z = a * a;
-    double d = 0x1.ce272b49432cep-62;
-    d = 0x1.5532eaf516982p-53 + z * d;
-    d = 0x1.952c77030ad4ap-45 + z * d;
-    d = 0x1.78af56a4d411bp-37 + z * d;
-    d = 0x1.08db48ebe51c7p-29 + z * d;
-    d = 0x1.0cfeb60f94b0ep-22 + z * d;
-    d = 0x1.71de3a556c734p-16 + z * d;
-    d = 0x1.3813813813814p-10 + z * d;
-    d = 0x1.1111111111111p-5 + z * d;
-    d = 0x1.5555555555555p-2 + z * d;
-    double c = 0x1.e542ba4020225p-62;
-    c = 0x1.6827863b97d97p-53 + z * c;
-    c = 0x1.ae7f3e733b81fp-45 + z * c;
-    c = 0x1.93974a8c07c9dp-37 + z * c;
-    c = 0x1.1eed8eff8d898p-29 + z * c;
-    c = 0x1.27e4fb7789f5cp-22 + z * c;
-    c = 0x1.a01a01a01a01ap-16 + z * c;
-    c = 0x1.6c16c16c16c17p-10 + z * c;
-    c = 0x1.5555555555555p-5 + z * c;
-    c = 0x1.0000000000000p-1 + z * c;
-    return a - (a * (z * d)) / (1.0 + z * c);
+    double d, c;
+    apo__tanh_series_dc(z, &d, &c);
+    return apo__tanh_of_series(a, z, d, c);
 }
 
 static inline APO_HD double apo__tanh(double x) {
@@ -562,12 +603,15 @@ static inline APO_HD double apo__tanh(double x) {
  * arms that take e^a share one reduction of a.
  */
 
-/* apo__expm1's arm for k >= 0 (x from 0.7 to exp's overflow), from x's reduction p, k. */
-static inline APO_HD double apo__expm1_up_select(double p, int k) {
-    const double t = apo__pick_double(k <= 56, apo__pow2i(-k), 0.0);
+/* apo__expm1's arm for k >= 0 (x from 0.7 to exp's overflow), from x's reduction p, k (the
+ * double kd). */
+static inline APO_HD double apo__expm1_up_select(double p, double kd) {
+    /* 2^-k from kd's bits (apo__scale2_kd's way); beyond k = 56 not read. */
+    const double inv = apo__double_of(apo__bits_of(-kd + (APO_ROUND_SHIFTER + 1023.0)) << 52);
+    const double t = apo__pick_double(kd <= 56.0, inv, 0.0);
     const double small_k = (1.0 - t) + p, large_k = 1.0 + (p - t);
-    const double u = apo__pick_double(k < 20, small_k, large_k);
-    return apo__scale2_select(u, k);
+    const double u = apo__pick_double(kd < 20.0, small_k, large_k);
+    return apo__scale2_kd(u, kd);
 }
 
 /* |x| where it is at most APO_HYPERBOLIC_OVERFLOW, else 0 (NaN included): the argument of the
@@ -581,41 +625,100 @@ static inline APO_HD double apo__nan_or(double x, uint64_t v) {
     return apo__double_of(apo__pick_bits(x == x, v, APO_BITS_NAN));
 }
 
-/* The bits of the far arm of sinh and cosh, e^a / 2 from exp's reduction p, k of a = |x|, or an
- * infinity past APO_HYPERBOLIC_OVERFLOW (unsigned): spelled once for the whole forms and for
+/* The bits of the far arm of sinh and cosh, e^a / 2 from exp's reduction p, kd of a = |x|, or
+ * an infinity past APO_HYPERBOLIC_OVERFLOW (unsigned): spelled once for the whole forms and for
  * apo__hyperbolic_far_select, whose bits must be theirs. */
-static inline APO_HD uint64_t apo__hyperbolic_far_bits(double a, double p, int k) {
-    const double far = apo__scale2_select(1.0 + p, k - 1); /* apo__half_exp */
+static inline APO_HD uint64_t apo__hyperbolic_far_bits(double a, double p, double kd) {
+    const double far = apo__scale2_kd(1.0 + p, kd - 1.0); /* apo__half_exp */
     return apo__pick_bits(a <= APO_HYPERBOLIC_OVERFLOW, apo__bits_of(far), APO_BITS_INF);
 }
 
-static inline APO_HD double apo__sinh_select(double x) {
+/*
+ * Each of sinh, cosh and tanh in three stages, which the select form runs one value at a time
+ * and the block form (below) a stage at a time across a block: `reduce` forms the series'
+ * arguments (r: exp's reduction of the e^a arms, kd its k; z: the square of the near arm's
+ * argument), the series run by Horner's rule, and `value` picks the arm from the series'
+ * values (qe: e^r - 1's; the near arm's: sinh's qs, cosh's qn, tanh's qd and qc).
+ */
+typedef struct apo__hyperbolic_args {
+    double near; /* the near arm's argument: x for sinh, |x| for cosh and tanh, 0 off the arm */
+    double z;    /* near * near (sinh and tanh) */
+    double r, kd;
+} apo__hyperbolic_args;
+
+static inline APO_HD apo__hyperbolic_args apo__sinh_select_reduce(double x) {
+    apo__hyperbolic_args g;
+    g.r = apo__exp_reduce_kd(apo__hyperbolic_reducible(x), &g.kd);
+    g.near = apo__pick_double(fabs(x) < 1.0, x, 0.0); /* 2^-28 <= a < 1, signed */
+    g.z = g.near * g.near;
+    return g;
+}
+
+static inline APO_HD double apo__sinh_select_value(double x, const apo__hyperbolic_args *g,
+                                                   double qe, double qs) {
     const uint64_t xb = apo__bits_of(x);
     const double a = fabs(x);
-    int k;
-    const double p = apo__exp_reduce(apo__hyperbolic_reducible(x), &k);
-    const double e = apo__expm1_up_select(p, k);
+    const double p = apo__expm1_of_series(g->r, qe);
+    const double e = apo__expm1_up_select(p, g->kd);
     const double mid = 0.5 * (e + e / (e + 1.0)); /* 1 <= a < 22 */
-    const double near =
-        apo__sinh_series(apo__pick_double(a < 1.0, x, 0.0)); /* 2^-28 <= a < 1, signed */
-    uint64_t v = apo__hyperbolic_far_bits(a, p, k);
+    const double near = g->near + g->near * (g->z * qs);
+    uint64_t v = apo__hyperbolic_far_bits(a, p, g->kd);
     v = apo__pick_bits(a < 22.0, apo__bits_of(mid), v) | (xb & APO_BITS_NEG_ZERO);
     v = apo__pick_bits(a < 1.0, apo__bits_of(near), v);
     return apo__nan_or(x, apo__pick_bits(a < 0x1p-28, xb, v));
 }
 
-static inline APO_HD double apo__cosh_select(double x) {
+static inline APO_HD apo__hyperbolic_args apo__cosh_select_reduce(double x) {
+    apo__hyperbolic_args g;
+    g.r = apo__exp_reduce_kd(apo__hyperbolic_reducible(x), &g.kd);
+    g.near = apo__pick_double(fabs(x) < 0.5 * APO_LN2_HI, fabs(x), 0.0); /* e^a - 1 directly */
+    g.z = 0.0;
+    return g;
+}
+
+/* qn: the near arm's expm1 series at g->near. */
+static inline APO_HD double apo__cosh_select_value(double x, const apo__hyperbolic_args *g,
+                                                   double qe, double qn) {
     const double a = fabs(x);
-    const int small = a < 0.5 * APO_LN2_HI;
-    const double e1 = apo__expm1_reduced(apo__pick_double(small, a, 0.0));
+    const double e1 = apo__expm1_of_series(g->near, qn);
     const double near = 1.0 + (e1 * e1) / (2.0 * (1.0 + e1));
-    int k;
-    const double p = apo__exp_reduce(apo__hyperbolic_reducible(x), &k);
-    const double e = apo__scale2_select(1.0 + p, k); /* apo__exp(a) */
+    const double p = apo__expm1_of_series(g->r, qe);
+    const double e = apo__scale2_kd(1.0 + p, g->kd); /* apo__exp(a) */
     const double mid = 0.5 * e + 0.5 / e;
-    uint64_t v = apo__hyperbolic_far_bits(a, p, k);
+    uint64_t v = apo__hyperbolic_far_bits(a, p, g->kd);
     v = apo__pick_bits(a < 22.0, apo__bits_of(mid), v);
-    return apo__nan_or(x, apo__pick_bits(small, apo__bits_of(near), v));
+    return apo__nan_or(x, apo__pick_bits(a < 0.5 * APO_LN2_HI, apo__bits_of(near), v));
+}
+
+static inline APO_HD apo__hyperbolic_args apo__tanh_select_reduce(double x) {
+    const double a = fabs(x);
+    apo__hyperbolic_args g;
+    g.r = apo__exp_reduce_kd(2.0 * apo__pick_double(a < 22.0, a, 0.0), &g.kd);
+    g.near = apo__pick_double(a < 1.0, a, 0.0);
+    g.z = g.near * g.near;
+    return g;
+}
+
+static inline APO_HD double apo__tanh_select_value(double x, const apo__hyperbolic_args *g,
+                                                   double qe, double qd, double qc) {
+    const uint64_t xb = apo__bits_of(x);
+    const double a = fabs(x);
+    const double near = apo__tanh_of_series(g->near, g->z, qd, qc);
+    const double p = apo__expm1_of_series(g->r, qe);
+    const double mid = 1.0 - 2.0 / (apo__expm1_up_select(p, g->kd) + 2.0);
+    uint64_t v = apo__pick_bits(a < 22.0, apo__bits_of(mid), APO_BITS_ONE);
+    v = apo__pick_bits(a < 1.0, apo__bits_of(near), v) | (xb & APO_BITS_NEG_ZERO);
+    return apo__nan_or(x, apo__pick_bits(a < 0x1p-28, xb, v));
+}
+
+static inline APO_HD double apo__sinh_select(double x) {
+    const apo__hyperbolic_args g = apo__sinh_select_reduce(x);
+    return apo__sinh_select_value(x, &g, apo__expm1_series(g.r), apo__sinh_series_q(g.z));
+}
+
+static inline APO_HD double apo__cosh_select(double x) {
+    const apo__hyperbolic_args g = apo__cosh_select_reduce(x);
+    return apo__cosh_select_value(x, &g, apo__expm1_series(g.r), apo__expm1_series(g.near));
 }
 
 /* apo__sinh_select's (odd: 1) or apo__cosh_select's (0) value where |x| is at least 22 or x is
@@ -624,22 +727,67 @@ static inline APO_HD double apo__cosh_select(double x) {
  * The saturated blocks of math_tile.h take it. */
 static inline APO_HD double apo__hyperbolic_far_select(double x, int odd) {
     const uint64_t xb = apo__bits_of(x);
-    int k;
-    const double p = apo__exp_reduce(apo__hyperbolic_reducible(x), &k);
-    const uint64_t v = apo__hyperbolic_far_bits(fabs(x), p, k);
+    double kd;
+    const double r = apo__exp_reduce_kd(apo__hyperbolic_reducible(x), &kd);
+    const uint64_t v =
+        apo__hyperbolic_far_bits(fabs(x), apo__expm1_of_series(r, apo__expm1_series(r)), kd);
     return apo__nan_or(x, odd ? v | (xb & APO_BITS_NEG_ZERO) : v);
 }
 
 static inline APO_HD double apo__tanh_select(double x) {
-    const uint64_t xb = apo__bits_of(x);
-    const double a = fabs(x);
-    const double near = apo__tanh_series(apo__pick_double(a < 1.0, a, 0.0));
-    int k;
-    const double p = apo__exp_reduce(2.0 * apo__pick_double(a < 22.0, a, 0.0), &k);
-    const double mid = 1.0 - 2.0 / (apo__expm1_up_select(p, k) + 2.0);
-    uint64_t v = apo__pick_bits(a < 22.0, apo__bits_of(mid), APO_BITS_ONE);
-    v = apo__pick_bits(a < 1.0, apo__bits_of(near), v) | (xb & APO_BITS_NEG_ZERO);
-    return apo__nan_or(x, apo__pick_bits(a < 0x1p-28, xb, v));
+    const apo__hyperbolic_args g = apo__tanh_select_reduce(x);
+    double qd, qc;
+    apo__tanh_series_dc(g.z, &qd, &qc);
+    return apo__tanh_select_value(x, &g, apo__expm1_series(g.r), qd, qc);
 }
+
+#ifndef __CUDACC__
+/* sinh, cosh and tanh of APO_EXP_BLOCK values x[] into y[], a stage at a time across the block
+ * as apo__exp_block: the reductions, each step of every series for every value, then the
+ * values; each value takes the select form's operations in its order, so the same bits
+ * (test_exp_log.c). */
+#define APO__HYPERBOLIC_BLOCK(name, reduce_more, steps, value_args)                                \
+    static inline void apo__##name##_block(const double *x, double *y) {                           \
+        double near[APO_EXP_BLOCK], z[APO_EXP_BLOCK], r[APO_EXP_BLOCK], kd[APO_EXP_BLOCK];         \
+        double qe[APO_EXP_BLOCK], q1[APO_EXP_BLOCK], q2[APO_EXP_BLOCK];                            \
+        (void)q2; /* tanh's second near series only */                                             \
+        for (int i = 0; i < APO_EXP_BLOCK; i++) {                                                  \
+            const apo__hyperbolic_args g = apo__##name##_select_reduce(x[i]);                      \
+            near[i] = g.near;                                                                      \
+            z[i] = g.z;                                                                            \
+            r[i] = g.r;                                                                            \
+            kd[i] = g.kd;                                                                          \
+            qe[i] = APO_EXPM1_TOP;                                                                 \
+            reduce_more;                                                                           \
+        }                                                                                          \
+        steps;                                                                                     \
+        for (int i = 0; i < APO_EXP_BLOCK; i++) {                                                  \
+            const apo__hyperbolic_args g = {near[i], z[i], r[i], kd[i]};                           \
+            y[i] = apo__##name##_select_value value_args;                                          \
+        }                                                                                          \
+    }
+#define APO__BLOCK_EXPM1(c) APO__BLOCK_STEP(qe, r[i], c, APO_EXP_BLOCK)
+#define APO__BLOCK_NEAR_EXPM1(c) APO__BLOCK_STEP(q1, near[i], c, APO_EXP_BLOCK)
+#define APO__BLOCK_SINH(c) APO__BLOCK_STEP(q1, z[i], c, APO_EXP_BLOCK)
+#define APO__BLOCK_TANH_D(c) APO__BLOCK_STEP(q1, z[i], c, APO_EXP_BLOCK)
+#define APO__BLOCK_TANH_C(c) APO__BLOCK_STEP(q2, z[i], c, APO_EXP_BLOCK)
+APO__HYPERBOLIC_BLOCK(sinh, q1[i] = APO_SINH_TOP,
+                      APO_EXPM1_SERIES(APO__BLOCK_EXPM1) APO_SINH_SERIES(APO__BLOCK_SINH),
+                      (x[i], &g, qe[i], q1[i]))
+APO__HYPERBOLIC_BLOCK(cosh, q1[i] = APO_EXPM1_TOP,
+                      APO_EXPM1_SERIES(APO__BLOCK_EXPM1) APO_EXPM1_SERIES(APO__BLOCK_NEAR_EXPM1),
+                      (x[i], &g, qe[i], q1[i]))
+APO__HYPERBOLIC_BLOCK(tanh, (q1[i] = APO_TANH_D_TOP, q2[i] = APO_TANH_C_TOP),
+                      APO_EXPM1_SERIES(APO__BLOCK_EXPM1) APO_TANH_D_SERIES(APO__BLOCK_TANH_D)
+                          APO_TANH_C_SERIES(APO__BLOCK_TANH_C),
+                      (x[i], &g, qe[i], q1[i], q2[i]))
+#undef APO__BLOCK_EXPM1
+#undef APO__BLOCK_NEAR_EXPM1
+#undef APO__BLOCK_SINH
+#undef APO__BLOCK_TANH_D
+#undef APO__BLOCK_TANH_C
+#undef APO__BLOCK_STEP
+#undef APO__HYPERBOLIC_BLOCK
+#endif
 
 #endif /* APO_KERNELS_EXP_LOG_H */

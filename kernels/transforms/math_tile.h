@@ -107,9 +107,11 @@ APO_BLOCK_SPAN(log10, APO_LOG_BLOCK, apo__log_block(in0 + t, y, 1))
 /* The tiles of tanh, sinh and cosh there: blocks of APO_SATURATED_BLOCK samples, where a block
  * whose samples are all at least 22 in magnitude (each one's last arm: a series of prices, say)
  * takes that arm alone (`far`), a loop that vectorises as well, and any other block the
- * branchless form (`whole`), which computes every arm for every sample: about nine times a
- * saturated block's time over prices for tanh (docs/perf-log/2026-12-01-talib-table-xeon5.md),
- * about 1.6 for cosh and 1.4 for sinh (docs/perf-log/2026-12-06-zen3-ppo-chunks.md). */
+ * branchless form, which computes every arm for every sample: about nine times a saturated
+ * block's time over prices for tanh (docs/perf-log/2026-12-01-talib-table-xeon5.md), about 1.6
+ * for cosh and 1.4 for sinh (docs/perf-log/2026-12-06-zen3-ppo-chunks.md), each APO_EXP_BLOCK
+ * samples of it in the block form (exp_log.h: apo__<name>_block, the series a step at a time
+ * across them) and the rest one at a time (`whole`), the same bits. */
 #define APO_SATURATED_BLOCK 64
 #define APO_SATURATING_TILE(name, far, whole)                                                      \
     static inline void apo__##name##_tile(const apo__cat_io *io, size_t begin, size_t end) {       \
@@ -120,16 +122,23 @@ APO_BLOCK_SPAN(log10, APO_LOG_BLOCK, apo__log_block(in0 + t, y, 1))
             int saturated = 1;                                                                     \
             for (size_t i = t; i < stop; i++)                                                      \
                 saturated &= fabs(in0[i]) >= 22.0;                                                 \
-            if (saturated)                                                                         \
-                for (size_t i = t; i < stop; i++) {                                                \
+            size_t i = t;                                                                          \
+            if (saturated) {                                                                       \
+                for (; i < stop; i++) {                                                            \
                     const double x = in0[i];                                                       \
                     out[i] = apo__elementwise_out(apo__finite(x), far);                            \
                 }                                                                                  \
-            else                                                                                   \
-                for (size_t i = t; i < stop; i++) {                                                \
-                    const double x = in0[i];                                                       \
-                    out[i] = apo__elementwise_out(apo__finite(x), whole);                          \
-                }                                                                                  \
+            }                                                                                      \
+            for (; stop - i >= APO_EXP_BLOCK; i += APO_EXP_BLOCK) {                                \
+                double y[APO_EXP_BLOCK];                                                           \
+                apo__##name##_block(in0 + i, y);                                                   \
+                for (size_t j = 0; j < APO_EXP_BLOCK; j++)                                         \
+                    out[i + j] = apo__elementwise_out(apo__finite(in0[i + j]), y[j]);              \
+            }                                                                                      \
+            for (; i < stop; i++) {                                                                \
+                const double x = in0[i];                                                           \
+                out[i] = apo__elementwise_out(apo__finite(x), whole);                              \
+            }                                                                                      \
             t = stop;                                                                              \
         }                                                                                          \
     }

@@ -144,30 +144,33 @@ static void assert_same_bits(double x) {
 }
 
 /* The block forms over a block of arguments against the branching forms at each, bit for bit:
- * apo__exp_block against apo__exp, apo__log_block against apo__log and apo__log10. */
+ * apo__exp_block against apo__exp, apo__log_block against apo__log and apo__log10,
+ * apo__sinh_block (cosh, tanh) against apo__sinh (apo__cosh, apo__tanh). */
 _Static_assert(APO_EXP_BLOCK == APO_LOG_BLOCK, "one block of arguments serves both");
 static void assert_block_bits(const double *x) {
-    double e[APO_EXP_BLOCK], ln[APO_LOG_BLOCK], lg[APO_LOG_BLOCK];
-    apo__exp_block(x, e);
-    apo__log_block(x, ln, 0);
-    apo__log_block(x, lg, 1);
+    enum { FNS = 6 };
+    static const char *const names[FNS] = {"exp", "log", "log10", "sinh", "cosh", "tanh"};
+    double got[FNS][APO_EXP_BLOCK];
+    apo__exp_block(x, got[0]);
+    apo__log_block(x, got[1], 0);
+    apo__log_block(x, got[2], 1);
+    apo__sinh_block(x, got[3]);
+    apo__cosh_block(x, got[4]);
+    apo__tanh_block(x, got[5]);
     for (int i = 0; i < APO_EXP_BLOCK; i++) {
-        const double want[3] = {apo__exp(x[i]), apo__log(x[i]), apo__log10(x[i])};
-        const double got[3] = {e[i], ln[i], lg[i]};
-        for (int f = 0; f < 3; f++)
-            cr_assert(memcmp(&want[f], &got[f], sizeof(double)) == 0, "%s(%a): %a, block %a",
-                      f == 0   ? "exp"
-                      : f == 1 ? "log"
-                               : "log10",
-                      x[i], want[f], got[f]);
+        const double want[FNS] = {apo__exp(x[i]),  apo__log(x[i]),  apo__log10(x[i]),
+                                  apo__sinh(x[i]), apo__cosh(x[i]), apo__tanh(x[i])};
+        for (int f = 0; f < FNS; f++)
+            cr_assert(memcmp(&want[f], &got[f][i], sizeof(double)) == 0, "%s(%a): %a, block %a",
+                      names[f], x[i], want[f], got[f][i]);
     }
 }
 
 /* The branchless forms (apo__exp_select, ..., apo__tanh_select) and the block forms
- * (apo__exp_block, apo__log_block) give the branching forms' bits (a GPU runs the branching forms,
- * the avx2 and avx512 paths the others: the same outputs everywhere): on doubles of any bits (NaNs,
- * infinities, subnormals among them), on each function's range and past its thresholds, near 1,
- * and on the neighbours of the special values. */
+ * (apo__exp_block, ..., apo__tanh_block) give the branching forms' bits (a GPU runs the branching
+ * forms, the avx2 and avx512 paths the others: the same outputs everywhere): on doubles of any bits
+ * (NaNs, infinities, subnormals among them), on each function's range and past its thresholds, near
+ * 1, and on the neighbours of the special values. */
 Test(exp_log, the_branchless_forms_give_the_branching_forms_bits) {
     const double specials[] = {0.0, -0.0, DBL_MIN, 0x1p-1074, -1.0, 1.0, DBL_MAX, INFINITY,
                                -INFINITY, NAN, 0x1.62e42fefa39efp+9, -0x1.74910d52d3052p+9, -708.4,
