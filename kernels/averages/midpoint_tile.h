@@ -58,13 +58,22 @@ static inline int apo__midpoint_block_ok(const double *x, size_t from, size_t to
 
 /* The extremes of the windows of p bars ending at t .. e - 1 (e - t <= APO_EXTREME_BLOCK)
  * into top[] and bottom[], by doubling, when every sample those windows read is finite and
- * not zero and p is at most APO_EXTREME_SPAN_MAX: returns 1; else 0, and nothing is written. */
+ * not zero and p is at most APO_EXTREME_SPAN_MAX: returns 1; else 0, and nothing is written.
+ * midpoint's one series (hi == lo) is tested once and its two extremes taken from one reading
+ * (apo__window_extremes_both, minmax's: the same picks, so the same values). */
 static inline int apo__midpoint_block(const double *hi, const double *lo, size_t p, size_t t,
                                       size_t e, double *top, double *bottom) {
-    if (p > APO_EXTREME_SPAN_MAX || e - t < APO_EXTREME_BLOCK_MIN ||
-        !(apo__midpoint_block_ok(hi, t + 1 - p, e) & apo__midpoint_block_ok(lo, t + 1 - p, e)))
+    if (p > APO_EXTREME_SPAN_MAX || e - t < APO_EXTREME_BLOCK_MIN)
+        return 0;
+    const int one_series = hi == lo;
+    if (!(apo__midpoint_block_ok(hi, t + 1 - p, e) &
+          (one_series || apo__midpoint_block_ok(lo, t + 1 - p, e))))
         return 0;
     apo__extreme_scratch scratch;
+    if (one_series) {
+        apo__window_extremes_both(hi, t, e - t, p, bottom, top, &scratch);
+        return 1;
+    }
     apo__window_extremes(hi, t, e - t, p, 1, top, NULL, &scratch);
     apo__window_extremes(lo, t, e - t, p, 0, bottom, NULL, &scratch);
     return 1;
