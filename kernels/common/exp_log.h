@@ -100,13 +100,20 @@ static inline APO_HD double apo__expm1_reduced(double r) {
     return apo__expm1_of_series(r, apo__expm1_series(r));
 }
 
-/* x = k ln2 + r for finite |x| below 2^40: returns e^r - 1 and sets *k. */
+/* x = k ln2 + r for finite |x| below 2^40: returns r and sets *kd to k as a double (the select
+ * and block forms keep k a double: apo__scale2_kd). */
+static inline APO_HD double apo__exp_reduce_kd(double x, double *kd) {
+    const double k = (x * APO_INV_LN2 + APO_ROUND_SHIFTER) - APO_ROUND_SHIFTER;
+    *kd = k;
+    return (x - k * APO_LN2_HI) - k * APO_LN2_LO;
+}
+
+/* The same reduction: returns e^r - 1 and sets *k. */
 static inline APO_HD double apo__exp_reduce(double x, int *k) {
-    const double kd = (x * APO_INV_LN2 + APO_ROUND_SHIFTER) - APO_ROUND_SHIFTER;
-    const double hi = x - kd * APO_LN2_HI;
-    const double lo = kd * APO_LN2_LO;
+    double kd;
+    const double r = apo__exp_reduce_kd(x, &kd);
     *k = (int)kd;
-    return apo__expm1_reduced(hi - lo);
+    return apo__expm1_reduced(r);
 }
 
 static inline APO_HD double apo__exp(double x) {
@@ -294,13 +301,6 @@ static inline APO_HD double apo__scale2_kd(double y, double kd) {
 /* Whether exp's value at x is its reduction's (not an overflow, an underflow to 0 or NaN). */
 static inline APO_HD int apo__exp_ordinary(double x) {
     return (x <= APO_EXP_OVERFLOW) & (x >= APO_EXP_UNDERFLOW);
-}
-
-/* apo__exp_reduce's r with k as the double *kd, for finite |x| below 2^40. */
-static inline APO_HD double apo__exp_reduce_kd(double x, double *kd) {
-    const double k = (x * APO_INV_LN2 + APO_ROUND_SHIFTER) - APO_ROUND_SHIFTER;
-    *kd = k;
-    return (x - k * APO_LN2_HI) - k * APO_LN2_LO;
 }
 
 /* apo__exp_reduce_kd without a branch: an argument that is not ordinary is reduced as 0, a k
