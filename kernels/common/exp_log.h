@@ -472,8 +472,7 @@ static inline APO_HD double apo__half_exp(double a) {
     X(0x1.1111111111111p-7)                                                                        \
     X(0x1.5555555555555p-3)
 
-/* sinh(x) for |x| < 1 by its Taylor series to x^21 (the next term is below 2^-60 x): added
- * to x last, within about half an ulp, where expm1's E + E / (E + 1) reached 2 ulps. */
+/* The series' value q at z = x^2, by Horner's rule over APO_SINH_SERIES. */
 static inline APO_HD double apo__sinh_series_q(double z) {
     double q = APO_SINH_TOP;
 #define APO__SINH_STEP(c) q = (c) + z * q;
@@ -482,6 +481,8 @@ static inline APO_HD double apo__sinh_series_q(double z) {
     return q;
 }
 
+/* sinh(x) for |x| < 1 by its Taylor series to x^21 (the next term is below 2^-60 x): added
+ * to x last, within about half an ulp, where expm1's E + E / (E + 1) reached 2 ulps. */
 static inline APO_HD double apo__sinh_series(double x) {
     const double z = x * x;
     return x + x * (z * apo__sinh_series_q(z));

@@ -80,11 +80,13 @@ APO_ELEMENTWISE_1(sqrt, sqrt(x))
  * (exp_log.h), whose loops gcc vectorises; the same bits as the branching ones, which the sse2
  * path and a GPU run. */
 #if defined(__AVX2__) && !defined(__CUDACC__)
-/* The span of exp, ln and log10 there: blocks of `len` samples through their block form
- * (exp_log.h: apo__exp_block, apo__log_block, a series' step at a time across the block), the
- * call `block` filling y[] from in0 + t, and the samples past the last block through the bar
- * loop apo__<name>_bars of the select form: the same bits. */
-#define APO_BLOCK_SPAN(name, len, block)                                                           \
+/* The span of exp, ln, log10, sinh, cosh and tanh there: blocks of `len` samples through their
+ * block form (exp_log.h: apo__exp_block, apo__log_block, apo__sinh_block, ..., a series' step
+ * at a time across the block), the call `block` filling y[] from in0 + t, and the samples past
+ * the last block through the bar loop apo__<name>_bars of the select form `select`: the same
+ * bits. */
+#define APO_BLOCK_SPAN(name, select, len, block)                                                   \
+    APO_ELEMENTWISE_BARS_1(apo__##name##_bars, select(x))                                          \
     static inline void apo__##name##_span(const apo__cat_io *io, size_t begin, size_t end) {       \
         const double *in0 = io->in[0];                                                             \
         double *out = io->out[0];                                                                  \
@@ -96,24 +98,23 @@ APO_ELEMENTWISE_1(sqrt, sqrt(x))
                 out[t + i] = apo__elementwise_out(apo__finite(in0[t + i]), y[i]);                  \
         }                                                                                          \
         apo__##name##_bars(io, t, end);                                                            \
-    }                                                                                              \
-    APO_ELEMENTWISE_TILE(name)
-APO_ELEMENTWISE_BARS_1(apo__exp_bars, apo__exp_select(x))
-APO_BLOCK_SPAN(exp, APO_EXP_BLOCK, apo__exp_block(in0 + t, y))
-APO_ELEMENTWISE_BARS_1(apo__ln_bars, apo__log_select(x))
-APO_BLOCK_SPAN(ln, APO_LOG_BLOCK, apo__log_block(in0 + t, y, 0))
-APO_ELEMENTWISE_BARS_1(apo__log10_bars, apo__log10_select(x))
-APO_BLOCK_SPAN(log10, APO_LOG_BLOCK, apo__log_block(in0 + t, y, 1))
+    }
+APO_BLOCK_SPAN(exp, apo__exp_select, APO_EXP_BLOCK, apo__exp_block(in0 + t, y))
+APO_ELEMENTWISE_TILE(exp)
+APO_BLOCK_SPAN(ln, apo__log_select, APO_LOG_BLOCK, apo__log_block(in0 + t, y, 0))
+APO_ELEMENTWISE_TILE(ln)
+APO_BLOCK_SPAN(log10, apo__log10_select, APO_LOG_BLOCK, apo__log_block(in0 + t, y, 1))
+APO_ELEMENTWISE_TILE(log10)
 /* The tiles of tanh, sinh and cosh there: blocks of APO_SATURATED_BLOCK samples, where a block
  * whose samples are all at least 22 in magnitude (each one's last arm: a series of prices, say)
  * takes that arm alone (`far`), a loop that vectorises as well, and any other block the
- * branchless form, which computes every arm for every sample: about nine times a saturated
- * block's time over prices for tanh (docs/perf-log/2026-12-01-talib-table-xeon5.md), about 1.6
- * for cosh and 1.4 for sinh (docs/perf-log/2026-12-06-zen3-ppo-chunks.md), each APO_EXP_BLOCK
- * samples of it in the block form (exp_log.h: apo__<name>_block, the series a step at a time
- * across them) and the rest one at a time (`whole`), the same bits. */
+ * branchless form through APO_BLOCK_SPAN's span, which computes every arm for every sample:
+ * about nine times a saturated block's time over prices for tanh
+ * (docs/perf-log/2026-12-01-talib-table-xeon5.md), about 1.6 for cosh and 1.4 for sinh
+ * (docs/perf-log/2026-12-06-zen3-ppo-chunks.md), the same bits. */
 #define APO_SATURATED_BLOCK 64
-#define APO_SATURATING_TILE(name, far, whole)                                                      \
+#define APO_SATURATING_TILE(name, far)                                                             \
+    APO_BLOCK_SPAN(name, apo__##name##_select, APO_EXP_BLOCK, apo__##name##_block(in0 + t, y))     \
     static inline void apo__##name##_tile(const apo__cat_io *io, size_t begin, size_t end) {       \
         const double *in0 = io->in[0];                                                             \
         double *out = io->out[0];                                                                  \
@@ -122,31 +123,20 @@ APO_BLOCK_SPAN(log10, APO_LOG_BLOCK, apo__log_block(in0 + t, y, 1))
             int saturated = 1;                                                                     \
             for (size_t i = t; i < stop; i++)                                                      \
                 saturated &= fabs(in0[i]) >= 22.0;                                                 \
-            size_t i = t;                                                                          \
-            if (saturated) {                                                                       \
-                for (; i < stop; i++) {                                                            \
+            if (saturated)                                                                         \
+                for (size_t i = t; i < stop; i++) {                                                \
                     const double x = in0[i];                                                       \
                     out[i] = apo__elementwise_out(apo__finite(x), far);                            \
                 }                                                                                  \
-            }                                                                                      \
-            for (; stop - i >= APO_EXP_BLOCK; i += APO_EXP_BLOCK) {                                \
-                double y[APO_EXP_BLOCK];                                                           \
-                apo__##name##_block(in0 + i, y);                                                   \
-                for (size_t j = 0; j < APO_EXP_BLOCK; j++)                                         \
-                    out[i + j] = apo__elementwise_out(apo__finite(in0[i + j]), y[j]);              \
-            }                                                                                      \
-            for (; i < stop; i++) {                                                                \
-                const double x = in0[i];                                                           \
-                out[i] = apo__elementwise_out(apo__finite(x), whole);                              \
-            }                                                                                      \
+            else                                                                                   \
+                apo__##name##_span(io, t, stop);                                                   \
             t = stop;                                                                              \
         }                                                                                          \
     }
-APO_SATURATING_TILE(sinh, apo__hyperbolic_far_select(x, 1), apo__sinh_select(x))
-APO_SATURATING_TILE(cosh, apo__hyperbolic_far_select(x, 0), apo__cosh_select(x))
+APO_SATURATING_TILE(sinh, apo__hyperbolic_far_select(x, 1))
+APO_SATURATING_TILE(cosh, apo__hyperbolic_far_select(x, 0))
 /* tanh's last arm is +-1 exactly. */
-APO_SATURATING_TILE(tanh, apo__double_of(APO_BITS_ONE | (apo__bits_of(x) & APO_BITS_NEG_ZERO)),
-                    apo__tanh_select(x))
+APO_SATURATING_TILE(tanh, apo__double_of(APO_BITS_ONE | (apo__bits_of(x) & APO_BITS_NEG_ZERO)))
 #else
 APO_ELEMENTWISE_1(exp, apo__exp(x))
 APO_ELEMENTWISE_1(ln, apo__log(x))
