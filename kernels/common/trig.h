@@ -238,19 +238,38 @@ static inline APO_HD double apo__tan(double x) {
 #define APO_TRIG_ATAN_16_HI 0x1.921fb54442d18p-1
 #define APO_TRIG_ATAN_16_LO 0x1.1a62633145c07p-55
 
+#ifndef __CUDA_ARCH__
+/* The table as two arrays on the CPU, k = 0..16 (atan 0 = 0 at k = 0), read by
+ * apo__trig_atan_table below and by each vector lane's cell (trig_tv.h): gcc compiled the switch
+ * to an indirect jump, which the Hilbert transform's period (a scalar atan a bar, its cell
+ * varying from bar to bar) and the lanes mispredicted (docs/kernels/transforms.md). */
+#define APO__TRIG_ATAN_HI(k, hi, lo) hi,
+#define APO__TRIG_ATAN_LO(k, hi, lo) lo,
+static const double apo__trig_atan_hi[17] = {0.0, APO_TRIG_ATAN_TABLE(APO__TRIG_ATAN_HI)
+                                                      APO_TRIG_ATAN_16_HI};
+static const double apo__trig_atan_lo[17] = {0.0, APO_TRIG_ATAN_TABLE(APO__TRIG_ATAN_LO)
+                                                      APO_TRIG_ATAN_16_LO};
+#undef APO__TRIG_ATAN_HI
+#undef APO__TRIG_ATAN_LO
+#endif
+
 /* A case of the switch below. */
 #define APO__TRIG_ATAN_CASE(k, hi, lo)                                                             \
     case k:                                                                                        \
         return apo__dd_make(hi, lo);
 
-/* atan(k/16) for k = 1..16 in two parts (a switch, which CUDA's device code takes where a
- * static table would need a __constant__ copy). */
+/* atan(k/16) for k = 1..16 in two parts: the arrays above on the CPU, a switch in CUDA's device
+ * code, where a static table would need a __constant__ copy. */
 static inline APO_HD apo__dd apo__trig_atan_table(int k) {
+#ifndef __CUDA_ARCH__
+    return apo__dd_make(apo__trig_atan_hi[k], apo__trig_atan_lo[k]);
+#else
     switch (k) {
         APO_TRIG_ATAN_TABLE(APO__TRIG_ATAN_CASE)
     default:
         return apo__dd_make(APO_TRIG_ATAN_16_HI, APO_TRIG_ATAN_16_LO);
     }
+#endif
 }
 #undef APO__TRIG_ATAN_CASE
 
@@ -278,12 +297,16 @@ static inline APO_HD apo__dd apo__trig_atan01(apo__dd t) {
 }
 
 #if defined(APO_TRIG_FMA) && !defined(__CUDA_ARCH__)
-/* The short route's bound on |F - D| (below), relative to |F|: the two differ by the cubic
- * term's argument (q against u.hi, an ulp apart), the polynomial's order of evaluation and the
- * roundings of the low parts, at most about 2^-60 of the result by their worst cases together,
- * and 2^-62.4 at the worst of 2e7 samples (at 1/32, where the cubic term is largest against the
- * result). 2^-58 leaves the short route undecided for about 4.4% of arguments below one, 4.3%
- * above (2e7 samples each, no rounding different from the double-double route's). */
+#include "trig_atan_cells.h"
+
+/* The short route's bound on |F - D| (below), relative to |F|. F's own error is the roundings of
+ * its terms after atan c and b0 h: at most about six of the size of the quadratic term, which
+ * is largest against the result at the first cell's lower edge (t = 1/32: a_2 h^2 is 2^-9 of
+ * atan t), so below about 2^-59.4 of the result; D's, the double-double route's series
+ * evaluated in doubles on u.hi, adds about 2^-62.4 there. Observed: 2^-60.4 at the worst of
+ * 2e7 samples of test_trig_short.c's mix (at 1/32). 2^-58 leaves the short route undecided for
+ * about 4.4% of arguments below one, 4.5% above (2e7 uniform samples each, no rounding
+ * different from the double-double route's). */
 #define APO_TRIG_ATAN_SHORT_BOUND 0x1p-58
 
 /*
@@ -295,10 +318,12 @@ static inline APO_HD apo__dd apo__trig_atan01(apo__dd t) {
  *
  * Why: the Hilbert transform's period takes an atan every bar on its serial chain
  * (hilbert.h), where the double-double route's latency (about 160 cycles: two divisions one
- * after the other, then the series in Horner's order, then the sums) was most of a bar. Here
- * the quotient u = (ax - c) / (1 + ax c) is q = RN(num / den) at once, and the series runs on q
- * (by Estrin's scheme, fused) while the quotient's remainder r is formed beside it, so the
- * value is F = base + q + r + T(q) in about half the latency.
+ * after the other, then the series in Horner's order, then the sums) was most of a bar, and
+ * a route through u = (t - c) / (1 + t c) still waits on one division and then its series.
+ * Here atan t is the Taylor polynomial of atan about the cell's centre c = k/16 in h = t - c
+ * (exact; |h| <= 1/32), to degree 13, with one row of coefficients a cell
+ * (trig_atan_cells.h): atan c + b0 h as double-doubles, the rest by Estrin's scheme, fused, no
+ * division at all, and t_lo through the derivative b0 + 2 a_2 h.
  *
  * Why the bits are the double-double route's: that route returns RN(D), D = s.hi + X exactly
  * (its final quick_two_sum then round add the same two doubles again). If |F - D| <= B and
@@ -309,28 +334,22 @@ static inline APO_HD apo__dd apo__trig_atan01(apo__dd t) {
  */
 static inline apo__dd apo__trig_atan01_short_value(double t_hi, double t_lo) {
     const int k = ((int)(t_hi * 32.0) + 1) >> 1;
-    const double c = (double)k * 0.0625;
-    /* The double-double route's num (t_hi - c is exact) and its denominator as den0 +
-     * den_lo. */
-    const double num = t_hi - c;
-    const apo__dd tc = apo__trig_two_prod(t_hi, c);
-    const apo__dd one_tc = apo__two_sum(1.0, tc.hi);
-    const double den0 = one_tc.hi, den_lo = (one_tc.lo + tc.lo) + t_lo * c;
-    const double q = num / den0;
-    /* The series p(z) of APO__TRIG_ATAN_SERIES, by pairs of terms. */
-    const double z = q * q, z2 = z * z;
-    const double p01 = fma(z, APO_TRIG_ATAN_C1, APO_TRIG_ATAN_C0);
-    const double p23 = fma(z, APO_TRIG_ATAN_C3, APO_TRIG_ATAN_C2);
-    const double p45 = fma(z, APO_TRIG_ATAN_C5, APO_TRIG_ATAN_C4);
-    const double p = fma(z2, fma(z2, fma(z2, APO_TRIG_ATAN_C6, p45), p23), p01);
-    /* num - q den0 is exact (q is num / den0 rounded), t_lo's and den_lo's parts nearly so. */
-    const double r = ((fma(-q, den0, num) + t_lo) - q * den_lo) / den0;
-    const double series = r + (q * z) * p;
-    if (k == 0)
-        return apo__dd_make(q, series);
-    const apo__dd base = apo__trig_atan_table(k);
-    const apo__dd s = apo__two_sum(base.hi, q);
-    return apo__dd_make(s.hi, s.lo + (base.lo + series));
+    const double h = t_hi - (double)k * 0.0625;
+    const double *a = apo__trig_atan_cells[k];
+    /* a_2 + a_3 h + ... + a_13 h^11 by pairs, fours and eights of terms. */
+    const double h2 = h * h, h4 = h2 * h2, h8 = h4 * h4;
+    const double e0 = fma(a[3], h, a[2]), e1 = fma(a[5], h, a[4]), e2 = fma(a[7], h, a[6]);
+    const double e3 = fma(a[9], h, a[8]), e4 = fma(a[11], h, a[10]), e5 = fma(a[13], h, a[12]);
+    const double f0 = fma(e1, h2, e0), f1 = fma(e3, h2, e2), f2 = fma(e5, h2, e4);
+    const double p = fma(f2, h8, fma(f1, h4, f0));
+    /* atan c + b0 h: the product's error exact, the sum's too (|atan c| >= |b0 h| from the
+     * first cell on, and atan 0 = 0). */
+    const double b0h = a[0] * h, b0h_err = fma(a[0], h, -b0h);
+    const double base_hi = apo__trig_atan_hi[k];
+    const double hi = base_hi + b0h, sum_err = b0h - (hi - base_hi);
+    const double lo =
+        (sum_err + apo__trig_atan_lo[k]) + (b0h_err + (a[1] * h + t_lo * fma(2.0 * a[2], h, a[0])));
+    return apo__dd_make(hi, fma(h2, p, lo));
 }
 
 /* hi + lo rounded, and *decided 1 where every value within the bound of it rounds alike. */

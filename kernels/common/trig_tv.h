@@ -23,17 +23,6 @@
 #include "trig.h"
 
 #ifdef APO_TILE_LANES
-/* trig.h's table of atan(k/16) as arrays, k = 1..16 (0 unused), read by each lane's cell: the
- * scalar switch's indirect jump a lane mispredicted on cells that vary from sample to sample (25 to
- * 27 ns a sample against 19 on one cell, Zen 3 VM). */
-#define APO__TRIG_ATAN_HI(k, hi, lo) hi,
-#define APO__TRIG_ATAN_LO(k, hi, lo) lo,
-static const double apo__trig_atan_hi[17] = {0.0, APO_TRIG_ATAN_TABLE(APO__TRIG_ATAN_HI)
-                                                      APO_TRIG_ATAN_16_HI};
-static const double apo__trig_atan_lo[17] = {0.0, APO_TRIG_ATAN_TABLE(APO__TRIG_ATAN_LO)
-                                                      APO_TRIG_ATAN_16_LO};
-#undef APO__TRIG_ATAN_HI
-#undef APO__TRIG_ATAN_LO
 
 /* apo__trig_two_prod in lanes: the FMA instruction where the path has it, else Dekker's. */
 static APO_FORCE_INLINE apo__dd_tv apo__trig_two_prod_tv(apo_tv a, apo_tv b) {

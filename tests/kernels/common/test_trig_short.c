@@ -69,6 +69,36 @@ static double sample(uint64_t i) {
     return x == 1.0 ? nextafter(1.0, 2.0) : x;
 }
 
+/* The cells' polynomials against glibc's atanl (64-bit long double): for every cell and 4,097
+ * offsets h across it, atan c + b0 h + a_2 h^2 + ... + a_13 h^13 with the table's doubles,
+ * summed in long double, lies within 2^-61 of atan(c + h) - atan c relative to atan(c + h),
+ * inside the short route's budget (trig.h, APO_TRIG_ATAN_SHORT_BOUND; the worst is 2^-62.9):
+ * a coefficient up to a_8 off by a part in a thousand, or a_12 left out, fails it. */
+Test(trig_short, cells_are_atans_taylor_polynomials) {
+    enum { STEPS = 4096 };
+    size_t worse = 0;
+    long double worst = 0.0L;
+    for (int k = 0; k <= 16; k++) {
+        const long double c = (long double)k / 16.0L;
+        const double *a = apo__trig_atan_cells[k];
+        for (int i = 0; i <= STEPS; i++) {
+            const long double h = (long double)(i - STEPS / 2) / (STEPS / 2) / 32.0L;
+            if (c + h <= 0.0L || c + h > 1.0L)
+                continue;
+            long double tail = 0.0L;
+            for (int m = APO_TRIG_ATAN_CELL_TERMS - 1; m >= 2; m--)
+                tail = (tail + a[m]) * h;
+            const long double poly = ((long double)a[0] + a[1] + tail) * h;
+            const long double want = atanl(c + h) - atanl(c);
+            const long double rel = fabsl(poly - want) / atanl(c + h);
+            worst = rel > worst ? rel : worst;
+            worse += rel > 0x1p-61L;
+        }
+    }
+    cr_expect_eq(worse, 0, "%zu offsets off by more than 2^-61, the worst 2^%.1f", worse,
+                 (double)log2l(worst));
+}
+
 Test(trig_short, gives_the_double_double_routes_bits, .timeout = 120) {
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
         cr_skip_test("this CPU has no AVX2 and FMA, which the short route's build asks for");
