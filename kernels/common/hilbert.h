@@ -41,6 +41,13 @@
 #define APO_HT_QUADRATURES 8
 /* The most bars the phase and the trend line read (TA-Lib's buffer of 50). */
 #define APO_HT_MAX_CYCLE 50
+/* TA-Lib's start bars and lookbacks: ht_dcperiod and ht_phasor (and mama) run the transform
+ * from bar 12, lookback 32; the kernels with the phase or the trend line from bar 37, lookback
+ * 63 (TA-Lib runs its smoother over 9 or 34 bars first). */
+#define APO_HT_SHORT_START 12
+#define APO_HT_SHORT_LOOKBACK 32
+#define APO_HT_LONG_START 37
+#define APO_HT_LONG_LOOKBACK 63
 
 typedef struct apo__ht_state {
     double bars; /* clean bars seen */

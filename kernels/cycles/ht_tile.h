@@ -24,6 +24,7 @@
 
 #include "catalog.h"
 #include "hilbert.h"
+#include "ht_trendline_lanes.h"
 
 /* Which kernel a run writes. */
 enum {
@@ -72,31 +73,48 @@ static inline APO_HD void apo__ht_store(const apo__cat_io *io, size_t t, int kin
         io->out[1][t] = apo__canonical_nan(b);
 }
 
+/* Steps the state over bar t of the row, writing its outputs if t is `begin` or later. */
+static inline APO_HD void apo__ht_bar(apo__ht_state *s, const apo__cat_io *io, size_t t,
+                                      size_t begin, int kind, apo__ht_wave *w) {
+    const int full = apo__ht_full(kind);
+    const size_t start = full ? APO_HT_LONG_START : APO_HT_SHORT_START;
+    const size_t lookback = full ? APO_HT_LONG_LOOKBACK : APO_HT_SHORT_LOOKBACK;
+    const double x = io->in[0][t];
+    if (!isfinite(x)) {
+        if (t >= begin)
+            apo__ht_store(io, t, kind, s, 0);
+        return;
+    }
+    const size_t n = (size_t)s->bars;
+    if (kind == APO__HT_TRENDLINE)
+        apo__ht_step_trendline(s, x, start);
+    else if (full)
+        apo__ht_step_cycle(s, x, start, w);
+    else
+        apo__ht_step_period(s, x, start);
+    if (t >= begin)
+        apo__ht_store(io, t, kind, s, n >= lookback);
+}
+
 /* Steps the state over bars [from, end), writing the outputs of those from `begin` on. The
- * tile and a stream's carried run both are this loop. */
+ * tile and a stream's carried run both are this loop; on the CPU's vector paths ht_trendline
+ * takes its trend lines a chunk at a time in lanes once the transform has started
+ * (ht_trendline_lanes.h, the same bits). */
 static inline APO_HD void apo__ht_run(apo__ht_state *s, const apo__cat_io *io, size_t from,
                                       size_t begin, size_t end, int kind) {
-    const int full = apo__ht_full(kind);
-    const size_t start = full ? 37 : 12, lookback = full ? 63 : 32;
     apo__ht_wave w;
     w.n = -1;
-    for (size_t t = from; t < end; t++) {
-        const double x = io->in[0][t];
-        if (!isfinite(x)) {
-            if (t >= begin)
-                apo__ht_store(io, t, kind, s, 0);
-            continue;
-        }
-        const size_t n = (size_t)s->bars;
-        if (kind == APO__HT_TRENDLINE)
-            apo__ht_step_trendline(s, x, start);
-        else if (full)
-            apo__ht_step_cycle(s, x, start, &w);
-        else
-            apo__ht_step_period(s, x, start);
-        if (t >= begin)
-            apo__ht_store(io, t, kind, s, n >= lookback);
+    size_t t = from;
+#ifdef APO_TILE_LANES
+    if (kind == APO__HT_TRENDLINE) {
+        for (; t < end && s->bars < (double)APO_HT_LONG_START; t++)
+            apo__ht_bar(s, io, t, begin, kind, &w);
+        apo__ht_trendline_chunks(s, io, t, begin, end);
+        return;
     }
+#endif
+    for (; t < end; t++)
+        apo__ht_bar(s, io, t, begin, kind, &w);
 }
 
 static inline APO_HD void apo__ht_tile(const apo__cat_io *io, size_t begin, size_t end, int kind) {
