@@ -45,9 +45,12 @@ typedef struct apo__ht_chunk {
  * `mean`, one lane each). */
 static inline void apo__ht_chunk_means(apo__ht_chunk *c, size_t j0) {
     const apo_tv cycle = apo_tv_load(c->cycle + j0), bar = apo_tv_load(c->bar + j0);
+    /* At most APO_HT_MAX_CYCLE steps (the smoothed period's bound), so that a stream's saved
+     * state carrying a larger one cannot lead the loads out of the chunk's prices. */
     double most = 0.0;
     for (int k = 0; k < APO_TILE_LANES; k++)
         most = c->cycle[j0 + k] > most ? c->cycle[j0 + k] : most;
+    most = most < APO_HT_MAX_CYCLE ? most : APO_HT_MAX_CYCLE;
     const double *newest = c->price + APO_HT_MAX_CYCLE + j0;
     apo_tv sum = apo_tv_splat(0.0);
     for (int i = 0; i < (int)most; i++) {
