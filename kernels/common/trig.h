@@ -239,10 +239,11 @@ static inline APO_HD double apo__tan(double x) {
 #define APO_TRIG_ATAN_16_LO 0x1.1a62633145c07p-55
 
 #ifndef __CUDA_ARCH__
-/* The table as two arrays on the CPU, k = 0..16 (atan 0 = 0 at k = 0), read by
- * apo__trig_atan_table below and by each vector lane's cell (trig_tv.h): gcc compiled the switch
- * to an indirect jump, which the Hilbert transform's period (a scalar atan a bar, its cell
- * varying from bar to bar) and the lanes mispredicted (docs/kernels/transforms.md). */
+/* The table as two arrays on the CPU, k = 0..16 (atan 0 = 0 at k = 0), read by each vector
+ * lane's cell (trig_tv.h) and by apo__trig_atan_table below: gcc compiles the switch to an
+ * indirect jump, which the lanes mispredicted on cells that vary from sample to sample (25 to
+ * 27 ns a sample against 19 on one cell, Zen 3 VM); on the Hilbert transform's chain the
+ * arrays measured level to a few per cent faster (docs/perf-log/2026-12-07-zen3-atan-cells.md). */
 #define APO__TRIG_ATAN_HI(k, hi, lo) hi,
 #define APO__TRIG_ATAN_LO(k, hi, lo) lo,
 static const double apo__trig_atan_hi[17] = {0.0, APO_TRIG_ATAN_TABLE(APO__TRIG_ATAN_HI)
