@@ -306,9 +306,15 @@ static inline APO_HD apo__dd apo__trig_atan01(apo__dd t) {
  * atan t), so below about 2^-59.4 of the result; D's, the double-double route's series
  * evaluated in doubles on u.hi, adds about 2^-62.4 there. Observed: 2^-60.4 at the worst of
  * 2e7 samples of test_trig_short.c's mix (at 1/32). 2^-58 leaves the short route undecided for
- * about 4.4% of arguments below one, 4.5% above (2e7 uniform samples each, no rounding
- * different from the double-double route's). */
+ * about 4.4% of arguments below one (2e7 uniform samples, no rounding different from the
+ * double-double route's); above one, where the bound is taken against atan(1/x)
+ * (apo__trig_atan_above1_short), 2.1% of their inverses. */
 #define APO_TRIG_ATAN_SHORT_BOUND 0x1p-58
+/* The same in cell 0 (t < 1/32, where a_2 = 0): the largest term rounded is then the cubic,
+ * 2^-11.6 of the result at most, so F's roundings stay below about 2^-62 of it and D's own
+ * below 2^-63: 2^-60 (observed 2^-62.35 at the worst of 2e7 samples near 1/32, undecided 1.3%
+ * of them). Taken by the vector lanes' route (trig_tv.h), which knows its lanes' cell. */
+#define APO_TRIG_ATAN_SHORT_BOUND_CELL0 0x1p-60
 
 /*
  * atan(t) for t = t_hi + t_lo in [0, 1] (as apo__trig_atan01 takes it), unrounded as F = hi +
@@ -353,29 +359,33 @@ static inline apo__dd apo__trig_atan01_short_value(double t_hi, double t_lo) {
     return apo__dd_make(hi, fma(h2, p, lo));
 }
 
-/* hi + lo rounded, and *decided 1 where every value within the bound of it rounds alike. */
-static inline double apo__trig_short_round(double hi, double lo, int *decided) {
-    const double bound = fabs(hi) * APO_TRIG_ATAN_SHORT_BOUND;
+/* hi + lo rounded, and *decided 1 where every value within `bound` (absolute) of it rounds
+ * alike. The value returned is hi + lo itself, which lies between the two ends (rounding is
+ * monotone), so where they agree it is theirs; it waits on one addition after lo where the ends
+ * wait on two. */
+static inline double apo__trig_short_round(double hi, double lo, double bound, int *decided) {
     const double low_end = hi + (lo - bound), high_end = hi + (lo + bound);
     *decided = low_end == high_end;
-    return low_end;
+    return hi + lo;
 }
 
 static inline double apo__trig_atan01_short(double ax, int *decided) {
     const apo__dd f = apo__trig_atan01_short_value(ax, 0.0);
-    return apo__trig_short_round(f.hi, f.lo, decided);
+    return apo__trig_short_round(f.hi, f.lo, fabs(f.hi) * APO_TRIG_ATAN_SHORT_BOUND, decided);
 }
 
 /* The same for 1 < ax <= 2^60: pi/2 - atan(1/ax), 1/ax as the double-double route forms it
- * (its remainder 1 - q ax is exact, so the fused form gives the same value), and the value's
- * bound the same against a result of at least pi/4 (mama's phase: its tangents are above one
- * about as often as below). */
+ * (its remainder 1 - q ax is exact, so the fused form gives the same value), mama's phase's
+ * side (its tangents are above one about as often as below). Both routes subtract their
+ * atan(1/ax) from pi/2 in double-doubles, so they differ by what those differ, the bound times
+ * atan(1/ax), not times the result: a far tighter test where 1/ax is small (prices). */
 static inline double apo__trig_atan_above1_short(double ax, int *decided) {
     const double q = 1.0 / ax;
     const apo__dd t = apo__quick_two_sum(q, fma(-q, ax, 1.0) / ax);
     const apo__dd a = apo__trig_atan01_short_value(t.hi, t.lo);
     const apo__dd s = apo__two_sum(APO_TRIG_PIO2_HI, -a.hi);
-    return apo__trig_short_round(s.hi, s.lo + (APO_TRIG_PIO2_LO - a.lo), decided);
+    return apo__trig_short_round(s.hi, s.lo + (APO_TRIG_PIO2_LO - a.lo),
+                                 a.hi * APO_TRIG_ATAN_SHORT_BOUND, decided);
 }
 #endif
 

@@ -143,6 +143,78 @@ static APO_FORCE_INLINE apo_tv apo__atan_small_tv(apo_tv x) {
     return apo__atan_tv_of(x, ax, apo__trig_atan01_tv(apo__dd_tv_make(ax, apo_tv_splat(0.0))));
 }
 
+#ifdef APO_TRIG_FMA
+/* The short route's value (trig.h, apo__trig_atan01_short_value) in every lane, for t = t_hi +
+ * t_lo in [0, 1], every lane in cell k: the same operations lane by lane. */
+static APO_FORCE_INLINE apo__dd_tv apo__trig_atan_cell_tv(int k, apo_tv t_hi, apo_tv t_lo) {
+    const double *c = apo__trig_atan_cells[k];
+    apo_tv a[APO_TRIG_ATAN_CELL_TERMS];
+    for (int i = 0; i < APO_TRIG_ATAN_CELL_TERMS; i++)
+        a[i] = apo_tv_splat(c[i]);
+    const apo_tv h = t_hi - (double)k * 0.0625;
+    const apo_tv h2 = h * h, h4 = h2 * h2, h8 = h4 * h4;
+    const apo_tv e0 = apo_tv_fma(a[3], h, a[2]), e1 = apo_tv_fma(a[5], h, a[4]);
+    const apo_tv e2 = apo_tv_fma(a[7], h, a[6]), e3 = apo_tv_fma(a[9], h, a[8]);
+    const apo_tv e4 = apo_tv_fma(a[11], h, a[10]), e5 = apo_tv_fma(a[13], h, a[12]);
+    const apo_tv f0 = apo_tv_fma(e1, h2, e0), f1 = apo_tv_fma(e3, h2, e2);
+    const apo_tv f2 = apo_tv_fma(e5, h2, e4);
+    const apo_tv p = apo_tv_fma(f2, h8, apo_tv_fma(f1, h4, f0));
+    const apo_tv b0h = c[0] * h, b0h_err = apo_tv_fma(a[0], h, -b0h);
+    const double base_hi = apo__trig_atan_hi[k];
+    const apo_tv hi = base_hi + b0h, sum_err = b0h - (hi - base_hi);
+    const apo_tv lo = (sum_err + apo__trig_atan_lo[k]) +
+                      (b0h_err + (c[1] * h + t_lo * apo_tv_fma(a[2] * 2.0, h, a[0])));
+    return apo__dd_tv_make(hi, apo_tv_fma(h2, p, lo));
+}
+
+/* apo__atan of each lane by the scalar atan's short route where every lane is in [2^-27, 2^60]
+ * in magnitude, all on one side of one and in one cell of the table, the double-double route
+ * for a lane the route's rounding test leaves undecided; elsewhere apo__atan_tv. The same bits
+ * either way, since the route decides only where its value rounds as the double-double route's
+ * does (trig.h). Why: apo__atan_tv runs the double-double route in
+ * every lane, two of its divisions one after the other, where a series of prices (above 32:
+ * their inverses all in cell 0) or any series moving slowly keeps its lanes in one cell; lanes
+ * of different cells would need their rows gathered, which measured slower than the
+ * double-double route (docs/kernels/transforms.md). On the side above one, 1/|x|'s low part is
+ * the exact remainder times 1/|x| rather than over |x| (2^-53 of that part, inside the
+ * bound). */
+static APO_FORCE_INLINE apo_tv apo__atan_cells_tv(apo_tv x) {
+    const apo_tv ax = apo_tv_abs(x);
+    /* The cheap tests first, so that a vector that goes to apo__atan_tv loses little: one side
+     * of one for every lane, then (after 1/|x| on the side above) one cell. */
+    const int above = apo_tm_all((ax > 1.0) & (ax <= 0x1p60));
+    if (!above && !apo_tm_all((ax >= 0x1p-27) & (ax <= 1.0)))
+        return apo__atan_tv(x);
+    const apo_tv t_hi = above ? 1.0 / ax : ax;
+    const apo_tv k = apo__trunc_small_tv((apo__trunc_small_tv(t_hi * 32.0) + 1.0) * 0.5);
+    if (!apo_tm_all(k == k[0]))
+        return apo__atan_tv(x);
+    const apo_tv t_lo = above ? apo_tv_fma(-t_hi, ax, apo_tv_splat(1.0)) * t_hi : apo_tv_splat(0.0);
+    const apo__dd_tv f = apo__trig_atan_cell_tv((int)k[0], t_hi, t_lo);
+    /* The bound against the atan of t, as the scalar route's (trig.h). */
+    const apo_tv bound =
+        f.hi * (k[0] == 0.0 ? APO_TRIG_ATAN_SHORT_BOUND_CELL0 : APO_TRIG_ATAN_SHORT_BOUND);
+    apo_tv hi = f.hi, lo = f.lo;
+    if (above) {
+        const apo__dd_tv s = apo__two_sum_tv(apo_tv_splat(APO_TRIG_PIO2_HI), -f.hi);
+        hi = s.hi;
+        lo = s.lo + (APO_TRIG_PIO2_LO - f.lo);
+    }
+    const apo_tm decided = hi + (lo - bound) == hi + (lo + bound);
+    apo_tv v = hi + lo;
+    v = apo_tv_pick(x < 0.0, -v, v);
+    if (!apo_tm_all(decided))
+        for (int l = 0; l < APO_TILE_LANES; l++)
+            if (!decided[l]) {
+                const apo__dd a = apo__dd_make(ax[l], 0.0);
+                const double r = above ? apo__trig_round(apo__trig_angle(a, apo__dd_make(1.0, 0.0)))
+                                       : apo__trig_round(apo__trig_atan01(a));
+                v[l] = x[l] < 0.0 ? -r : r;
+            }
+    return v;
+}
+#endif
+
 /* apo__trig_cofactor in lanes: sqrt(1 - x^2) for 0 <= x <= 1, (0, 0) where 1 - x^2 is not
  * above 0. */
 static APO_FORCE_INLINE apo__dd_tv apo__trig_cofactor_tv(apo_tv x) {

@@ -42,7 +42,15 @@
 
 APO__TRIG_TILE(acos, apo__acos, apo__acos_tv)
 APO__TRIG_TILE(asin, apo__asin, apo__asin_tv)
-APO__TRIG_TILE(atan, apo__atan, apo__atan_tv)
+/* atan's lanes take the scalar atan's short route where a vector's lanes share a cell (a
+ * series of prices does: trig_tv.h), on the paths with FMA. */
+#if defined(APO_TILE_LANES) && defined(APO_TRIG_FMA)
+#define APO__ATAN_LANES apo__atan_cells_tv
+#else
+#define APO__ATAN_LANES apo__atan_tv
+#endif
+APO__TRIG_TILE(atan, apo__atan, APO__ATAN_LANES)
+#undef APO__ATAN_LANES
 APO__TRIG_TILE(cos, apo__cos, apo__cos_tv)
 APO__TRIG_TILE(sin, apo__sin, apo__sin_tv)
 APO__TRIG_TILE(tan, apo__tan, apo__tan_tv)

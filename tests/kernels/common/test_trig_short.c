@@ -7,9 +7,13 @@
  * without them. The kernels that take it (the Hilbert transform's period and mama's phase, so
  * ht_dcperiod, ht_phasor, ht_trendline, mama and the phase's kernels) are also compared path
  * against path with sse2's bits by catalog_simt's every_vector_path_gives_the_bits_of_sse2.
+ * The route in vector lanes (trig_tv.h, apo__atan_cells_tv: the atan kernel's lanes where they
+ * share a cell) is compared with apo__atan lane by lane.
  */
 #include "splitmix64.h"
+#include "tile_vec.h"
 #include "trig.h"
+#include "trig_tv.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -121,7 +125,51 @@ Test(trig_short, gives_the_double_double_routes_bits, .timeout = 120) {
     cr_expect_eq(differ, 0, "%zu decided roundings differ, the first at %a", differ, first);
     cr_expect_eq(atan_differ, 0, "apo__atan differs from the long route %zu times, first at %a",
                  atan_differ, first_atan);
-    /* Both routes ran: the bound leaves about 4.4% of arguments undecided. */
+    /* Both routes ran: the bound leaves about 4.4% of arguments below one undecided, 2.1% above. */
     cr_expect(decided > SAMPLES * 9 / 10 && decided < SAMPLES, "decided %zu of %d", decided,
               SAMPLES);
+}
+
+/* Lane l of vector i for apo__atan_cells_tv: its route where the lanes share a side and a cell
+ * (a sample and the doubles after it; prices, whose inverses are in cell 0), apo__atan_tv where
+ * they do not (four samples apart), and now and then a lane that leaves the route at once (0,
+ * -0, 1, a tiny or huge value, an infinity, NaN). */
+static double lane_sample(uint64_t i, int l) {
+    const uint64_t bits = apo__splitmix64(2027, i);
+    static const double odd[] = {0.0, -0.0, 1.0, -1.0, 0x1p-28, 0x1p61, INFINITY, -INFINITY, NAN};
+    if (l == 1 && bits % 16 == 0)
+        return odd[(bits >> 4) % (sizeof odd / sizeof odd[0])];
+    double x;
+    switch ((bits >> 8) % 3) {
+    case 0:
+        x = sample(4 * i + (uint64_t)l);
+        break;
+    case 1:
+        x = sample(i);
+        for (int k = 0; k < l; k++)
+            x = nextafter(x, 1e300);
+        break;
+    default:
+        x = 32.0 + (double)((bits >> 12) % 4000000) * 0.001 + l;
+        break;
+    }
+    return (bits >> 2) & 1 ? -x : x;
+}
+
+Test(trig_short, lanes_of_one_cell_give_apo_atans_bits, .timeout = 120) {
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+        cr_skip_test("this CPU has no AVX2 and FMA, which the lanes' build asks for");
+    enum { VECTORS = 500000 };
+    size_t differ = 0;
+    double first = 0.0;
+    for (uint64_t i = 0; i < VECTORS; i++) {
+        apo_tv x;
+        for (int l = 0; l < APO_TILE_LANES; l++)
+            x[l] = lane_sample(i, l);
+        const apo_tv got = apo__atan_cells_tv(x);
+        for (int l = 0; l < APO_TILE_LANES; l++)
+            if (!same_bits(got[l], apo__atan(x[l])) && differ++ == 0)
+                first = x[l];
+    }
+    cr_expect_eq(differ, 0, "%zu lanes differ from apo__atan, the first at %a", differ, first);
 }
