@@ -25,8 +25,8 @@
 #include "hilbert.h"
 
 /* The transform's first bar and TA-Lib's lookback, those of ht_dcperiod. */
-#define APO_MAMA_START 12
-#define APO_MAMA_LOOKBACK 32
+#define APO_MAMA_START APO_HT_SHORT_START
+#define APO_MAMA_LOOKBACK APO_HT_SHORT_LOOKBACK
 /* TA-Lib's defaults, which its MA takes at matype 7. */
 #define APO_MAMA_FAST_LIMIT 0.5
 #define APO_MAMA_SLOW_LIMIT 0.05

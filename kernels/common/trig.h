@@ -389,6 +389,12 @@ static inline double apo__trig_atan_above1_short(double ax, int *decided) {
 }
 #endif
 
+/* atan(ax) for 2^-27 <= ax <= 1 by the double-double route, rounded: what the short route's
+ * callers take where it leaves them undecided. */
+static inline APO_HD double apo__trig_atan01_long(double ax) {
+    return apo__trig_round(apo__trig_atan01(apo__dd_make(ax, 0.0)));
+}
+
 /* atan(ax) for 2^-27 <= ax <= 1, rounded: apo__trig_atan01's bits, by the short route where the
  * build has FMA and the route decides them. (Two wrappers of one pattern, this and
  * apo__trig_atan_above1_rounded: one wrapper for both sides measured a tenth slower on the
@@ -400,7 +406,7 @@ static inline APO_HD double apo__trig_atan01_rounded(double ax) {
     if (__builtin_expect(decided, 1))
         return v;
 #endif
-    return apo__trig_round(apo__trig_atan01(apo__dd_make(ax, 0.0)));
+    return apo__trig_atan01_long(ax);
 }
 
 /* atan(y / x) as a double-double for 0 <= y, 0 < x, y and x double-doubles: the angle of
@@ -414,6 +420,11 @@ static inline APO_HD apo__dd apo__trig_angle(apo__dd y, apo__dd x) {
     return apo__quick_two_sum(s.hi, s.lo + (APO_TRIG_PIO2_LO - a.lo));
 }
 
+/* The same for 1 < ax <= 2^60: the angle of (1, ax). */
+static inline APO_HD double apo__trig_atan_above1_long(double ax) {
+    return apo__trig_round(apo__trig_angle(apo__dd_make(ax, 0.0), apo__dd_make(1.0, 0.0)));
+}
+
 /* atan(ax) for 1 < ax <= 2^60, rounded: apo__trig_angle's bits, by the short route where the
  * build has FMA and the route decides them. */
 static inline APO_HD double apo__trig_atan_above1_rounded(double ax) {
@@ -423,7 +434,7 @@ static inline APO_HD double apo__trig_atan_above1_rounded(double ax) {
     if (__builtin_expect(decided, 1))
         return v;
 #endif
-    return apo__trig_round(apo__trig_angle(apo__dd_make(ax, 0.0), apo__dd_make(1.0, 0.0)));
+    return apo__trig_atan_above1_long(ax);
 }
 
 static inline APO_HD double apo__atan(double x) {

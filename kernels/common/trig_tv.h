@@ -206,9 +206,8 @@ static APO_FORCE_INLINE apo_tv apo__atan_cells_tv(apo_tv x) {
     if (!apo_tm_all(decided))
         for (int l = 0; l < APO_TILE_LANES; l++)
             if (!decided[l]) {
-                const apo__dd a = apo__dd_make(ax[l], 0.0);
-                const double r = above ? apo__trig_round(apo__trig_angle(a, apo__dd_make(1.0, 0.0)))
-                                       : apo__trig_round(apo__trig_atan01(a));
+                const double r =
+                    above ? apo__trig_atan_above1_long(ax[l]) : apo__trig_atan01_long(ax[l]);
                 v[l] = x[l] < 0.0 ? -r : r;
             }
     return v;

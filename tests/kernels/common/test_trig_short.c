@@ -29,9 +29,7 @@ static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0;
 /* The double-double route's atan of 2^-27 <= ax <= 2^60, rounded: what apo__atan returned before
  * the short route, and returns where it is undecided. */
 static double long_route(double ax) {
-    if (ax <= 1.0)
-        return apo__trig_round(apo__trig_atan01(apo__dd_make(ax, 0.0)));
-    return apo__trig_round(apo__trig_angle(apo__dd_make(ax, 0.0), apo__dd_make(1.0, 0.0)));
+    return ax <= 1.0 ? apo__trig_atan01_long(ax) : apo__trig_atan_above1_long(ax);
 }
 
 /* The short route of ax's side of one. */
