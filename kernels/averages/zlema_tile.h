@@ -10,10 +10,10 @@
  * restarted seed's weight is below 2^-64 of the data's scale, so a tile starting at 0 has the
  * definition's operations and later tiles agree with it to that weight.
  *
- * Tiles side by side (CPU): a call over several tiles of the grid (io->tile; the runtime joins a
- * row's tiles, catalog_table.h JOIN) runs up to APO_ZLEMA_LANES of their chains in one loop, as
- * ema's tiles run (ema_tile.h), each with the loop's operations in its order, so a tile's bits do
- * not depend on the tiles beside it.
+ * On the CPU a row's tiles run side by side in vector lanes (apo__zlema_round, as rma's and
+ * dema's do, catalog_lanes.h), and a lone tile is cut into pieces in them
+ * (dispatch/catalog_split.h): a tile's chain waits on a subtraction, a product and an addition
+ * a bar, and a row of 1e4 bars at the default period is one tile.
  *
  * Gaps (rsi's rule): a y whose sample or lagged sample is not finite gives NaN and the EMA skips
  * it; the seed is the mean of the first p finite values. Stream: NONE (a piece re-runs its tile).
@@ -22,33 +22,27 @@
 #define APO_KERNELS_ZLEMA_TILE_H
 
 #include "catalog.h"
-#include "window_sum.h"
+#include "catalog_lanes.h"
 
-/* A tile's run: the next bar, the values seen toward the seed, the seed's sum, the average. */
-typedef struct apo__zlema_run {
-    size_t t, seen;
-    double sum, e;
-} apo__zlema_run;
-
-/* The run's start for the tile at `begin`: its first y at w0 + lag, its outputs before that NaN
- * (those from `begin` on, up to end). */
-static inline APO_HD apo__zlema_run apo__zlema_start(const apo__cat_io *io, size_t begin,
-                                                     size_t end, size_t lag) {
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
-    apo__cat_nan_lead(io->out[0], begin, end, w0 + lag);
-    const apo__zlema_run r = {w0 + lag, 0, 0.0, 0.0};
-    return r;
+/* The tile's start: the run from its first y at w0 + lag (apo__cat_run: n[0] the values seen
+ * toward the seed, v[0] the seed's sum, v[1] the average), its outputs before that NaN (those
+ * from `begin` on, up to end). */
+static inline APO_HD void apo__zlema_start(const apo__cat_io *io, size_t begin, size_t end,
+                                           apo__cat_run *r) {
+    const size_t first = (begin > io->h ? begin - io->h : 0) + ((size_t)io->p[0] - 1) / 2;
+    apo__cat_nan_lead(io->out[0], begin, end, first);
+    apo__cat_run_from(r, first);
 }
 
 /* The definition's loop from r->t to end, writing the outputs from `begin` on. */
-static inline APO_HD void apo__zlema_steps(const apo__cat_io *io, size_t begin, size_t end,
-                                           apo__zlema_run *r) {
+static inline APO_HD void apo__zlema_run(const apo__cat_io *io, size_t begin, size_t end,
+                                         apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], lag = (p - 1) / 2;
     const double pd = (double)p, k = 2.0 / (pd + 1.0);
-    size_t seen = r->seen;
-    double sum = r->sum, e = r->e;
+    size_t seen = r->n[0];
+    double sum = r->v[0], e = r->v[1];
     for (size_t t = r->t; t < end; t++) {
         const double y = 2.0 * x[t] - x[t - lag];
         double z = NAN;
@@ -69,119 +63,105 @@ static inline APO_HD void apo__zlema_steps(const apo__cat_io *io, size_t begin, 
             out[t] = apo__canonical_nan(z);
     }
     r->t = end > r->t ? end : r->t;
-    r->seen = seen;
-    r->sum = sum;
-    r->e = e;
+    r->n[0] = seen;
+    r->v[0] = sum;
+    r->v[1] = e;
 }
 
-#ifndef __CUDA_ARCH__
-/* Tiles advanced side by side, as ema's (ema_tile.h: the chain is serial, the tiles of a grid
- * independent chains), and the bars of one pass. */
-#define APO_ZLEMA_LANES 4
-#define APO_ZLEMA_STRIDE 64
-
-/* One tile of a call over several: its run, its tile's start and end. */
-typedef struct apo__zlema_lane {
-    apo__zlema_run r;
-    size_t begin, end;
-} apo__zlema_lane;
-
-/* Drops the lanes whose runs have reached their tile's end. */
-static inline void apo__zlema_leave(apo__zlema_lane *lane, size_t *n) {
-    for (size_t i = 0; i < *n;)
-        if (lane[i].r.t >= lane[i].end)
-            lane[i] = lane[--*n];
-        else
-            i++;
+#ifdef APO_TILE_LANES
+/* The round's steady steps from `step` to sd.to (catalog_lanes.h), every lane's seed full:
+ * apo__zlema_round's operations for them, in the copy for sd.held (a constant). A y that is not
+ * finite (a gap, or an overflow of 2 x) stops it. Returns the first step not taken. */
+static APO_CAT_SPECIALISED size_t apo__zlema_steady_copy(const apo__cat_io *io,
+                                                         const apo__cat_lanes *ln, size_t step,
+                                                         const apo__cat_steady *sd, size_t lag,
+                                                         apo_tv k, apo_tv *e_io, const int held) {
+    const double *x[APO_TILE_LANES], *lagged[APO_TILE_LANES];
+    double *out[APO_TILE_LANES];
+    apo__cat_lanes_rows(ln, sd, io->in[0], 0, x);
+    apo__cat_lanes_rows(ln, sd, io->in[0], lag, lagged);
+    apo__cat_lanes_outs(ln, io->out[0], out);
+    apo_tv e = *e_io;
+    for (; step < sd->to; step++) {
+        const apo_tv y =
+            2.0 * apo__cat_lanes_at(x, sd, step, held) - apo__cat_lanes_at(lagged, sd, step, held);
+        if (!apo_tv_all_finite(y))
+            break;
+        e = (y - e) * k + e;
+        apo__cat_lanes_put(out, sd->stores, step, apo_tv_or_nan(e == e, e));
+    }
+    *e_io = e;
+    return step;
 }
 
-/* The tiles of [begin, end) at the grid of length io->tile, up to APO_ZLEMA_LANES of them side
- * by side (p > 1). A lane takes the steady step over the bars from r.t on whose y are all
- * finite, once its seed is full: ys[lane][s] its de-lagged values, computed first, so that a gap
- * or an overflow stops the run there; a lane whose seed fills or whose next y is not finite
- * takes apo__zlema_steps over that one bar, alone. The steady step is the loop's, in its order,
- * so a tile's bits do not depend on the tiles beside it. */
-static inline void apo__zlema_side_by_side(const apo__cat_io *io, size_t begin, size_t end) {
-    const double *x = io->in[0];
+static inline size_t apo__zlema_steady(const apo__cat_io *io, const apo__cat_lanes *ln, size_t step,
+                                       const apo__cat_steady *sd, size_t lag, apo_tv k, apo_tv *e) {
+    return sd->held ? apo__zlema_steady_copy(io, ln, step, sd, lag, k, e, 1)
+                    : apo__zlema_steady_copy(io, ln, step, sd, lag, k, e, 0);
+}
+
+/* A round of up to APO_TILE_LANES tiles side by side, one per vector lane (catalog_lanes.h says
+ * how the bits stay each tile's): each lane performs apo__zlema_run's operations in its order,
+ * from its first y at its warm-up origin plus the lag (a lane past its tile's end re-reads its
+ * last bar, whose y was finite). Until a lane meets a y that is not finite every lane has seen
+ * as many values, so the seed's test is one for all; the round stops there and each tile's
+ * scalar run goes on from its lane. At p = 1 (k = 1, the average the sample itself) every tile
+ * takes its scalar run. edges: NULL, or one per tile for its run at its begin and end (a lone
+ * tile's cut, catalog_split.h). */
+static inline void apo__zlema_round(const apo__cat_io *io, const apo__tile_span *tiles,
+                                    size_t count, apo__cat_edge *edges) {
     const size_t p = (size_t)io->p[0], lag = (p - 1) / 2;
-    const double k = 2.0 / ((double)p + 1.0);
-    double ys[APO_ZLEMA_LANES][APO_ZLEMA_STRIDE];
-    double sink[APO_ZLEMA_LANES][APO_ZLEMA_STRIDE];
-    apo__zlema_lane lane[APO_ZLEMA_LANES];
-    size_t next = begin;
-    while (next < end) {
-        size_t n = 0;
-        for (; n < APO_ZLEMA_LANES && next < end; n++) {
-            lane[n].begin = next;
-            next = apo__cat_grid_end(io, next, end);
-            lane[n].end = next;
-            lane[n].r = apo__zlema_start(io, lane[n].begin, lane[n].end, lag);
-        }
-        apo__zlema_leave(lane, &n);
-        while (n > 0) {
-            size_t m = APO_ZLEMA_STRIDE;
-            for (size_t i = 0; i < n && m > 0; i++) {
-                apo__zlema_run *r = &lane[i].r;
-                const size_t b = lane[i].begin, t = r->t;
-                /* The bars this lane can take in the steady step. */
-                size_t stop = t + m < lane[i].end ? t + m : lane[i].end;
-                if (t < b && stop > b)
-                    stop = b;
-                size_t u = t;
-                if (r->seen >= p) {
-                    for (size_t s = 0; s < stop - t; s++)
-                        ys[i][s] = 2.0 * x[t + s] - x[t + s - lag];
-                    /* A scan that vectorises, where a sum of y - y (0 while every y is
-                     * finite) was a chain of dependent adds, a bar's add latency a lane. */
-                    if (apo__block_finite(ys[i], 0, stop - t))
-                        u = stop;
-                    while (u < stop && isfinite(ys[i][u - t]))
-                        u++;
-                }
-                if (u == t) {
-                    /* A seed to fill or a gap: one bar the careful way. */
-                    apo__zlema_steps(io, b, t + 1, r);
-                    m = 0;
-                } else {
-                    m = u - t < m ? u - t : m;
-                }
+    apo__cat_lanes ln;
+    apo__cat_lanes_start_at(&ln, io, tiles, count, lag);
+    const double *x = io->in[0];
+    const apo_tv zero = {0}, pd = zero + (double)p, k = zero + 2.0 / ((double)p + 1.0),
+                 nan = zero + (double)NAN;
+    apo_tv sum = zero, e = zero;
+    size_t seen = 0, step = 0;
+    for (; p > 1 && step < ln.steps; step++) {
+        if (edges != NULL && step == ln.edge_step)
+            apo__cat_lanes_edges(&ln, tiles, step, &seen, 1, (const apo_tv[]){sum, e}, 2, edges);
+        const apo__cat_steady sd =
+            seen >= p ? apo__cat_lanes_steady(&ln, tiles, step, edges) : apo__cat_steady_none(step);
+        if (sd.to > step) {
+            const size_t next = apo__zlema_steady(io, &ln, step, &sd, lag, k, &e);
+            if (next > step) {
+                step = next - 1; /* the loop's top takes `next` */
+                continue;
             }
-            if (m > 0) {
-                double *out[APO_ZLEMA_LANES];
-                double e[APO_ZLEMA_LANES];
-                for (size_t i = 0; i < n; i++) {
-                    const size_t t = lane[i].r.t;
-                    out[i] = t >= lane[i].begin ? io->out[0] + t : sink[i];
-                    e[i] = lane[i].r.e;
-                }
-                for (size_t s = 0; s < m; s++)
-                    for (size_t i = 0; i < n; i++) {
-                        e[i] = (ys[i][s] - e[i]) * k + e[i];
-                        out[i][s] = apo__canonical_nan(e[i]);
-                    }
-                for (size_t i = 0; i < n; i++) {
-                    lane[i].r.t += m;
-                    lane[i].r.e = e[i];
-                }
-            }
-            apo__zlema_leave(lane, &n);
         }
+        const apo_tv y =
+            2.0 * apo__cat_lanes_load(x, &ln, step, 0) - apo__cat_lanes_load(x, &ln, step, lag);
+        if (!apo_tv_all_finite(y))
+            break;
+        apo_tv z = nan;
+        if (seen < p) {
+            sum = sum + y;
+            if (++seen == p) {
+                e = sum / pd;
+                z = e;
+            }
+        } else {
+            e = (y - e) * k + e;
+            z = e;
+        }
+        apo__cat_lanes_store(io->out[0], &ln, tiles, step, apo_tv_or_nan(z == z, z));
+    }
+    apo__cat_lanes_stop(&ln, step, &seen, 1);
+    for (size_t j = 0; j < count; j++) {
+        ln.run[j].v[0] = sum[j];
+        ln.run[j].v[1] = e[j];
+        apo__zlema_run(io, tiles[j].begin, tiles[j].end, &ln.run[j]);
+        if (edges != NULL)
+            apo__cat_lanes_tail(&ln, j, edges);
     }
 }
 #endif
 
 static inline APO_HD void apo__zlema_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    const size_t p = (size_t)io->p[0], lag = (p - 1) / 2;
-#ifndef __CUDA_ARCH__
-    /* A call over several tiles of the grid (the runtime joins them: catalog_table.h, JOIN);
-     * a GPU thread takes one tile (its launcher leaves io->tile 0). */
-    if (p > 1 && apo__cat_spans_tiles(io, begin, end)) {
-        apo__zlema_side_by_side(io, begin, end);
-        return;
-    }
-#endif
-    apo__zlema_run r = apo__zlema_start(io, begin, end, lag);
-    apo__zlema_steps(io, begin, end, &r);
+    apo__cat_run r;
+    apo__zlema_start(io, begin, end, &r);
+    apo__zlema_run(io, begin, end, &r);
 }
 
 #endif /* APO_KERNELS_ZLEMA_TILE_H */

@@ -131,8 +131,8 @@ static inline APO_HD void apo__cat_run_from(apo__cat_run *r, size_t t) {
 }
 
 /* Whether a call over [begin, end) holds more than one tile of the grid io->tile (0: the call
- * is one tile, as a GPU thread's): the bodies that then run the tiles side by side (ema, eri,
- * zlema) test it. */
+ * is one tile, as a GPU thread's): the bodies that then run the tiles side by side (ema, eri)
+ * test it. */
 static inline APO_HD int apo__cat_spans_tiles(const apo__cat_io *io, size_t begin, size_t end) {
     return io->tile != 0 && end - begin > io->tile - begin % io->tile;
 }
@@ -288,8 +288,9 @@ static inline APO_HD int apo__catalog_wilder(apo__cat_id id) {
 }
 
 /* 1 for a recurrence whose lone tile may be cut into pieces whose runs are checked at the cuts
- * (APO_CAT_T_CUT: the Wilder recurrences, dx, the DMs, rma and the EMA chains but trix; on the
- * CPU dispatch/catalog_split.h, on a GPU cuda/cut.cu). */
+ * (APO_CAT_T_CUT: the Wilder recurrences, dx, the DMs, rma, zlema, efi and the EMA chains but
+ * trix;
+ * on the CPU dispatch/catalog_split.h, on a GPU cuda/cut.cu for those whose stream is RUN). */
 static inline APO_HD int apo__catalog_cuts(apo__cat_id id) {
     return (apo__catalog_traits(id) & APO_CAT_T_CUT) != 0;
 }

@@ -87,24 +87,24 @@ static inline size_t apo__cat_lanes_next_edge(const apo__cat_lanes *ln, const ap
 }
 
 /* Starts the round's tiles (count of them, 1 <= count <= APO_TILE_LANES), as their scalar
- * bodies would: changes 1, over bar-to-bar changes (apo__cat_run_start_changes); 0, over the
- * samples from the warm-up origin itself (rma_tile.h). Every tile of a round of several has
- * a position to run (only a row's first tile starts at its own begin, and it is full
- * length). */
+ * bodies would: each run `skip` bars after its warm-up origin, its outputs before that NaN.
+ * skip 1: over bar-to-bar changes (apo__cat_run_start_changes); 0: over the samples from the
+ * warm-up origin itself (rma_tile.h); zlema's lag: its de-lagged series, whose first value
+ * reads lag bars back (zlema_tile.h). Every tile of a round of several has a position to run
+ * (only a row's first tile starts at its own begin, and it is full length). */
 static inline void apo__cat_lanes_start_at(apo__cat_lanes *ln, const apo__cat_io *io,
-                                           const apo__tile_span *tiles, size_t count, int changes) {
+                                           const apo__tile_span *tiles, size_t count, size_t skip) {
     ln->count = count;
     ln->inside_from = 0;
     ln->inside_to = (size_t)-1;
     size_t longest = 0, second = 0;
     for (size_t k = 0; k < APO_TILE_LANES; k++) {
         if (k < count) {
-            const size_t begin = tiles[k].begin;
-            if (changes)
-                apo__cat_run_start_changes(io, begin, &ln->run[k]);
-            else
-                apo__cat_run_from(&ln->run[k], begin > io->h ? begin - io->h : 0);
-            const size_t t = ln->run[k].t, end = tiles[k].end;
+            const size_t begin = tiles[k].begin, end = tiles[k].end;
+            const size_t first = (begin > io->h ? begin - io->h : 0) + skip;
+            apo__cat_nan_lead(io->out[0], begin, end, first);
+            apo__cat_run_from(&ln->run[k], first);
+            const size_t t = ln->run[k].t;
             const size_t have = end > t ? end - t : 0;
             if (have > longest) {
                 second = longest;

@@ -162,8 +162,8 @@
  *
  * JOIN: consecutive tiles of one row can be computed by one call over their union, each with
  * its bits: the whole-row sums, the kernels that evaluate each position from the samples of
- * its own windows (no state crosses positions), and ema, eri and zlema, whose bodies cut the
- * union at the grid (apo__cat_io.tile) and run each tile from its own start.
+ * its own windows (no state crosses positions), and ema and eri, whose bodies cut the union at
+ * the grid (apo__cat_io.tile) and run each tile from its own start.
  * SIDE_BY_SIDE: the body runs a call's tiles side by side (ema_tile.h, massi_tile.h,
  * cvi_tile.h), so its halos overlap and cost a quarter as much: tiles of 4 halos, not 16, and
  * at least 2048 bars, not 4096 (catalog_dispatch.c).
@@ -213,17 +213,17 @@
  * CUT: a recurrence whose lone tile may be cut into pieces, each from its own warm-up, whose
  * runs at the cuts are checked against the run before them (common/lone_tile_cut.h): on the
  * CPU in vector lanes (dispatch/catalog_split.h), on a GPU a thread a piece (cuda/cut.cu, for
- * those whose stream is RUN). The Wilder recurrences, dx, the DMs, rma and the EMA chains but
- * trix: trix's lane step (three stages and the rate's division) costs about twice a scalar
- * step and its warm-up is 2,749 bars at 30, so at 1e4 bars its pieces measured slower than its
- * serial chain on the CPU (docs/perf-log/2026-11-28-ema-chains-in-lanes.md).
- * GPU_CUT: a recurrence with a warm-up and a RUN stream whose tiles a GPU cuts as the CUT
- * kernels' (cuda/cut.cu) while the CPU runs them its own way: trix (its rounds; the note of CUT
- * says why not its cut). Its pieces' runs are compared whole, every count exactly
- * (common/lone_tile_cut.h), where the CUT kernels' counts are compared as their seeds read them.
- * Tried and left out (2026-12-02): ema and eri, whose whole runs almost never agree (a count
- * that grows with the bars: 46 of 48 and 62 of 64 pieces run again on a plain walk), kama (62 of
- * 64 too), and adosc, of a room cut.cu does not include.
+ * those whose stream is RUN). The Wilder recurrences, dx, the DMs, rma, zlema, efi and the EMA
+ * chains but trix: trix's lane step (three stages and the rate's division) costs about twice a
+ * scalar step and its warm-up is 2,749 bars at 30, so at 1e4 bars its pieces measured slower than
+ * its serial chain on the CPU (docs/perf-log/2026-11-28-ema-chains-in-lanes.md). GPU_CUT: a
+ * recurrence with a warm-up and a RUN stream whose tiles a GPU cuts as the CUT kernels'
+ * (cuda/cut.cu) while the CPU runs them its own way: trix (its rounds; the note of CUT says why not
+ * its cut). Its pieces' runs are compared whole, every count exactly (common/lone_tile_cut.h),
+ * where the CUT kernels' counts are compared as their seeds read them. Tried and left out
+ * (2026-12-02): ema and eri, whose whole runs almost never agree (a count that grows with the bars:
+ * 46 of 48 and 62 of 64 pieces run again on a plain walk), kama (62 of 64 too), and adosc, of a
+ * room cut.cu does not include.
  */
 #define APO_CAT_T_JOIN 1
 #define APO_CAT_T_SIDE_BY_SIDE 2
@@ -700,7 +700,7 @@
     X(RVOL, rvol, volume, (1, "volume"), (1, "rvol"), (1, APO_CAT_PERIOD(20, 1)), APO_CAT_P(0),    \
       WINDOW, RUN, 0, "timeperiod: the baseline's bars before the bar")                            \
     X(EFI, efi, volume, (2, "close", "volume"), (1, "efi"), (1, APO_CAT_PERIOD(13, 1)),            \
-      APO_CAT_P(0), EMA(1), NONE, APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                       \
+      APO_CAT_P(0), EMA(1), NONE, APO_CAT_T_CUT | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,       \
       "timeperiod + the steps the EMA takes to forget its seed (to 2^-64)")                        \
     X(PVO, pvo, volume, (1, "volume"), (1, "pvo"),                                                 \
       (3, {"fastperiod", 12, 2, APO_CAT_PERIOD_MAX, 1},                                            \
@@ -765,7 +765,7 @@
       WILDER(1), NONE, APO_CAT_T_CUT | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                  \
       "(timeperiod - 1) + the steps Wilder's average takes to forget its seed (to 2^-64)")         \
     X(ZLEMA, zlema, averages, APO_CAT_CLOSE, (1, "zlema"), (1, APO_CAT_PERIOD(30, 1)),             \
-      (APO_CAT_P(0) - 1) / 2 + APO_CAT_P(0) - 1, EMA(1), NONE, APO_CAT_T_JOIN,                     \
+      (APO_CAT_P(0) - 1) / 2 + APO_CAT_P(0) - 1, EMA(1), NONE, APO_CAT_T_CUT,                      \
       "the lag (timeperiod - 1) / 2 + (timeperiod - 1) + the steps the EMA takes to forget its "   \
       "seed (to 2^-64)")                                                                           \
     X(PERCENTRANK, percentrank, statistics, APO_CAT_CLOSE, (1, "percentrank"),                     \

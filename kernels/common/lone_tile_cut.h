@@ -116,8 +116,9 @@ static inline APO_HD int apo__cut_same_bits(const double *a, const double *b, si
 /* Whether two runs of kernel id continue alike: the same position and values to the bit, and
  * counts alike once capped at p + 1. A count is only compared with p and p + 1 (the seeds'
  * <, == and <= tests, catalog.h); plus_di's, minus_di's and adx's grow with every bar, so the
- * whole tile's and a piece's differ by the bars before the piece's warm-up. atr's, natr's and
- * rma's seed sum (v[0]) is read only while seeding (APO__WILDER_STEP, apo__rma_run), and so
+ * whole tile's and a piece's differ by the bars before the piece's warm-up. atr's, natr's,
+ * rma's and zlema's seed sum (v[0]) is read only while seeding (APO__WILDER_STEP, apo__rma_run,
+ * apo__zlema_run), and so
  * are dema's and tema's stages' (v[0 .. 2], apo__ema_chain_run): once both runs are seeded
  * (the last stage, and so every stage, for the chains) they are sums of different bars and are
  * not compared. t3's counts are its filling stage and that stage's values (t3_tile.h), never past
@@ -134,7 +135,8 @@ static inline APO_HD int apo__cat_runs_alike(apo__cat_id id, const apo__cat_run 
     size_t from = 0;
     if (seeded && chain)
         from = 3;
-    else if (seeded && (id == APO_CAT_ATR || id == APO_CAT_NATR || id == APO_CAT_RMA))
+    else if (seeded &&
+             (id == APO_CAT_ATR || id == APO_CAT_NATR || id == APO_CAT_RMA || id == APO_CAT_ZLEMA))
         from = 1;
     const size_t values = sizeof a->v / sizeof a->v[0];
     if (a->t != b->t || !apo__cut_same_bits(a->v + from, b->v + from, values - from))

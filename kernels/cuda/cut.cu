@@ -93,7 +93,7 @@ static inline __device__ void apo__cut_run(int id, const apo__cat_io *io, size_t
 }
 
 /* Whether kernel id runs here: 0 for a kernel without the trait, or whose stream is not RUN
- * (rma: NONE), which its family's launch keeps as one thread a tile. */
+ * (rma, zlema, efi: NONE), which its family's launch keeps as one thread a tile. */
 static int apo__cut_runs(int id) {
     switch (id) {
 #define APO__CUT_KNOWN(ID, name, room, inputs, outputs, par, lb, halo, stream, traits, ...)        \

@@ -80,9 +80,10 @@ void apo__cpu_catalog_tile_on(apo__cat_id id, const apo__cat_io *io, size_t begi
 
 /* apo__cpu_catalog_tile_on for consecutive tiles of one row (io), each tile with the bits of
  * its own call: the recurrences rsi, cmo, atr, natr, plus_di, minus_di and adx compute them
- * side by side in the path's vector lanes (catalog_lanes.h), adosc in a round of lanes
- * (adosc_lanes.h) or two at a time (adosc_pairs.h), efi, cvi and massi in rounds of their own
- * (efi_tile.h, cvi_tile.h, massi_tile.h), bbands at matype 0 in bollinger's rounds (its tile body
+ * side by side in the path's vector lanes (catalog_lanes.h), as do the others of
+ * apo__catalog_laned (catalog_paths.h: rma, zlema, efi, the EMA chains...), adosc in a round of
+ * lanes (adosc_lanes.h) or two at a time (adosc_pairs.h), cvi and massi in rounds of their own
+ * (cvi_tile.h, massi_tile.h), bbands at matype 0 in bollinger's rounds (its tile body
  * is bollinger's: lanes_dispatch.c), a lone macdfix tile in macd's cut (lanes_dispatch.c), the
  * others one by one. */
 void apo__cpu_catalog_tiles_on(apo__cat_id id, const apo__cat_io *io, const apo__tile_span *tiles,

@@ -93,8 +93,6 @@ void APO_CATALOG_PATH_NAME(apo__catalog_tiles)(apo__cat_id id, const apo__cat_io
             apo__adxr_round(io, tiles + k, n);
         } else if (n > 1 && id == APO_CAT_TRIX) {
             apo__trix_round(io, tiles + k, n);
-        } else if (n > 1 && id == APO_CAT_EFI) {
-            apo__efi_round(io, tiles + k, n);
         } else if (n > 1 && id == APO_CAT_CVI) {
             apo__cvi_round(io, tiles + k, n);
         } else if (n > 1 && id == APO_CAT_MASSI && apo__massi_round(io, tiles + k, n)) {

@@ -37,23 +37,24 @@ void apo__catalog_resume_lanes_avx512(apo__cat_id id, const apo__cat_io *io, con
 
 /* Whether kernel id's tiles of a row run as rounds of lanes (catalog_lanes.h) and a lone tile
  * is cut into pieces (catalog_split.h): the WILDER trait's kernels, and dx, plus_dm, minus_dm,
- * rma and the EMA chains dema, tema, trix, t3 and tsi, which take dmi_lanes.h's, dm_lanes.h's and
- * their own tile headers' rounds without the trait.
+ * rma, zlema, efi and the EMA chains dema, tema, trix, t3 and tsi, which take dmi_lanes.h's,
+ * dm_lanes.h's and their own tile headers' rounds without the trait.
  * The trait would also give them tiles of five warm-ups (apo__catalog_tile_len) where they
  * have sixteen halos, and a tile after a row's first has bits of its own grid, so that would
  * move bits. */
 static inline int apo__catalog_laned(apo__cat_id id) {
     return apo__catalog_wilder(id) || id == APO_CAT_DX || id == APO_CAT_PLUS_DM ||
-           id == APO_CAT_MINUS_DM || id == APO_CAT_RMA || id == APO_CAT_DEMA ||
-           id == APO_CAT_TEMA || id == APO_CAT_TRIX || id == APO_CAT_T3 || id == APO_CAT_TSI;
+           id == APO_CAT_MINUS_DM || id == APO_CAT_RMA || id == APO_CAT_ZLEMA ||
+           id == APO_CAT_EFI || id == APO_CAT_DEMA || id == APO_CAT_TEMA || id == APO_CAT_TRIX ||
+           id == APO_CAT_T3 || id == APO_CAT_TSI;
 }
 
 /* Whether kernel id's tiles of a row run as rounds of lanes: the laned kernels' edge rounds, and
- * adxr's, efi's, cvi's, massi's and adosc's rounds of their own. A kernel that gains a round of its
+ * adxr's, cvi's, massi's and adosc's rounds of their own. A kernel that gains a round of its
  * own takes a branch in catalog_entry.h's apo__catalog_tiles and a name here, which the rule of
  * rows of few tiles (Intel, Zen 4) reads (apo__catalog_round_path_on, catalog_dispatch.c). */
 static inline int apo__catalog_rounds(apo__cat_id id) {
-    return apo__catalog_laned(id) || id == APO_CAT_ADXR || id == APO_CAT_EFI || id == APO_CAT_CVI ||
+    return apo__catalog_laned(id) || id == APO_CAT_ADXR || id == APO_CAT_CVI ||
            id == APO_CAT_MASSI || id == APO_CAT_ADOSC;
 }
 

@@ -12,10 +12,12 @@
 #include "dema_tile.h"
 #include "dm_lanes.h"
 #include "dmi_lanes.h"
+#include "efi_tile.h"
 #include "rma_tile.h"
 #include "rsi_lanes.h"
 #include "t3_tile.h"
 #include "tsi_tile.h"
+#include "zlema_tile.h"
 
 /* Runs the tiles (or pieces) [0, count) of kernel id as one round of lanes, recording each
  * one's edges where edges is not NULL; returns 0, having computed nothing, for a kernel
@@ -52,6 +54,12 @@ static inline int apo__catalog_edge_round(apo__cat_id id, const apo__cat_io *io,
         return 1;
     case APO_CAT_RMA:
         apo__rma_round(io, tiles, count, edges);
+        return 1;
+    case APO_CAT_ZLEMA:
+        apo__zlema_round(io, tiles, count, edges);
+        return 1;
+    case APO_CAT_EFI:
+        apo__efi_round(io, tiles, count, edges);
         return 1;
     case APO_CAT_DEMA:
         apo__ema_chain_round(io, tiles, count, 2, edges);

@@ -1,7 +1,7 @@
 /*
  * catalog_split.h: a lone tile of a Wilder recurrence (rsi, cmo, atr, natr, plus_di,
- * minus_di, adx, dx, plus_dm, minus_dm, rma) or of an EMA chain (dema, tema, t3, tsi: the
- * kernels of apo__catalog_cuts) cut into pieces that run as one round of lanes
+ * minus_di, adx, dx, plus_dm, minus_dm, rma) or of an EMA (zlema, efi) or EMA chain (dema,
+ * tema, t3, tsi: the kernels of apo__catalog_cuts) cut into pieces that run as one round of lanes
  * (catalog_lanes.h), for the vector path whose catalog_entry.h includes it.
  *
  * Why: a row of fewer bars than two tiles (1e4 bars at timeperiod 50: one tile of 11230) is
@@ -57,9 +57,14 @@ static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_
             run = edges[j].tail;
             continue;
         }
-        /* rma's stream re-runs its tiles (NONE), so its run goes on by its tile's loop. */
+        /* rma's, zlema's and efi's streams re-run their tiles (NONE), so their runs go on by
+         * their tiles' loops. */
         if (id == APO_CAT_RMA)
             apo__rma_run(io, spans[j].begin, spans[j].end, &run);
+        else if (id == APO_CAT_ZLEMA)
+            apo__zlema_run(io, spans[j].begin, spans[j].end, &run);
+        else if (id == APO_CAT_EFI)
+            apo__efi_run(io, spans[j].begin, spans[j].end, &run);
         else
             apo__catalog_run_to(id, io, spans[j].begin, spans[j].end, &run);
         redone++;

@@ -17,7 +17,9 @@
  * the run's first position is past, v[0] the seed's sum until its p-th force and the average
  * after), so that on the CPU a row's tiles run side by side in vector lanes (apo__efi_round,
  * catalog_lanes.h), each lane with the run's operations (APO__EMA_STAGE, ema_tile.h): a tile's
- * chain waits on a subtraction and a fused multiply-add a bar, as TA-Lib 0.8.1's loop does.
+ * chain waits on a subtraction and a fused multiply-add a bar, as TA-Lib 0.8.1's loop does. A
+ * round short of lanes (a 1e4-bar row is three tiles) is cut tile by tile into pieces in the
+ * lanes (dispatch/catalog_split.h, the CUT trait).
  */
 #ifndef APO_KERNELS_EFI_TILE_H
 #define APO_KERNELS_EFI_TILE_H
@@ -137,10 +139,10 @@ static inline size_t apo__efi_steady(const apo__cat_io *io, const apo__cat_lanes
  * Every lane starts at its warm-up origin, whose bar gives no force; the close before each later
  * step is the one the step before gathered (a lane past its tile's end re-reads its last bar, a
  * force of 0). The round stops before the first step where a lane's close, close before or
- * volume is not finite, and each tile's scalar run goes on from its lane. No edges: a lone tile
- * is not cut (apo__catalog_cuts). */
-static inline void apo__efi_round(const apo__cat_io *io, const apo__tile_span *tiles,
-                                  size_t count) {
+ * volume is not finite, and each tile's scalar run goes on from its lane. edges: NULL, or one
+ * per tile for its run at its begin and end (a lone tile's cut, catalog_split.h). */
+static inline void apo__efi_round(const apo__cat_io *io, const apo__tile_span *tiles, size_t count,
+                                  apo__cat_edge *edges) {
     apo__cat_lanes ln;
     apo__cat_lanes_start_at(&ln, io, tiles, count, 0);
     const size_t p = (size_t)io->p[0];
@@ -149,8 +151,10 @@ static inline void apo__efi_round(const apo__cat_io *io, const apo__tile_span *t
     apo_tv e = zero, before = zero;
     size_t counts[2] = {0, 0}, step = 0; /* seen, past the first: n[0 .. 1] */
     for (; step < ln.steps; step++) {
+        if (edges != NULL && step == ln.edge_step)
+            apo__cat_lanes_edges(&ln, tiles, step, counts, 2, &e, 1, edges);
         const apo__cat_steady sd = p > 1 && counts[0] == p && counts[1]
-                                       ? apo__cat_lanes_steady(&ln, tiles, step, NULL)
+                                       ? apo__cat_lanes_steady(&ln, tiles, step, edges)
                                        : apo__cat_steady_none(step);
         if (sd.to > step) {
             const size_t next = apo__efi_steady(io, &ln, step, &sd, k, &e, &before);
@@ -179,6 +183,8 @@ static inline void apo__efi_round(const apo__cat_io *io, const apo__tile_span *t
     for (size_t j = 0; j < count; j++) {
         ln.run[j].v[0] = e[j];
         apo__efi_run(io, tiles[j].begin, tiles[j].end, &ln.run[j]);
+        if (edges != NULL)
+            apo__cat_lanes_tail(&ln, j, edges);
     }
 }
 #endif

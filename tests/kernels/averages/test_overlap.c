@@ -4,8 +4,8 @@
  * independent long-double references (catalog_reference_overlap.c), one table of kernels and
  * parameter sets: every output on seeded OHLCV walks with and without gaps over the kernel's tile
  * grid run backwards, and in tiles of another order; ma at each matype has the bits of the catalog
- * kernel of that kind, bbands at matype 0 the built-in bollinger's, and zlema's joined tiles each
- * tile's.
+ * kernel of that kind, bbands at matype 0 the built-in bollinger's, and zlema's rounds and cuts
+ * each tile's.
  *
  * Measured worst errors are printed on stderr; docs/kernels.md quotes them.
  */
@@ -21,6 +21,7 @@
 #include "catalog_dispatch.h"
 #include "catalog_reference_overlap.h"
 #include "catalog_reference_talib_more1.h"
+#include "cpu_isa.h"
 #include "talib_more2_cases.h"
 
 /* The kernels at their defaults and at other parameters: every matype the catalog computes
@@ -127,11 +128,13 @@ Test(overlap, bbands_at_matype_0_is_bollinger) {
     }
 }
 
-/* zlema's tiles of a row in one call (catalog_table.h, JOIN: zlema_tile.h runs them side by
- * side) give each tile's bits: the whole walk and a union from the second tile, against one
- * call per tile; with a gap at the last bar of a tile's warm-up, an infinity at a tile's first
- * bar and a sample whose de-lagged value overflows (2 x 1e308) in the steady part. */
-Test(overlap, zlema_joined_tiles_have_each_tiles_bits) {
+/* zlema's tiles of a row side by side in vector lanes, and a lone tile cut into pieces in them
+ * (zlema_tile.h, apo__zlema_round; dispatch/catalog_split.h) give each tile's bits on every path
+ * this CPU supports: rounds from the row's first tile and from its second, and the whole row as
+ * one tile, against one scalar call per tile; with a gap at the last bar of a tile's warm-up, an
+ * infinity at a tile's first bar and a sample whose de-lagged value overflows (2 x 1e308) in the
+ * steady part, which stop a round's lock-step. */
+Test(overlap, zlema_rounds_and_cuts_have_each_tiles_bits) {
     const double periods[] = {2, 3, 9, 30, 200};
     for (size_t pi = 0; pi < sizeof periods / sizeof periods[0]; pi++) {
         const more2_case c = {APO_CAT_ZLEMA, "zlema", CLOSE, 1, NULL, {periods[pi]}};
@@ -150,16 +153,38 @@ Test(overlap, zlema_joined_tiles_have_each_tiles_bits) {
         io.out[0] = got;
         io.p[0] = c.p[0];
         io.h = apo__catalog_halo(APO_CAT_ZLEMA, io.p);
-        io.tile = len;
-        const size_t from[] = {0, len};
-        for (size_t f = 0; f < 2; f++) {
+        apo__tile_span spans[5];
+        const size_t n_tiles = (s.n + len - 1) / len;
+        cr_assert(n_tiles <= 5);
+        for (size_t k = 0; k < n_tiles; k++)
+            spans[k] = (apo__tile_span){0, k * len, k + 1 < n_tiles ? (k + 1) * len : s.n};
+        for (int isa = APO_CPU_ISA_SSE2; isa <= APO_CPU_ISA_AVX512; isa++) {
+            if (!apo__cpu_isa_supported((apo__cpu_isa)isa))
+                continue;
+            for (size_t from = 0; from < 2; from++) {
+                for (size_t t = 0; t < s.n; t++)
+                    got[t] = t < spans[from].begin ? want[0][t] : -1.0;
+                apo__cpu_catalog_tiles_on(APO_CAT_ZLEMA, &io, spans + from, n_tiles - from, isa);
+                for (size_t t = 0; t < s.n; t++)
+                    cr_assert(memcmp(&got[t], &want[0][t], sizeof got[t]) == 0,
+                              "zlema(%g), path %d, tiles from %zu: t %zu rounds %.17g, tile by "
+                              "tile %.17g",
+                              periods[pi], isa, from, t, got[t], want[0][t]);
+            }
+            /* The whole row as one tile (a lone tile, cut where that pays), against the
+             * scalar body over the same tile. */
+            double *whole = alloc_doubles(s.n);
+            io.out[0] = whole;
+            apo__cpu_catalog_tile(APO_CAT_ZLEMA, &io, 0, s.n);
+            io.out[0] = got;
             for (size_t t = 0; t < s.n; t++)
-                got[t] = t < from[f] ? want[0][t] : -1.0;
-            apo__cpu_catalog_tile(APO_CAT_ZLEMA, &io, from[f], s.n);
+                got[t] = -1.0;
+            apo__cpu_catalog_cut_tile(APO_CAT_ZLEMA, &io, 0, s.n, (apo__cpu_isa)isa);
             for (size_t t = 0; t < s.n; t++)
-                cr_assert(memcmp(&got[t], &want[0][t], sizeof got[t]) == 0,
-                          "zlema(%g) from %zu: t %zu joined %.17g, tile by tile %.17g", periods[pi],
-                          from[f], t, got[t], want[0][t]);
+                cr_assert(memcmp(&got[t], &whole[t], sizeof got[t]) == 0,
+                          "zlema(%g), path %d, one tile: t %zu cut %.17g, scalar %.17g",
+                          periods[pi], isa, t, got[t], whole[t]);
+            free(whole);
         }
         free(want[0]);
         free(got);

@@ -1,10 +1,11 @@
 /*
  * test_catalog_cut.c: a lone tile of a Wilder recurrence (rsi, cmo, atr, natr, plus_di,
- * minus_di, adx, dx, plus_dm, minus_dm, rma) or an EMA chain (dema, tema, t3, tsi; trix's stays
- * whole) cut into pieces that run side by side in vector lanes (apo__cpu_catalog_cut_tile,
- * kernels/dispatch/catalog_split.h) gives, on every vector path this CPU supports, bitwise the
- * outputs of the same tile computed serially by the scalar body (apo__cpu_catalog_tile, whose
- * accuracy against independent references test_catalog_kernels_slow.c checks).
+ * minus_di, adx, dx, plus_dm, minus_dm, rma), zlema's or efi's EMA or an EMA chain (dema, tema,
+ * t3, tsi; trix's stays whole) cut into pieces that run side by side in vector lanes
+ * (apo__cpu_catalog_cut_tile, kernels/dispatch/catalog_split.h) gives, on every vector path this
+ * CPU supports, bitwise the outputs of the same tile computed serially by the scalar body
+ * (apo__cpu_catalog_tile, whose accuracy against independent references test_catalog_kernels_slow.c
+ * checks).
  *
  * Each piece after the first starts from its own warm-up and is kept only when its run where
  * its outputs start continues as the run the piece before it ends with; otherwise it is
@@ -27,10 +28,10 @@
 #include "cpu_isa.h"
 #include "cpu_isa_inputs.h"
 
-static const apo__cat_id kernels[] = {APO_CAT_RSI,     APO_CAT_CMO,      APO_CAT_ATR, APO_CAT_NATR,
-                                      APO_CAT_PLUS_DI, APO_CAT_MINUS_DI, APO_CAT_ADX, APO_CAT_DX,
-                                      APO_CAT_PLUS_DM, APO_CAT_MINUS_DM, APO_CAT_RMA, APO_CAT_DEMA,
-                                      APO_CAT_TEMA,    APO_CAT_T3,       APO_CAT_TSI};
+static const apo__cat_id kernels[] = {
+    APO_CAT_RSI,  APO_CAT_CMO, APO_CAT_ATR,     APO_CAT_NATR,     APO_CAT_PLUS_DI, APO_CAT_MINUS_DI,
+    APO_CAT_ADX,  APO_CAT_DX,  APO_CAT_PLUS_DM, APO_CAT_MINUS_DM, APO_CAT_RMA,     APO_CAT_DEMA,
+    APO_CAT_TEMA, APO_CAT_T3,  APO_CAT_TSI,     APO_CAT_ZLEMA,    APO_CAT_EFI};
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
 
 /* The bars of a close row: high and low spread about it (a spread that varies, 0 at some
@@ -60,8 +61,13 @@ static apo__cat_io io_of(apo__cat_id id, const bars *b, double p, double *out) {
     apo__cat_io io;
     memset(&io, 0, sizeof io);
     if (id == APO_CAT_RSI || id == APO_CAT_CMO || id == APO_CAT_DEMA || id == APO_CAT_TEMA ||
-        id == APO_CAT_T3 || id == APO_CAT_TSI) {
+        id == APO_CAT_ZLEMA || id == APO_CAT_T3 || id == APO_CAT_TSI) {
         io.in[0] = b->close;
+    } else if (id == APO_CAT_EFI) {
+        /* close and a volume: the lows, positive and moving (the huge move is a high's, so
+         * its force stays finite and every later piece must be computed again) */
+        io.in[0] = b->close;
+        io.in[1] = b->low;
     } else {
         io.in[0] = b->high;
         io.in[1] = b->low;

@@ -1,14 +1,14 @@
 /*
  * test_catalog_lanes.c: the catalog recurrences whose tiles of a row run side by side in
  * vector lanes (kernels/common/catalog_lanes.h: rsi, cmo, atr, natr, plus_di, minus_di, adx,
- * dx, plus_dm, minus_dm, rma, and adxr with its ring of ADX; the EMA chains dema, tema, trix, t3,
- * tsi, efi; kernels/volume/adosc_lanes.h: adosc, whose rounds take a short row's tiles from its
- * first; bbands at matype 0, bollinger's rounds, kernels/averages/bollinger_lanes.h; macdfix's
- * lone tile, macd's cut, kernels/oscillators/macd_lanes.h; massi's and cvi's rounds,
- * kernels/trend/massi_tile.h and cvi_tile.h) give every tile, on every vector path this CPU
- * supports, bitwise the outputs of that tile computed alone by the scalar body
- * (apo__cpu_catalog_tile, whose accuracy against the long-double references
- * test_catalog_kernels_slow.c and test_catalog_more_slow.c check).
+ * dx, plus_dm, minus_dm, rma, and adxr with its ring of ADX; zlema's EMA of its de-lagged
+ * series; the EMA chains dema, tema, trix, t3, tsi, efi; kernels/volume/adosc_lanes.h: adosc, whose
+ * rounds take a short row's tiles from its first; bbands at matype 0, bollinger's rounds,
+ * kernels/averages/bollinger_lanes.h; macdfix's lone tile, macd's cut,
+ * kernels/oscillators/macd_lanes.h; massi's and cvi's rounds, kernels/trend/massi_tile.h and
+ * cvi_tile.h) give every tile, on every vector path this CPU supports, bitwise the outputs of that
+ * tile computed alone by the scalar body (apo__cpu_catalog_tile, whose accuracy against the
+ * long-double references test_catalog_kernels_slow.c and test_catalog_more_slow.c check).
  *
  * The rows reach every way out of the lock-step: a clean walk; gaps (NaN, infinities, in
  * one input or all) in a tile's warm-up, in its outputs, at a tile's first bar and in a run
@@ -35,7 +35,7 @@ static const apo__cat_id kernels[] = {APO_CAT_RSI,     APO_CAT_CMO,      APO_CAT
                                       APO_CAT_PLUS_DI, APO_CAT_MINUS_DI, APO_CAT_ADX,  APO_CAT_DX,
                                       APO_CAT_PLUS_DM, APO_CAT_MINUS_DM, APO_CAT_ADXR, APO_CAT_RMA,
                                       APO_CAT_DEMA,    APO_CAT_TEMA,     APO_CAT_TRIX, APO_CAT_T3,
-                                      APO_CAT_TSI,     APO_CAT_EFI};
+                                      APO_CAT_TSI,     APO_CAT_EFI,      APO_CAT_ZLEMA};
 
 enum { HIGH, LOW, CLOSE, VOLUME, N_COLUMNS };
 
@@ -155,7 +155,8 @@ static void check_row_outputs(apo__cat_id id, const double *par, size_t n_out, s
     plant_gaps(col, variant, len, io.h, n);
     const int one_input = id == APO_CAT_RSI || id == APO_CAT_CMO || id == APO_CAT_DEMA ||
                           id == APO_CAT_TEMA || id == APO_CAT_TRIX || id == APO_CAT_T3 ||
-                          id == APO_CAT_TSI || id == APO_CAT_BBANDS || id == APO_CAT_MACDFIX;
+                          id == APO_CAT_TSI || id == APO_CAT_BBANDS || id == APO_CAT_MACDFIX ||
+                          id == APO_CAT_ZLEMA;
     for (size_t c = 0; c < N_COLUMNS; c++)
         io.in[c] = one_input ? col[CLOSE] : col[c];
     if (id == APO_CAT_EFI) { /* close, volume */
