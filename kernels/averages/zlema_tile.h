@@ -34,6 +34,25 @@ static inline APO_HD void apo__zlema_start(const apo__cat_io *io, size_t begin, 
     apo__cat_run_from(r, first);
 }
 
+/* One finite y through the run: while the seed fills, y adds to sum, and at the p-th value their
+ * mean is the average; past it, ema's step (at p = 1 the average is y itself: the step would
+ * round (y - e) + e). z, the output, is left as it is (NaN) while the seed fills. A macro, so
+ * that a double and a vector of lanes (apo__zlema_round) take the same operations: y, sum, e,
+ * pd, k and z of the one type; seen and p counts, one for all lanes. */
+#define APO__ZLEMA_STEP(y, seen, p, sum, e, pd, k, z)                                              \
+    do {                                                                                           \
+        if ((seen) < (p)) {                                                                        \
+            (sum) = (sum) + (y);                                                                   \
+            if (++(seen) == (p)) {                                                                 \
+                (e) = (sum) / (pd);                                                                \
+                (z) = (e);                                                                         \
+            }                                                                                      \
+        } else {                                                                                   \
+            (e) = (p) > 1 ? ((y) - (e)) * (k) + (e) : (y);                                         \
+            (z) = (e);                                                                             \
+        }                                                                                          \
+    } while (0)
+
 /* The definition's loop from r->t to end, writing the outputs from `begin` on. */
 static inline APO_HD void apo__zlema_run(const apo__cat_io *io, size_t begin, size_t end,
                                          apo__cat_run *r) {
@@ -46,19 +65,8 @@ static inline APO_HD void apo__zlema_run(const apo__cat_io *io, size_t begin, si
     for (size_t t = r->t; t < end; t++) {
         const double y = 2.0 * x[t] - x[t - lag];
         double z = NAN;
-        if (isfinite(y)) {
-            if (seen < p) {
-                sum = sum + y;
-                if (++seen == p) {
-                    e = sum / pd;
-                    z = e;
-                }
-            } else {
-                /* At p = 1 the step would round (y - e) + e; the average is y itself. */
-                e = p > 1 ? (y - e) * k + e : y;
-                z = e;
-            }
-        }
+        if (isfinite(y))
+            APO__ZLEMA_STEP(y, seen, p, sum, e, pd, k, z);
         if (t >= begin)
             out[t] = apo__canonical_nan(z);
     }
@@ -135,16 +143,7 @@ static inline void apo__zlema_round(const apo__cat_io *io, const apo__tile_span 
         if (!apo_tv_all_finite(y))
             break;
         apo_tv z = nan;
-        if (seen < p) {
-            sum = sum + y;
-            if (++seen == p) {
-                e = sum / pd;
-                z = e;
-            }
-        } else {
-            e = (y - e) * k + e;
-            z = e;
-        }
+        APO__ZLEMA_STEP(y, seen, p, sum, e, pd, k, z);
         apo__cat_lanes_store(io->out[0], &ln, tiles, step, apo_tv_or_nan(z == z, z));
     }
     apo__cat_lanes_stop(&ln, step, &seen, 1);
