@@ -289,8 +289,8 @@ static inline APO_HD int apo__catalog_wilder(apo__cat_id id) {
 
 /* 1 for a recurrence whose lone tile may be cut into pieces whose runs are checked at the cuts
  * (APO_CAT_T_CUT: the Wilder recurrences, dx, the DMs, rma, zlema, efi and the EMA chains but
- * trix;
- * on the CPU dispatch/catalog_split.h, on a GPU cuda/cut.cu for those whose stream is RUN). */
+ * trix; on the CPU dispatch/catalog_split.h, on a GPU cuda/cut.cu for those whose stream is
+ * RUN). */
 static inline APO_HD int apo__catalog_cuts(apo__cat_id id) {
     return (apo__catalog_traits(id) & APO_CAT_T_CUT) != 0;
 }

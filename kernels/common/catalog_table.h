@@ -215,15 +215,15 @@
  * CPU in vector lanes (dispatch/catalog_split.h), on a GPU a thread a piece (cuda/cut.cu, for
  * those whose stream is RUN). The Wilder recurrences, dx, the DMs, rma, zlema, efi and the EMA
  * chains but trix: trix's lane step (three stages and the rate's division) costs about twice a
- * scalar step and its warm-up is 2,749 bars at 30, so at 1e4 bars its pieces measured slower than
- * its serial chain on the CPU (docs/perf-log/2026-11-28-ema-chains-in-lanes.md). GPU_CUT: a
- * recurrence with a warm-up and a RUN stream whose tiles a GPU cuts as the CUT kernels'
- * (cuda/cut.cu) while the CPU runs them its own way: trix (its rounds; the note of CUT says why not
- * its cut). Its pieces' runs are compared whole, every count exactly (common/lone_tile_cut.h),
- * where the CUT kernels' counts are compared as their seeds read them. Tried and left out
- * (2026-12-02): ema and eri, whose whole runs almost never agree (a count that grows with the bars:
- * 46 of 48 and 62 of 64 pieces run again on a plain walk), kama (62 of 64 too), and adosc, of a
- * room cut.cu does not include.
+ * scalar step and its warm-up is 2,749 bars at 30, so at 1e4 bars its pieces measured slower
+ * than its serial chain on the CPU (docs/perf-log/2026-11-28-ema-chains-in-lanes.md).
+ * GPU_CUT: a recurrence with a warm-up and a RUN stream whose tiles a GPU cuts as the CUT
+ * kernels' (cuda/cut.cu) while the CPU runs them its own way: trix (its rounds; the note of CUT
+ * says why not its cut). Its pieces' runs are compared whole, every count exactly
+ * (common/lone_tile_cut.h), where the CUT kernels' counts are compared as their seeds read them.
+ * Tried and left out (2026-12-02): ema and eri, whose whole runs almost never agree (a count
+ * that grows with the bars: 46 of 48 and 62 of 64 pieces run again on a plain walk), kama (62 of
+ * 64 too), and adosc, of a room cut.cu does not include.
  */
 #define APO_CAT_T_JOIN 1
 #define APO_CAT_T_SIDE_BY_SIDE 2

@@ -118,13 +118,13 @@ static inline APO_HD int apo__cut_same_bits(const double *a, const double *b, si
  * <, == and <= tests, catalog.h); plus_di's, minus_di's and adx's grow with every bar, so the
  * whole tile's and a piece's differ by the bars before the piece's warm-up. atr's, natr's,
  * rma's and zlema's seed sum (v[0]) is read only while seeding (APO__WILDER_STEP, apo__rma_run,
- * apo__zlema_run), and so
- * are dema's and tema's stages' (v[0 .. 2], apo__ema_chain_run): once both runs are seeded
- * (the last stage, and so every stage, for the chains) they are sums of different bars and are
- * not compared. t3's counts are its filling stage and that stage's values (t3_tile.h), never past
- * 6 and p, and tsi's its two seeds' values and whether its first bar is past (tsi_tile.h), never
- * past its two periods: compared as they are, since a cap at p + 1 would take t3's stage 3 for
- * stage 6 at p = 2, and tsi's second seed's counts alike past firstperiod + 1. The kernels that
+ * apo__zlema_run), and so are dema's and tema's stages' (v[0 .. 2], apo__ema_chain_run): once
+ * both runs are seeded (the last stage, and so every stage, for the chains) they are sums of
+ * different bars and are not compared (efi's seed sum becomes its average in the same slot,
+ * which is compared). t3's counts are its filling stage and that stage's values (t3_tile.h), never
+ * past 6 and p, and tsi's its two seeds' values and whether its first bar is past (tsi_tile.h),
+ * never past its two periods: compared as they are, since a cap at p + 1 would take t3's stage 3
+ * for stage 6 at p = 2, and tsi's second seed's counts alike past firstperiod + 1. The kernels that
  * only a GPU cuts (APO_CAT_T_GPU_CUT: trix) are compared whole, every value and count as it
  * is: the same run, so the same future, whatever their counts mean. */
 static inline APO_HD int apo__cat_runs_alike(apo__cat_id id, const apo__cat_run *a,
