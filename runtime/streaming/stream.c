@@ -109,23 +109,6 @@ apo_status apo__stream_new(const apo__kernel *k, const double *params, size_t n_
     return APO_OK;
 }
 
-uint64_t apo__stream_base(const apo_stream *s, uint64_t n) {
-    /* A carried run needs no bar before the next one; it keeps its last `revise` bars for
-     * revises, with its state at the first of them (carry_base). */
-    if (s->carried > 0)
-        return n > s->revise ? n - s->revise : 0;
-    /* The window a revise of the last `revise` bars re-runs from (stream_revise.c): the tile
-     * that holds bar n - revise, from its start less the halo. */
-    if (n < s->revise)
-        return 0;
-    const uint64_t from = n - s->revise, start = from - from % s->tile;
-    return start > s->halo ? start - s->halo : 0;
-}
-
-size_t apo__stream_kept(const apo_stream *s, uint64_t n) {
-    return (size_t)(n - apo__stream_base(s, n));
-}
-
 /* A pointer that indexes like an array starting at position `first` of a series: element t
  * of the view is block[t - first]. The kernels mark and read positions by their absolute
  * index (a window's first full position, a recurrence's seed), so they must see them; the

@@ -1,8 +1,8 @@
 /*
- * Where a stream keeps its series' bars (see stream.h): each series' window, a block of its
- * own, a slot of the stream's pool of young windows, or a slot of its slab at the bound, the
- * slots spaced over the cache sets; and a series' window grown to hold more bars
- * (apo__stream_reserve), which an update's reserving pass asks for (stream_room.c).
+ * Where a stream keeps its series' bars (stream_windows.h; the stream, stream_layout.h): each
+ * series' window, a block of its own, a slot of the stream's pool of young windows, or a slot of
+ * its slab at the bound, the slots spaced over the cache sets; and a series' window grown to hold
+ * more bars (apo__stream_reserve), which an update's reserving pass asks for (stream_room.c).
  */
 #define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE beside POSIX, for the slab */
 #include <stdint.h>
@@ -10,13 +10,13 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "streaming/stream.h"
+#include "streaming/stream_windows.h"
 
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
 
-/* See stream.h. */
+/* See stream_windows.h. */
 size_t apo__stream_window_bound(const apo_stream *s) {
     if (s->carried > 0)
         return s->revise;
