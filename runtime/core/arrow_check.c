@@ -33,8 +33,9 @@ static int64_t parse_count(const char *text) {
     return n > 0 ? n : -1;
 }
 
-static int set(apo__arrow_type *t, apo__arrow_kind kind, int64_t width, int64_t n_buffers,
-               int64_t n_children, int temporal) {
+/* Fills t with a format's layout; 0, as the parsers return for a format they know. */
+static int layout(apo__arrow_type *t, apo__arrow_kind kind, int64_t width, int64_t n_buffers,
+                  int64_t n_children, int temporal) {
     t->kind = kind;
     t->width = width;
     t->n_buffers = n_buffers;
@@ -49,19 +50,19 @@ static int parse_temporal(const char *f, apo__arrow_type *t) {
     static const char *const eight[] = {"tdm", "ttu", "ttn", "tDs", "tDm", "tDu", "tDn", NULL};
     for (int i = 0; four[i] != NULL; i++)
         if (strcmp(f, four[i]) == 0)
-            return set(t, APO_ARROW_SIGNED, 4, 2, 0, 1);
+            return layout(t, APO_ARROW_SIGNED, 4, 2, 0, 1);
     for (int i = 0; eight[i] != NULL; i++)
         if (strcmp(f, eight[i]) == 0)
-            return set(t, APO_ARROW_SIGNED, 8, 2, 0, 1);
+            return layout(t, APO_ARROW_SIGNED, 8, 2, 0, 1);
     /* Timestamps: "ts" + unit + ":" + an optional time zone. */
     if (strncmp(f, "ts", 2) == 0 && f[2] != '\0' && strchr("smun", f[2]) != NULL && f[3] == ':')
-        return set(t, APO_ARROW_SIGNED, 8, 2, 0, 1);
+        return layout(t, APO_ARROW_SIGNED, 8, 2, 0, 1);
     if (strcmp(f, "tiM") == 0)
-        return set(t, APO_ARROW_FIXED, 4, 2, 0, 0);
+        return layout(t, APO_ARROW_FIXED, 4, 2, 0, 0);
     if (strcmp(f, "tiD") == 0)
-        return set(t, APO_ARROW_FIXED, 8, 2, 0, 0);
+        return layout(t, APO_ARROW_FIXED, 8, 2, 0, 0);
     if (strcmp(f, "tin") == 0)
-        return set(t, APO_ARROW_FIXED, 16, 2, 0, 0);
+        return layout(t, APO_ARROW_FIXED, 16, 2, 0, 0);
     return -1;
 }
 
@@ -79,7 +80,7 @@ static int parse_decimal(const char *f, apo__arrow_type *t) {
     }
     if (bits != 32 && bits != 64 && bits != 128 && bits != 256)
         return -1;
-    return set(t, APO_ARROW_FIXED, bits / 8, 2, 0, 0);
+    return layout(t, APO_ARROW_FIXED, bits / 8, 2, 0, 0);
 }
 
 int apo__arrow_parse_format(const char *f, apo__arrow_type *t) {
@@ -103,33 +104,33 @@ int apo__arrow_parse_format(const char *f, apo__arrow_type *t) {
         return -1;
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
         if (strcmp(f, plain[i].format) == 0)
-            return set(t, plain[i].kind, plain[i].width, plain[i].n_buffers, 0, 0);
+            return layout(t, plain[i].kind, plain[i].width, plain[i].n_buffers, 0, 0);
     if (f[0] == 't')
         return parse_temporal(f, t);
     if (f[0] == 'd')
         return parse_decimal(f, t);
     if (f[0] == 'w' && f[1] == ':') {
         int64_t n = parse_count(f + 2);
-        return n < 0 ? -1 : set(t, APO_ARROW_FIXED, n, 2, 0, 0);
+        return n < 0 ? -1 : layout(t, APO_ARROW_FIXED, n, 2, 0, 0);
     }
     if (strcmp(f, "+s") == 0)
-        return set(t, APO_ARROW_STRUCT, 0, 1, -1, 0);
+        return layout(t, APO_ARROW_STRUCT, 0, 1, -1, 0);
     if (strcmp(f, "+l") == 0 || strcmp(f, "+m") == 0)
-        return set(t, APO_ARROW_LIST, 0, 2, 1, 0);
+        return layout(t, APO_ARROW_LIST, 0, 2, 1, 0);
     if (strcmp(f, "+L") == 0)
-        return set(t, APO_ARROW_LIST64, 0, 2, 1, 0);
+        return layout(t, APO_ARROW_LIST64, 0, 2, 1, 0);
     if (strncmp(f, "+w:", 3) == 0) {
         int64_t n = parse_count(f + 3);
-        return n < 0 ? -1 : set(t, APO_ARROW_FIXED_LIST, n, 1, 1, 0);
+        return n < 0 ? -1 : layout(t, APO_ARROW_FIXED_LIST, n, 1, 1, 0);
     }
     if (strcmp(f, "+vl") == 0 || strcmp(f, "+vL") == 0)
-        return set(t, APO_ARROW_OTHER, 0, 3, 1, 0);
+        return layout(t, APO_ARROW_OTHER, 0, 3, 1, 0);
     if (strcmp(f, "+r") == 0)
-        return set(t, APO_ARROW_OTHER, 0, 0, 2, 0);
+        return layout(t, APO_ARROW_OTHER, 0, 0, 2, 0);
     if (strncmp(f, "+ud:", 4) == 0)
-        return set(t, APO_ARROW_OTHER, 0, 2, -1, 0);
+        return layout(t, APO_ARROW_OTHER, 0, 2, -1, 0);
     if (strncmp(f, "+us:", 4) == 0)
-        return set(t, APO_ARROW_OTHER, 0, 1, -1, 0);
+        return layout(t, APO_ARROW_OTHER, 0, 1, -1, 0);
     return -1;
 }
 

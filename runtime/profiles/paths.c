@@ -23,7 +23,8 @@ static int join_path(char *out, const char *dir, const char *rest) {
     return (n < 0 || n >= APO_PATH_MAX) ? -1 : 0;
 }
 
-static int set(const char *s) { return s != NULL && s[0] != '\0'; }
+/* Whether a setting is given: not NULL and not empty. */
+static int given(const char *s) { return s != NULL && s[0] != '\0'; }
 
 static apo_status resolve_one(const apo__profile_location *loc, const char *explicit_path,
                               const char *name, char *out, char *err, size_t err_size) {
@@ -32,20 +33,20 @@ static apo_status resolve_one(const apo__profile_location *loc, const char *expl
     snprintf(file, sizeof file, "%s.json", name);
     int failed;
     const char *from;
-    if (set(explicit_path)) {
+    if (given(explicit_path)) {
         from = "the explicit path";
         failed = snprintf(out, APO_PATH_MAX, "%s", explicit_path) >= APO_PATH_MAX;
-    } else if (set(loc->profile_dir)) {
+    } else if (given(loc->profile_dir)) {
         from = "APPORTION_PROFILE_DIR";
         failed = join_path(out, loc->profile_dir, file);
-    } else if (set(loc->xdg_state_home) && loc->xdg_state_home[0] == '/') {
+    } else if (given(loc->xdg_state_home) && loc->xdg_state_home[0] == '/') {
         /* The XDG Base Directory specification says a relative value is invalid and is to
          * be ignored, so it falls through to HOME. */
         char rest[96];
         snprintf(rest, sizeof rest, "apportion/%s", file);
         from = "XDG_STATE_HOME";
         failed = join_path(out, loc->xdg_state_home, rest);
-    } else if (set(loc->home)) {
+    } else if (given(loc->home)) {
         char rest[96];
         snprintf(rest, sizeof rest, ".local/state/apportion/%s", file);
         from = "HOME";
