@@ -245,26 +245,27 @@ static apo_status check_update(const apo_stream *s, const size_t *n_new,
     return apo__check_volumes(k, inputs, s->n_series, 0, n_new, 0, call, "series");
 }
 
-apo_status apo_stream_update(apo_stream *s, const size_t *n_new, const double *const *inputs,
-                             double *const *outputs) {
+/* An update, or with `peek` its outputs with the stream left as it was: a rule's stream
+ * through its fold, any other through its kernel. */
+static apo_status feed_call(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                            double *const *outputs, int peek, const char *call) {
     size_t total = 0;
-    APO_CHECK(check_update(s, n_new, inputs, outputs, "apo_stream_update", &total));
+    APO_CHECK(check_update(s, n_new, inputs, outputs, call, &total));
     if (total == 0)
         return APO_OK;
     if (s->rule != NULL)
-        return apo__stream_rule_feed(s, n_new, total, inputs, outputs, 0);
-    return apo__stream_feed(s, n_new, total, inputs, outputs, 0);
+        return apo__stream_rule_feed(s, n_new, total, inputs, outputs, peek);
+    return apo__stream_feed(s, n_new, total, inputs, outputs, peek);
+}
+
+apo_status apo_stream_update(apo_stream *s, const size_t *n_new, const double *const *inputs,
+                             double *const *outputs) {
+    return feed_call(s, n_new, inputs, outputs, 0, "apo_stream_update");
 }
 
 apo_status apo_stream_peek(apo_stream *s, const size_t *n_new, const double *const *inputs,
                            double *const *outputs) {
-    size_t total = 0;
-    APO_CHECK(check_update(s, n_new, inputs, outputs, "apo_stream_peek", &total));
-    if (total == 0)
-        return APO_OK;
-    if (s->rule != NULL)
-        return apo__stream_rule_feed(s, n_new, total, inputs, outputs, 1);
-    return apo__stream_feed(s, n_new, total, inputs, outputs, 1);
+    return feed_call(s, n_new, inputs, outputs, 1, "apo_stream_peek");
 }
 
 apo_status apo_stream_revise(apo_stream *s, const size_t *k, const double *const *inputs,
