@@ -6,6 +6,10 @@
 
 #include "balance/model.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* The cost a model keeps when every time it saw was zero: a device too fast to measure. */
 #define APO_TINY_COST 1e-15
 
@@ -31,8 +35,46 @@ static void sort_doubles(double *v, size_t n) {
     }
 }
 
+/* x < y ? x : y and x > y ? x : y, so that a pair keeps both its values: MINSD and MAXSD on
+ * x86-64 (SSE2, the baseline), where gcc compiles the selects as a branch. */
+#if defined(__SSE2__)
+static inline double lesser(double x, double y) {
+    return _mm_cvtsd_f64(_mm_min_sd(_mm_set_sd(x), _mm_set_sd(y)));
+}
+static inline double greater(double x, double y) {
+    return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(x), _mm_set_sd(y)));
+}
+#else
+static inline double lesser(double x, double y) { return x < y ? x : y; }
+static inline double greater(double x, double y) { return x > y ? x : y; }
+#endif
+
+/* The most values sorted by odd-even transposition (sort_few). */
+#define APO_SORT_FEW 16
+
+/* Sorts v ascending (n <= APO_SORT_FEW) by odd-even transposition: n rounds of independent
+ * compare-exchanges, each a minimum and a maximum, so nothing branches on the values. A learning
+ * call takes six medians of 8 to 10 values (two models' times, sizes and cost votes), where
+ * the insertion sort's branches on times that differ call by call were mispredicted: 18% of a
+ * small call's time on the Zen 3 VM (docs/perf-log/2026-12-07-zen3-learning-medians.md). Every
+ * exchange keeps the two values it compares, so the sorted values are the insertion sort's:
+ * the same medians, but that a +0 and a -0, which compare equal, may change places. Only the
+ * pair slopes (robust_line) can hold both, and a median of them that is a zero of either sign
+ * is refused there; times, sizes, votes and residuals hold no -0. */
+static void sort_few(double *v, size_t n) {
+    for (size_t round = 0; round < n; round++)
+        for (size_t i = round % 2; i + 1 < n; i += 2) {
+            const double a = v[i], b = v[i + 1];
+            v[i] = lesser(b, a);
+            v[i + 1] = greater(a, b);
+        }
+}
+
 double apo__median(double *v, size_t n) {
-    sort_doubles(v, n);
+    if (n <= APO_SORT_FEW)
+        sort_few(v, n);
+    else
+        sort_doubles(v, n);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

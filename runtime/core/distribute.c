@@ -214,8 +214,11 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
     /* The call's wall time is the report's makespan and what a learning call's configuration
      * learns (balance/configurations.h: a makespan holds hand-overs and waits that no
      * device's busy time does): a call that neither reports nor learns does not read the
-     * clock for it, two of a small call's readings of some 25 ns each. */
-    const double t0 = report != NULL || learn ? apo__now() : 0;
+     * clock for it, two of a small call's three readings of some 25 to 40 ns each. A call
+     * that may learn on a runtime that does not (APO_SWITCH_OFF) learns nothing
+     * (apo__balance_observe()), so it does not read them either. */
+    const int timed = report != NULL || (learn && rt->balance.learn);
+    const double t0 = timed ? apo__now() : 0;
     uint64_t lost_tiles = 0;
     apo__scored_failure_clear(call->kernel);
     hold_idle_staging(rt, &p, 1);
@@ -242,7 +245,7 @@ static apo_status distribute_locked(apo_runtime *rt, const apo_workload *w, apo_
         reduce_rows(call);
     }
     apo__ragged_fill_tails(call);
-    const double wall_s = report != NULL || learn ? apo__now() - t0 : 0;
+    const double wall_s = timed ? apo__now() - t0 : 0;
     int modelled = 0;
     for (size_t i = 0; i < rt->n_devices; i++)
         modelled |= rt->devices[i].virtual_clock && s.tally[i].tasks > 0;

@@ -714,3 +714,42 @@ Test(model, invalid_observations_are_ignored_and_zero_time_keeps_a_positive_cost
         cr_assert_eq(m.latency_s, 0.0, "latency %.17g", m.latency_s);
     }
 }
+
+/* Ascending order for the reference below: qsort's, not the library's sorts. */
+static int ascending(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median as its definition gives it: the middle of the values sorted, or the mean of the
+ * middle two, from a copy sorted by qsort. */
+static double median_by_definition(const double *v, size_t n) {
+    double sorted[64];
+    memcpy(sorted, v, n * sizeof *v);
+    qsort(sorted, n, sizeof *sorted, ascending);
+    return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+/* apo__median takes the few values of a refit (up to 16) through a sorting network and more
+ * through an insertion sort or qsort: every size from 1 to 40, values drawn from a few levels
+ * so that ties are common, and times that differ in their last bits, give the definition's
+ * median bit for bit (no -0 among them: the models' times and votes have none). */
+Test(model, median_is_the_definitions_at_every_size_with_ties, .timeout = 60) {
+    uint64_t state = 0x9e3779b97f4a7c15u;
+    for (size_t n = 1; n <= 40; n++)
+        for (int trial = 0; trial < 200; trial++) {
+            double v[64], copy[64];
+            for (size_t i = 0; i < n; i++) {
+                state = state * 6364136223846793005u + 1442695040888963407u;
+                const unsigned r = (unsigned)(state >> 33);
+                /* Half the trials from 4 levels (ties), half spread over the last bits. */
+                v[i] = trial % 2 ? (double)(r % 4) * 0.25
+                                 : 1e-3 * (1.0 + (double)(r % 1000003) * 0x1p-40);
+                copy[i] = v[i];
+            }
+            const double want = median_by_definition(v, n), got = apo__median(copy, n);
+            cr_assert_eq(memcmp(&got, &want, sizeof got), 0,
+                         "n %zu trial %d: median %.17g, the definition's %.17g", n, trial, got,
+                         want);
+        }
+}
