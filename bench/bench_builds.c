@@ -9,7 +9,8 @@
  * "How to measure": the same binary twice apart by up to two times); a pair of calls a few
  * microseconds apart sees the same machine, so the ratio of each pair is the measure, and its
  * quartiles say how steady it was. Both builds are loaded with dlopen (RTLD_DEEPBIND, so each
- * resolves its own symbols), each with a runtime of its own.
+ * resolves its own symbols), each with a runtime of its own, learning off unless --learn (a
+ * default runtime learns: its models refit after every call, the fixed cost a small call pays).
  *
  *   apo-bench-builds --a OLD/libapportion.so.0.2.0 --b NEW/libapportion.so.0.2.0 \
  *       --kernels atr,rsi --sizes 10000,1000000
@@ -30,6 +31,7 @@ const char bench_prog[] = "apo-bench-builds";
 typedef struct builds_options {
     const char *a, *b, *kernels, *sizes;
     int reps;
+    int learn; /* 1: both runtimes learn, models in memory only (--learn) */
 } builds_options;
 
 static const bench_option builds_rows[] = {
@@ -43,10 +45,13 @@ static const bench_option builds_rows[] = {
                  "bars of the row, a comma list (default 10000,1000000)"),
     BENCH_OPTION(builds_options, "--reps", "N", INT, 0, 100000, reps,
                  "pairs of calls at each size (default: 2e7 / bars, within 15 and 2001)"),
+    BENCH_FLAG(builds_options, "--learn", learn,
+               "both runtimes learn, as a default runtime does (models in memory, profiles off); "
+               "by default they do not"),
 };
 
 static const bench_option_table builds_table = {
-    "--a LIB --b LIB [--kernels LIST] [--sizes LIST] [--reps N]", builds_rows,
+    "--a LIB --b LIB [--kernels LIST] [--sizes LIST] [--reps N] [--learn]", builds_rows,
     sizeof builds_rows / sizeof builds_rows[0], 22};
 
 /* One build: its library, its entry points and its runtime. */
@@ -60,7 +65,7 @@ typedef struct build {
     apo_runtime *rt;
 } build;
 
-static int build_open(build *b, const char *path) {
+static int build_open(build *b, const char *path, int learn) {
     memset(b, 0, sizeof *b);
     b->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     if (b->lib == NULL) {
@@ -81,7 +86,7 @@ static int build_open(build *b, const char *path) {
     apo_config config = APO_CONFIG_INIT;
     config.devices = "cpu:threads=1";
     config.profiles = APO_SWITCH_OFF;
-    config.learn = APO_SWITCH_OFF;
+    config.learn = learn ? APO_SWITCH_ON : APO_SWITCH_OFF;
     if (b->create(&config, &b->rt) != APO_OK) {
         fprintf(stderr, "%s: %s: %s\n", bench_prog, path, b->last_error());
         return -1;
@@ -203,7 +208,7 @@ static int run_size(build *bd, const char *kernels, size_t n, int reps_option) {
 }
 
 int main(int argc, char **argv) {
-    builds_options o = {NULL, NULL, "bollinger", "10000,1000000", 0};
+    builds_options o = {NULL, NULL, "bollinger", "10000,1000000", 0, 0};
     if (bench_options_parse(&builds_table, argc, argv, &o) != 0)
         return 2;
     if (o.a == NULL || o.b == NULL) {
@@ -212,11 +217,12 @@ int main(int argc, char **argv) {
         return 2;
     }
     build bd[2];
-    if (build_open(&bd[0], o.a) != 0 || build_open(&bd[1], o.b) != 0)
+    if (build_open(&bd[0], o.a, o.learn) != 0 || build_open(&bd[1], o.b, o.learn) != 0)
         return 1;
     char load[64];
     bench_load_average(load, sizeof load);
-    printf("# apo-bench-builds: A %s, B %s; one thread; load average %s\n", o.a, o.b, load);
+    printf("# apo-bench-builds: A %s, B %s; one thread; learning %s; load average %s\n", o.a, o.b,
+           o.learn ? "on (--learn, models in memory)" : "off", load);
     printf("# wall us a call, medians; B/A: the median and quartiles of the pairs' ratios (each "
            "pair a call of A then one of B)\n");
     printf("# kernel              bars  reps        A_us        B_us      B/A       q1       q3  "
