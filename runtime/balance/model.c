@@ -52,8 +52,9 @@ static inline double greater(double x, double y) { return x > y ? x : y; }
 /* The most values sorted by odd-even transposition (sort_few). */
 #define APO_SORT_FEW 16
 
-/* Sorts v ascending (n <= APO_SORT_FEW) by odd-even transposition: n rounds of independent
- * compare-exchanges, each a minimum and a maximum, so nothing branches on the values. A learning
+/* Sorts v ascending (n <= APO_SORT_FEW) by odd-even transposition: as many rounds of
+ * independent compare-exchanges as values, each a minimum and a maximum, so nothing branches
+ * on the values. A learning
  * call takes six medians of 8 to 10 values (two models' times, sizes and cost votes), where
  * the insertion sort's branches on times that differ call by call were mispredicted: 18% of a
  * small call's time on the Zen 3 VM (docs/perf-log/2026-12-07-zen3-learning-medians.md). Every
@@ -62,12 +63,33 @@ static inline double greater(double x, double y) { return x > y ? x : y; }
  * pair slopes (robust_line) can hold both, and a median of them that is a zero of either sign
  * is refused there; times, sizes, votes and residuals hold no -0. */
 static void sort_few(double *v, size_t n) {
-    for (size_t round = 0; round < n; round++)
-        for (size_t i = round % 2; i + 1 < n; i += 2) {
-            const double a = v[i], b = v[i + 1];
-            v[i] = lesser(b, a);
-            v[i + 1] = greater(a, b);
-        }
+    /* Padded to 8 or 16 with +infinity, which sorts after every finite value, so that the
+     * rounds are of a fixed size, unrolled, and the values stay in registers. */
+    double w[APO_SORT_FEW];
+    const size_t width = n <= APO_SORT_FEW / 2 ? APO_SORT_FEW / 2 : APO_SORT_FEW;
+    for (size_t i = 0; i < APO_SORT_FEW; i++)
+        w[i] = i < n ? v[i] : INFINITY;
+    if (width == APO_SORT_FEW / 2) {
+#pragma GCC unroll 8
+        for (size_t round = 0; round < APO_SORT_FEW / 2; round++)
+#pragma GCC unroll 4
+            for (size_t i = round % 2; i + 1 < APO_SORT_FEW / 2; i += 2) {
+                const double a = w[i], b = w[i + 1];
+                w[i] = lesser(b, a);
+                w[i + 1] = greater(a, b);
+            }
+    } else {
+#pragma GCC unroll 16
+        for (size_t round = 0; round < APO_SORT_FEW; round++)
+#pragma GCC unroll 8
+            for (size_t i = round % 2; i + 1 < APO_SORT_FEW; i += 2) {
+                const double a = w[i], b = w[i + 1];
+                w[i] = lesser(b, a);
+                w[i + 1] = greater(a, b);
+            }
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = w[i];
 }
 
 double apo__median(double *v, size_t n) {

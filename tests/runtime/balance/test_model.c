@@ -732,8 +732,9 @@ static double median_by_definition(const double *v, size_t n) {
 
 /* apo__median takes the few values of a refit (up to 16) through a sorting network and more
  * through an insertion sort or qsort: every size from 1 to 40, values drawn from a few levels
- * so that ties are common, and times that differ in their last bits, give the definition's
- * median bit for bit (no -0 among them: the models' times and votes have none). */
+ * so that ties are common, times that differ in their last bits, and the orders that take a
+ * sorting network longest, give the definition's median bit for bit (no -0 among them: the
+ * models' times and votes have none). */
 Test(model, median_is_the_definitions_at_every_size_with_ties, .timeout = 60) {
     uint64_t state = 0x9e3779b97f4a7c15u;
     for (size_t n = 1; n <= 40; n++)
@@ -742,9 +743,13 @@ Test(model, median_is_the_definitions_at_every_size_with_ties, .timeout = 60) {
             for (size_t i = 0; i < n; i++) {
                 state = state * 6364136223846793005u + 1442695040888963407u;
                 const unsigned r = (unsigned)(state >> 33);
-                /* Half the trials from 4 levels (ties), half spread over the last bits. */
-                v[i] = trial % 2 ? (double)(r % 4) * 0.25
-                                 : 1e-3 * (1.0 + (double)(r % 1000003) * 0x1p-40);
+                /* Trials from 4 levels (ties), spread over the last bits, descending (the
+                 * network's longest path), or ascending with the least value last. */
+                const int kind = trial % 4;
+                v[i] = kind == 0   ? (double)(r % 4) * 0.25
+                       : kind == 1 ? 1e-3 * (1.0 + (double)(r % 1000003) * 0x1p-40)
+                       : kind == 2 ? (double)(n - i)
+                                   : (double)((i + 1) % n);
                 copy[i] = v[i];
             }
             const double want = median_by_definition(v, n), got = apo__median(copy, n);
