@@ -27,9 +27,14 @@
 #ifndef APO_SANITIZER_CRITERION_H
 #define APO_SANITIZER_CRITERION_H
 
+/* Criterion's own header brings in <stdlib.h> and <string.h>, and a test that uses qsort or
+ * malloc compiles against it without including them: the stand-in brings them in too, so that
+ * such a test fails in no build (a qsort of test_model.c stopped the sanitizer stages of a
+ * clean-clone CI on 2026-12-07). */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct crl_test {
