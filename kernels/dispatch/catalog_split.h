@@ -18,8 +18,7 @@
  * before the head), piece j is computed again by the scalar run from piece j - 1's tail, the
  * step a stream's resumed piece takes, or the tile's own loop for a kernel whose stream re-runs
  * its tiles (apo__catalog_edge_run, catalog_rounds.h), and the next piece is checked against
- * that. The check is what makes the cut exact, the warm-up only what makes it
- * pay.
+ * that. The check is what makes the cut exact, the warm-up only what makes it pay.
  */
 #ifndef APO_KERNELS_CATALOG_SPLIT_H
 #define APO_KERNELS_CATALOG_SPLIT_H

@@ -62,32 +62,29 @@ static inline double greater(double x, double y) { return x > y ? x : y; }
  * and a -0, which compare equal, may change places. Only the pair slopes (robust_line) can
  * hold both, and a median of them that is a zero of either sign is refused there; times,
  * sizes, votes and residuals hold no -0. */
+/* The rounds over w[0 .. width): inlined at each constant width of sort_few, so that they
+ * unroll and the values stay in registers. */
+static inline void transposition_rounds(double *w, size_t width) {
+#pragma GCC unroll 16
+    for (size_t round = 0; round < width; round++)
+#pragma GCC unroll 8
+        for (size_t i = round % 2; i + 1 < width; i += 2) {
+            const double a = w[i], b = w[i + 1];
+            w[i] = lesser(b, a);
+            w[i + 1] = greater(a, b);
+        }
+}
+
 static void sort_few(double *v, size_t n) {
     /* Padded to 8 or 16 with +infinity, which sorts after every finite value, so that the
-     * rounds are of a fixed size, unrolled, and the values stay in registers. */
+     * rounds are of a fixed size. */
     double w[APO_SORT_FEW];
-    const size_t width = n <= APO_SORT_FEW / 2 ? APO_SORT_FEW / 2 : APO_SORT_FEW;
     for (size_t i = 0; i < APO_SORT_FEW; i++)
         w[i] = i < n ? v[i] : INFINITY;
-    if (width == APO_SORT_FEW / 2) {
-#pragma GCC unroll 8
-        for (size_t round = 0; round < APO_SORT_FEW / 2; round++)
-#pragma GCC unroll 4
-            for (size_t i = round % 2; i + 1 < APO_SORT_FEW / 2; i += 2) {
-                const double a = w[i], b = w[i + 1];
-                w[i] = lesser(b, a);
-                w[i + 1] = greater(a, b);
-            }
-    } else {
-#pragma GCC unroll 16
-        for (size_t round = 0; round < APO_SORT_FEW; round++)
-#pragma GCC unroll 8
-            for (size_t i = round % 2; i + 1 < APO_SORT_FEW; i += 2) {
-                const double a = w[i], b = w[i + 1];
-                w[i] = lesser(b, a);
-                w[i + 1] = greater(a, b);
-            }
-    }
+    if (n <= APO_SORT_FEW / 2)
+        transposition_rounds(w, APO_SORT_FEW / 2);
+    else
+        transposition_rounds(w, APO_SORT_FEW);
     for (size_t i = 0; i < n; i++)
         v[i] = w[i];
 }
