@@ -52,16 +52,6 @@ static inline double greater(double x, double y) { return x > y ? x : y; }
 /* The most values sorted by odd-even transposition (sort_few). */
 #define APO_SORT_FEW 16
 
-/* Sorts v ascending (n <= APO_SORT_FEW) by odd-even transposition: as many rounds of
- * independent compare-exchanges as values, each a minimum and a maximum, so nothing branches
- * on the values. A learning call takes six medians of 8 to 10 values (two models' times,
- * sizes and cost votes), where the insertion sort's branches on times that differ call by
- * call were mispredicted: 18% of a small call's time on the Zen 3 VM
- * (docs/perf-log/2026-12-07-zen3-learning-medians.md). Every exchange keeps the two values
- * it compares, so the sorted values are the insertion sort's: the same medians, but that a +0
- * and a -0, which compare equal, may change places. Only the pair slopes (robust_line) can
- * hold both, and a median of them that is a zero of either sign is refused there; times,
- * sizes, votes and residuals hold no -0. */
 /* The rounds over w[0 .. width): inlined at each constant width of sort_few, so that they
  * unroll and the values stay in registers. */
 static inline void transposition_rounds(double *w, size_t width) {
@@ -75,6 +65,16 @@ static inline void transposition_rounds(double *w, size_t width) {
         }
 }
 
+/* Sorts v ascending (n <= APO_SORT_FEW) by odd-even transposition: as many rounds of
+ * independent compare-exchanges as values, each a minimum and a maximum, so nothing branches
+ * on the values. A learning call takes six medians of 8 to 10 values (two models' times,
+ * sizes and cost votes), where the insertion sort's branches on times that differ call by
+ * call were mispredicted: 18% of a small call's time on the Zen 3 VM
+ * (docs/perf-log/2026-12-07-zen3-learning-medians.md). Every exchange keeps the two values
+ * it compares, so the sorted values are the insertion sort's: the same medians, but that a +0
+ * and a -0, which compare equal, may change places. Only the pair slopes (robust_line) can
+ * hold both, and a median of them that is a zero of either sign is refused there; times,
+ * sizes, votes and residuals hold no -0. */
 static void sort_few(double *v, size_t n) {
     /* Padded to 8 or 16 with +infinity, which sorts after every finite value, so that the
      * rounds are of a fixed size. */
