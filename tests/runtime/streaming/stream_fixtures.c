@@ -399,13 +399,18 @@ unsigned char *stream_state_bytes(const apo_stream *s, size_t *len) {
     return buf;
 }
 
+size_t stream_far_step(size_t near) { return near / 24 > 97 ? near / 24 : 97; }
+
 void stream_assert_state(const apo_stream *s, const unsigned char *want, size_t want_len,
                          const char *what) {
     size_t len = 0;
     unsigned char *now = stream_state_bytes(s, &len);
-    size_t at = 0;
-    while (at < len && at < want_len && now[at] == want[at])
-        at++;
+    size_t at = len;
+    /* The first difference is looked for only where there is one (a byte loop over states of
+     * megabytes at every step was a tenth of stream_revise's time). */
+    if (len != want_len || memcmp(now, want, len) != 0)
+        for (at = 0; at < len && at < want_len && now[at] == want[at];)
+            at++;
     free(now);
     cr_assert(len == want_len && at == len,
               "%s: the saved state changed (%zu bytes, was %zu; first difference at byte %zu)",

@@ -176,6 +176,14 @@ apo_stream *stream_for(apo_runtime *rt, const stream_case *c);
  * test, naming the kernel, on error. */
 apo_stream *stream_created(apo_runtime *rt, const apo_stream_desc *d);
 
+/* The update size of the step tests (stream_revise, stream_peek_fork) where no tile boundary is
+ * near: 97 bars, or a 24th of the bars up to `near` where that is more. Each of their steps
+ * saves and compares whole states, which hold the tile's bars, so that steps of 97 bars cost
+ * the square of the tile (adxr's and stochrsi's tiles of some 20,000 bars: 2.7 and 1.7 s of
+ * stream_revise's sampled case, half of it); a bounded count of steps costs the tile once,
+ * and every step still updates (and revises) past KEEP's 40 bars. */
+size_t stream_far_step(size_t near);
+
 /* The stream's saved state (apo_stream_save), malloc'ed, its length in *len; fails the test
  * on error. */
 unsigned char *stream_state_bytes(const apo_stream *s, size_t *len);

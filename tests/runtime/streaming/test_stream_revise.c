@@ -121,9 +121,9 @@ static void update_then_revise(apo_stream *s, const stream_case *c, size_t t, si
 }
 
 /* The next update's size at bar t: single bars near the first tile boundary (where a revise
- * reaches back into the tile before), chunks elsewhere, and the rest at once past it; where no
- * boundary is near (a carried run's whole-row tile), sizes below, at and above KEEP in turn,
- * so that a carried run's kept bars both slide and are replaced whole. */
+ * reaches back into the tile before), chunks elsewhere (stream_far_step), and the rest at once past
+ * it; where no boundary is near (a carried run's whole-row tile), sizes below, at and above KEEP in
+ * turn, so that a carried run's kept bars both slide and are replaced whole. */
 static size_t step_at(const stream_case *c, size_t t) {
     if (c->tile >= c->cols) {
         static const size_t sizes[] = {1, 7, KEEP - 1, KEEP, KEEP + 1, 97};
@@ -131,7 +131,7 @@ static size_t step_at(const stream_case *c, size_t t) {
         return m < c->cols - t ? m : c->cols - t;
     }
     const size_t near = c->tile > 50 ? c->tile - 50 : 0;
-    size_t m = t >= near && t < c->tile + 50 ? 1 : t < near ? 97 : c->cols - t;
+    size_t m = t >= near && t < c->tile + 50 ? 1 : t < near ? stream_far_step(near) : c->cols - t;
     if (t < near && t + m > near)
         m = near - t;
     return m < c->cols - t ? m : c->cols - t;
