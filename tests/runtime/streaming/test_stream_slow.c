@@ -22,7 +22,8 @@
  * 700 bars, or to a 16th of the tile where that is more: a kernel whose stream runs its tile
  * again from the tile's origin at every update (stoch over KAMA and DEMA, kdj's body: tiles of
  * 343,616 bars) costs half a tile an update on average, and updates of at most 700 bars made
- * that one case 81 of the whole file's 135 CPU seconds (and of some 550 under ASan). */
+ * that one case 81 of the whole file's 135 CPU seconds (the file took some 550 s of an ASan
+ * stage). */
 static void check_all_plans(apo_runtime *rt, const stream_case *c, uint64_t seed) {
     static const stream_plan plans[] = {PLAN_ONE_CHUNK, PLAN_BAR_BY_BAR, PLAN_RANDOM};
     const size_t most = c->tile / 16 > 700 ? c->tile / 16 : 700;
