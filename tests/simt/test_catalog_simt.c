@@ -375,8 +375,8 @@ static size_t wrong_positions(double *const *ref, double *const *got, size_t row
  * ThreadSanitizer. The staged kernels (var, stddev and the linearreg family in blocks:
  * kernels/cuda/stage.h) exchange values within warps: on a host thread per CUDA thread every
  * exchange woke a block of threads, 10 to 21 CPU seconds a parameter list, 180 of the every-
- * kernel case's 206, almost all in the system's scheduler. Outside TSan the blocks' threads
- * are fibers in a random serial order (the simulated runtime's choice too), which switch at
+ * kernel case's 206, almost all in the system's scheduler. Outside the sanitizers the blocks'
+ * threads are fibers in a random serial order (the simulated runtime's choice too), which switch at
  * the same points in an order drawn from the seed, every interleaving of the phases between
  * barriers possible (78 CPU seconds for the file, from about 250). TSan, which does not follow
  * fibers, keeps a host thread per CUDA thread, at one kernel in eight (helpers.h), and so does

@@ -86,9 +86,10 @@ static const lanes_case cases[] = {
 };
 
 /* Whether the case is checked under the runtime's own choice of path alone (path 0,
- * test_each_host_path): an EMA's stoch, a stream that runs no lanes on any path and whose every
- * update runs kdj's body again from the tile's warm-up, costs the square of the tile (2.2 s a
- * path; every other case of a path together, 1.5 s), and what this file checks, the lanes,
+ * test_each_host_path): a stoch at a slowk_matype other than 0 (here an EMA's), a stream that
+ * runs no lanes on any path and whose every update runs kdj's body again from the tile's
+ * warm-up, costs the square of the tile (2.2 s a path; every other case of a path together,
+ * 1.5 s), and what this file checks, the lanes,
  * which differ by path, are not in its updates. */
 static int first_path_only(const lanes_case *lc) {
     for (size_t p = 0; p < lc->n_params; p++)
