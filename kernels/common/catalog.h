@@ -86,7 +86,8 @@ typedef struct apo__cat_io {
  * seed's sum and the average; kama: its carries at its last segment's start; adosc: the A/D line
  * and its two averages; plus_di, minus_di and adx: the bars and DX seen, the three
  * smoothed sums and ADX; mom, roc, trange: the position alone; stoch and stochf: the last fastk
- * and slowk values their next means read, while they fit (stoch_stream.h); the
+ * and slowk values their next means read, while they fit (stoch_stream.h), or at another matype
+ * kdj's; kdj: its two averages where both are recurrences (kdj_stream.h); the
  * sliding windows, sma, wma, max, min, willr, aroon, cci, var, stddev, zscore, linearreg,
  * linearreg_slope, mvwap and mfi: the last gap, whether the running sums or extremes'
  * indices are the last window's, and those sums or indices). Such a body is a start (the tile's

@@ -805,7 +805,7 @@
     X(SMI, smi, oscillators, APO_CAT_HLC, (2, "smi", "smisignal"), APO_CAT_SMI_PARAMS,             \
       APO_CAT_SMI_LOOKBACK, SMI, NONE, 0, APO_CAT_SMI_RULE)                                        \
     X(KDJ, kdj, oscillators, APO_CAT_HLC, (3, "k", "d", "j"), APO_CAT_KDJ_PARAMS,                  \
-      APO_CAT_KDJ_LOOKBACK, KDJ, NONE, 0, APO_CAT_KDJ_RULE)                                        \
+      APO_CAT_KDJ_LOOKBACK, KDJ, RUN, 0, APO_CAT_KDJ_RULE)                                         \
     X(VWAP, vwap, volume, APO_CAT_HLCV, (1, "vwap"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,          \
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_INTEL, APO_CAT_WHOLE_ROW_RULE)
 

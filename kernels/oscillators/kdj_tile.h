@@ -40,7 +40,7 @@
  * has a NaN fastk, which moves no recurrence nor DEMA, TEMA, T3 or ZLEMA stage (the EMA
  * family's rule), which an SMA's, WMA's, TRIMA's or HMA's window holds for its period (the
  * windows' rule, ma_series.h) and after which KAMA restarts; it gives NaN in all three outputs.
- * Stream: NONE (a piece re-runs its tile).
+ * Stream: RUN, the two averages carried where both are recurrences (kdj_stream.h).
  */
 #ifndef APO_KERNELS_KDJ_TILE_H
 #define APO_KERNELS_KDJ_TILE_H
@@ -256,6 +256,48 @@ static inline APO_HD void apo__kdj_tile_pieces(const apo__cat_io *io, size_t beg
     }
 }
 
+/* 1 when both averages are recurrences over the value at hand (kdj's p[2] at period p[1], p[4]
+ * at p[3]): the body is then one loop whose state is the two averages (apo__kdj_recurrences). */
+static inline APO_HD int apo__kdj_both_recurrences(const double *p) {
+    return apo__kdj_recurrence((int)p[2], (size_t)p[1]) &&
+           apo__kdj_recurrence((int)p[4], (size_t)p[3]);
+}
+
+/* The loop of both recurrences over the bars [from, end), `from` at or after the first fastk
+ * (w0 + fk - 1), the averages k and d standing where the bars before `from` left them; outputs
+ * at the bars from `begin` on. fastk is taken a block at a time by stoch's apo__fastk_block (the
+ * bits of apo__fastk_at; a clean block's windows side by side on the CPU), where a scan of fk
+ * bars a bar, with its finiteness tests, had cost twice the averages' chain. A tile is this loop
+ * from its first fastk with empty averages; a stream's update is the same loop from where the
+ * last one stopped (kdj_stream.h), so the same operations. */
+static inline APO_HD void apo__kdj_recurrences(const apo__cat_io *io, size_t begin, size_t from,
+                                               size_t end, apo__kdj_ma *k, apo__kdj_ma *d) {
+    if (from >= end) /* the run would read past end */
+        return;
+    const size_t fk = (size_t)io->p[0];
+    apo__fastk_run run = apo__fastk_run_from(io, from, fk);
+    double fastk[APO_STOCH_BLOCK];
+    for (size_t t0 = from; t0 < end; t0 += APO_STOCH_BLOCK) {
+        const size_t t1 = end - t0 < APO_STOCH_BLOCK ? end : t0 + APO_STOCH_BLOCK;
+        apo__fastk_block(io, &run, t0, t1, fk, fastk);
+        for (size_t t = t0; t < t1; t++) {
+            double ko = NAN, dout = NAN, jo = NAN;
+            if (isfinite(fastk[t - t0]) && apo__kdj_ma_take(k, fastk[t - t0]) &&
+                apo__kdj_ma_take(d, k->a)) {
+                ko = k->a;
+                dout = d->a;
+                jo = 3.0 * ko - 2.0 * dout;
+            }
+            if (t >= begin) {
+                io->out[0][t] = ko;
+                io->out[1][t] = dout;
+                if (io->out[2] != NULL)
+                    io->out[2][t] = apo__canonical_nan(jo);
+            }
+        }
+    }
+}
+
 static inline APO_HD void apo__kdj_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const size_t fk = (size_t)io->p[0], pk = (size_t)io->p[1], pd = (size_t)io->p[3];
     const int kind_k = (int)io->p[2], kind_d = (int)io->p[4];
@@ -268,39 +310,12 @@ static inline APO_HD void apo__kdj_tile(const apo__cat_io *io, size_t begin, siz
     }
     if (!takes)
         return;
-    if (!apo__kdj_recurrence(kind_k, pk) || !apo__kdj_recurrence(kind_d, pd)) {
+    if (!apo__kdj_both_recurrences(io->p)) {
         apo__kdj_tile_pieces(io, begin, end, w0 + fk - 1);
         return;
     }
-    /* Both recurrences: one loop over the bars, fastk taken a block at a time by stoch's
-     * apo__fastk_block (the bits of apo__fastk_at; a clean block's windows side by side on the
-     * CPU), where a scan of fk bars a bar, with its finiteness tests, had cost twice the
-     * averages' chain. */
     apo__kdj_ma k = apo__kdj_ma_make(kind_k, pk), d = apo__kdj_ma_make(kind_d, pd);
-    const size_t first = w0 + fk - 1;
-    if (first >= end) /* no bar of the tile has its window: the run would read past end */
-        return;
-    apo__fastk_run run = apo__fastk_run_from(io, first, fk);
-    double fastk[APO_STOCH_BLOCK];
-    for (size_t t0 = first; t0 < end; t0 += APO_STOCH_BLOCK) {
-        const size_t t1 = end - t0 < APO_STOCH_BLOCK ? end : t0 + APO_STOCH_BLOCK;
-        apo__fastk_block(io, &run, t0, t1, fk, fastk);
-        for (size_t t = t0; t < t1; t++) {
-            double ko = NAN, dout = NAN, jo = NAN;
-            if (isfinite(fastk[t - t0]) && apo__kdj_ma_take(&k, fastk[t - t0]) &&
-                apo__kdj_ma_take(&d, k.a)) {
-                ko = k.a;
-                dout = d.a;
-                jo = 3.0 * ko - 2.0 * dout;
-            }
-            if (t >= begin) {
-                io->out[0][t] = ko;
-                io->out[1][t] = dout;
-                if (io->out[2] != NULL)
-                    io->out[2][t] = apo__canonical_nan(jo);
-            }
-        }
-    }
+    apo__kdj_recurrences(io, begin, w0 + fk - 1, end, &k, &d);
 }
 
 #endif /* APO_KERNELS_KDJ_TILE_H */

@@ -19,6 +19,7 @@
 #include "eri_tile.h"
 #include "fractal_tile.h"
 #include "imi_tile.h"
+#include "kdj_stream.h"
 #include "kdj_tile.h"
 #include "macdext_tile.h"
 #include "macdfix_tile.h"

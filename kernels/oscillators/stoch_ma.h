@@ -13,14 +13,17 @@
  * kdj's body re-runs each tile of the grid from its own warm-up, so a call over several tiles
  * (the rows' JOIN, which matype 0's windows allow) is cut at the grid here, each tile run alone.
  * A stream (the rows' RUN) carries the SMA's last values at matype 0 (stoch_stream.h); at another
- * kind an update runs kdj's body over its new positions from the tile's own warm-up, the bars a
- * stream keeps (the tile's start less the halo), so the operations are the batch tile's: the cost
- * of a NONE kernel's update, the tile's bars again.
+ * kind kdj's run (kdj_stream.h): the two averages carried where both are recurrences (EMA,
+ * Wilder's, none), so an update costs its new bars; at ma_series.h's kinds kdj's body over the
+ * new positions from the tile's own warm-up, the bars a stream keeps (the tile's start less the
+ * halo), so the operations are the batch tile's: the cost of a NONE kernel's update, the tile's
+ * bars again.
  */
 #ifndef APO_KERNELS_STOCH_MA_H
 #define APO_KERNELS_STOCH_MA_H
 
 #include "catalog.h"
+#include "kdj_stream.h"
 #include "kdj_tile.h"
 #include "run_entries.h"
 #include "stoch_stream.h"
@@ -52,13 +55,22 @@ static inline APO_HD void apo__stochf_as_kdj(const double *p, double kdj[APO_CAT
     kdj[4] = p[2];
 }
 
+/* The call's io with kdj's parameters for stoch's (stochf's where `stochf`) at a matype other
+ * than 0, and no j. */
+static inline APO_HD apo__cat_io apo__stoch_kdj_io(const apo__cat_io *io, int stochf) {
+    apo__cat_io kdj = *io;
+    if (stochf)
+        apo__stochf_as_kdj(io->p, kdj.p);
+    kdj.out[2] = NULL;
+    return kdj;
+}
+
 static inline APO_HD void apo__stoch_tile(const apo__cat_io *io, size_t begin, size_t end) {
     if (apo__stoch_is_sma(io->p)) {
         apo__stoch_sma_tile(io, begin, end);
         return;
     }
-    apo__cat_io kdj = *io; /* stoch's parameters are kdj's, in kdj's order */
-    kdj.out[2] = NULL;
+    const apo__cat_io kdj = apo__stoch_kdj_io(io, 0); /* stoch's parameters are kdj's */
     apo__stoch_kdj_tiles(&kdj, begin, end);
 }
 
@@ -67,34 +79,33 @@ static inline APO_HD void apo__stochf_tile(const apo__cat_io *io, size_t begin, 
         apo__stochf_sma_tile(io, begin, end);
         return;
     }
-    apo__cat_io kdj = *io;
-    apo__stochf_as_kdj(io->p, kdj.p);
-    kdj.out[2] = NULL;
+    const apo__cat_io kdj = apo__stoch_kdj_io(io, 1);
     apo__stoch_kdj_tiles(&kdj, begin, end);
 }
 
-/* A stream's run of the tile starting at `begin` to `end` at a matype other than 0: stoch's body
- * (stochf's where `stochf`) over the new positions [r->t, end), its warm-up the tile's own, begin
- * less the halo, so the same operations as the batch tile from there; a call of one tile (no
- * cut). */
+/* A stream's start and run of the tile at `begin` at a matype other than 0: kdj's
+ * (kdj_stream.h), carried where both averages are recurrences. */
+static inline APO_HD void apo__stoch_kdj_begin(const apo__cat_io *io, size_t begin, apo__cat_run *r,
+                                               int stochf) {
+    const apo__cat_io kdj = apo__stoch_kdj_io(io, stochf);
+    apo__kdj_stream_begin(&kdj, begin, r);
+}
 static inline APO_HD void apo__stoch_kdj_run(const apo__cat_io *io, size_t begin, size_t end,
                                              apo__cat_run *r, int stochf) {
-    apo__cat_io from_tile = *io;
-    from_tile.h = io->h + (r->t - begin);
-    from_tile.tile = 0;
-    if (stochf)
-        apo__stochf_tile(&from_tile, r->t, end);
-    else
-        apo__stoch_tile(&from_tile, r->t, end);
-    r->t = end;
+    const apo__cat_io kdj = apo__stoch_kdj_io(io, stochf);
+    apo__kdj_stream_go(&kdj, begin, end, r);
 }
 
-/* The stream's entries (the tiles are apo__stoch_tile and apo__stochf_tile above): a start at
- * the tile's first bar carries nothing. */
-APO_CAT_STREAM_ENTRIES(stoch, ((void)io, apo__cat_run_from(r, begin)),
+/* The stream's entries (the tiles are apo__stoch_tile and apo__stochf_tile above): at matype 0
+ * a start at the tile's first bar carries nothing (stoch_stream.h). */
+APO_CAT_STREAM_ENTRIES(stoch,
+                       apo__stoch_is_sma(io->p) ? apo__cat_run_from(r, begin)
+                                                : apo__stoch_kdj_begin(io, begin, r, 0),
                        apo__stoch_is_sma(io->p) ? apo__stoch_run(io, end, r)
                                                 : apo__stoch_kdj_run(io, begin, end, r, 0))
-APO_CAT_STREAM_ENTRIES(stochf, ((void)io, apo__cat_run_from(r, begin)),
+APO_CAT_STREAM_ENTRIES(stochf,
+                       apo__stochf_is_sma(io->p) ? apo__cat_run_from(r, begin)
+                                                 : apo__stoch_kdj_begin(io, begin, r, 1),
                        apo__stochf_is_sma(io->p) ? apo__stochf_run(io, end, r)
                                                  : apo__stoch_kdj_run(io, begin, end, r, 1))
 

@@ -14,7 +14,6 @@
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "helpers.h"
 #include "stream_fixtures.h"
@@ -42,7 +41,7 @@ static const lanes_case cases[] = {
      3},
     /* Past the bound: the carried values do not fit, every piece runs alone. */
     {"stoch", "slowk 5, slowd 4", {{"slowk_period", 5}, {"slowd_period", 4}}, 2},
-    /* An EMA's stoch (kdj's body) runs alone. */
+    /* An EMA's stoch (kdj's body, its averages carried: kdj_stream.h) runs alone. */
     {"stoch", "matype 1", {{"slowk_matype", 1}, {"slowd_matype", 1}}, 2},
     /* Wilder's averages: the seed's bars alone, the steps in lanes. */
     {"rsi", "defaults (14)", {{NULL, 0}}, 0},
@@ -85,19 +84,6 @@ static const lanes_case cases[] = {
     {"bollinger", "period 5, nbdev 0", {{"period", 5}, {"nbdev_up", 0}, {"nbdev_dn", 0}}, 3},
 };
 
-/* Whether the case is checked under the runtime's own choice of path alone (path 0,
- * test_each_host_path): a stoch at a slowk_matype other than 0 (here an EMA's), a stream that
- * runs no lanes on any path and whose every update runs kdj's body again from the tile's
- * warm-up, costs the square of the tile (2.2 s a path; every other case of a path together,
- * 1.5 s), and what this file checks, the lanes,
- * which differ by path, are not in its updates. */
-static int first_path_only(const lanes_case *lc) {
-    for (size_t p = 0; p < lc->n_params; p++)
-        if (strcmp(lc->params[p].name, "slowk_matype") == 0 && lc->params[p].value != 0)
-            return 1;
-    return 0;
-}
-
 /* Each case over a tile and 300 bars, cut two ways, on the runtime rt (under host
  * path `path`, test_each_host_path). */
 static void check_cases(apo_runtime *rt, size_t path, void *arg) {
@@ -105,8 +91,6 @@ static void check_cases(apo_runtime *rt, size_t path, void *arg) {
     const uint64_t seed = 71 + path;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const lanes_case *lc = &cases[k];
-        if (path > 0 && first_path_only(lc))
-            continue;
         const size_t tile =
             stream_probe_tile(rt, lc->kernel, lc->params, lc->n_params, ROWS, seed, NULL);
         stream_case c;

@@ -89,19 +89,28 @@ Test(stream, every_per_bar_kernel_at_other_parameters_equals_batch, .timeout = 6
     stream_check_each_per_bar_kernel("cpu", check_at_other_parameters, 40, "parameter sets");
 }
 
-/* stoch and stochf at matypes other than 0 take kdj's body, whose stream update runs the new
- * positions from the tile's own warm-up (kernels/oscillators/stoch_ma.h): EMA with TRIMA, WMA
- * with T3, KAMA with DEMA; stochf's HMA-free kinds TEMA and T3. */
+/* stoch and stochf at matypes other than 0 take kdj's body (kernels/oscillators/stoch_ma.h),
+ * whose stream carries its two averages where both are recurrences (EMA, Wilder's, none:
+ * kdj_stream.h) and otherwise runs the new positions from the tile's own warm-up: EMA with
+ * TRIMA, WMA with T3, KAMA with DEMA, and EMA with EMA, carried; stochf's HMA-free kinds
+ * TEMA and T3, and a carried EMA; kdj (its defaults, Wilder's twice, are in the tests above) at
+ * EMA with none and none with EMA, carried both. */
 Test(stream, stochastics_of_other_kinds_equal_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     const apo_param stoch[][2] = {{{"slowk_matype", 1}, {"slowd_matype", 5}},
                                   {{"slowk_matype", 2}, {"slowd_matype", 8}},
-                                  {{"slowk_matype", 6}, {"slowd_matype", 3}}};
-    const apo_param stochf[][1] = {{{"fastd_matype", 4}}, {{"fastd_matype", 8}}};
+                                  {{"slowk_matype", 6}, {"slowd_matype", 3}},
+                                  {{"slowk_matype", 1}, {"slowd_matype", 1}}};
+    const apo_param stochf[][1] = {
+        {{"fastd_matype", 4}}, {{"fastd_matype", 8}}, {{"fastd_matype", 1}}};
+    const apo_param kdj[][2] = {{{"slowk_matype", 1}, {"slowd_matype", 10}},
+                                {{"slowk_matype", 10}, {"slowd_matype", 1}}};
     for (size_t i = 0; i < sizeof stoch / sizeof stoch[0]; i++)
         cr_assert(check_kernel(rt, "stoch", stoch[i], 2, 61 + i), "stoch set %zu", i);
     for (size_t i = 0; i < sizeof stochf / sizeof stochf[0]; i++)
         cr_assert(check_kernel(rt, "stochf", stochf[i], 1, 71 + i), "stochf set %zu", i);
+    for (size_t i = 0; i < sizeof kdj / sizeof kdj[0]; i++)
+        cr_assert(check_kernel(rt, "kdj", kdj[i], 2, 81 + i), "kdj set %zu", i);
     apo_runtime_destroy(rt);
 }
 
