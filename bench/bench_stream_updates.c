@@ -5,7 +5,8 @@
  * should cost its new bar wherever it falls; the first bar of a tile starts the tile's state afresh
  * (the recurrences have taken its warm-up ahead). The bench times updates from the first bar of a
  * tile, from its middle and up to its end, for bollinger(20), macd(12,26,9), rsi(14),
- * stoch(5,3,3), mfi(14), obv, correl(30) and beta(5) (their high, low, open and volume
+ * stoch(5,3,3), kdj at its defaults, mfi(14), obv, correl(30) and beta(5) (their high, low,
+ * open and volume
  * by bench_fill_bars; correl's and beta's second series is that high),
  * then, for the first three, one large update against the batch over the same bars.
  *
@@ -299,7 +300,7 @@ static const bench_option option_rows[] = {
     OPT("--reps", "N", DOUBLE, 1, 1000, reps, "updates of each row, their median (default 21)"),
     OPT("--kernel", "NAME", TEXT, 0, 0, kernel,
         "that kernel's per-bar rows alone, no chunk rows: bollinger,\n"
-        "macd, rsi, stoch, mfi, obv, correl or beta (default: all)"),
+        "macd, rsi, stoch, kdj, mfi, obv, correl or beta (default: all)"),
 };
 
 #undef OPT
@@ -345,6 +346,8 @@ int main(int argc, char **argv) {
          {{"fastk_period", 5}, {"slowk_period", 3}, {"slowd_period", 3}},
          3,
          2},
+        /* kdj's two averages, Wilder's at its defaults, carried (kdj_stream.h). */
+        {"kdj(9, 3, 13, 3, 13)", "kdj", {{NULL, 0}}, 0, 3},
         {"mfi(14)", "mfi", {{"timeperiod", 14}}, 1, 1},
         {"obv", "obv", {{NULL, 0}}, 0, 1},
         /* The pair windows, whose state (five double-double sums) is their own. */

@@ -154,6 +154,12 @@ static inline APO_HD size_t apo__cat_nan_lead(double *out, size_t begin, size_t 
     return t;
 }
 
+/* TA-Lib's typical price of bar t, (high + low + close) / 3 in that order (in[0], in[1], in[2]):
+ * cci's, mfi's, vwap's and the money flow's (volume/flow.h). */
+static inline APO_HD double apo__typical(const apo__cat_io *io, size_t t) {
+    return (io->in[0][t] + io->in[1][t] + io->in[2][t]) / 3.0;
+}
+
 /* The doubles from p to the next 64-byte line (0 when p starts one; at most 7): the outputs a
  * vector loop takes one by one before its own, so that none of its stores straddles two lines
  * (elementwise.h, mom_tile.h, trange_tile.h). Where the split falls changes no bit. */

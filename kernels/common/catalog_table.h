@@ -172,7 +172,8 @@
  * WILDER: a Wilder recurrence, whose tiles of a row run as rounds of vector lanes, tiles of
  * five warm-ups, and a lone tile may be cut (dispatch/catalog_split.h).
  * AHEAD: a recurrence whose start reads nothing, so a stream takes the next tile's run ahead
- * while the last bars of a tile arrive (apo__cpu_catalog_resume).
+ * while the last bars of a tile arrive (apo__cpu_catalog_resume). kdj at its recurrence kinds;
+ * at the others its run starts at its tile's first bar and runs nothing ahead (kdj_stream.h).
  * AVX2_ZEN4: measured slower on 8 halved lanes than on avx2's 4 on a Zen 4 EPYC, at 1e4 or
  * 1e6 bars, by more than it gained at the other size, in both of the two measurements
  * (docs/perf-log/2026-11-24-catalog-round-4.md, "Eight halved lanes or four"); min and mfi
@@ -805,7 +806,7 @@
     X(SMI, smi, oscillators, APO_CAT_HLC, (2, "smi", "smisignal"), APO_CAT_SMI_PARAMS,             \
       APO_CAT_SMI_LOOKBACK, SMI, NONE, 0, APO_CAT_SMI_RULE)                                        \
     X(KDJ, kdj, oscillators, APO_CAT_HLC, (3, "k", "d", "j"), APO_CAT_KDJ_PARAMS,                  \
-      APO_CAT_KDJ_LOOKBACK, KDJ, RUN, 0, APO_CAT_KDJ_RULE)                                         \
+      APO_CAT_KDJ_LOOKBACK, KDJ, RUN, APO_CAT_T_AHEAD, APO_CAT_KDJ_RULE)                           \
     X(VWAP, vwap, volume, APO_CAT_HLCV, (1, "vwap"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,          \
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_INTEL, APO_CAT_WHOLE_ROW_RULE)
 

@@ -58,7 +58,7 @@ static APO_CAT_SPECIALISED void apo__cci_run_lanes(const apo__cat_io *io, const 
             continue;
         }
         for (size_t q = 0; q <= p; q++)
-            tp[q][m] = apo__typical_price(&io[k], at - p + q);
+            tp[q][m] = apo__typical(&io[k], at - p + q);
         lane_run[m] = r;
         lane_out[m] = io[k].out[0] + at;
         t[m++] = at;

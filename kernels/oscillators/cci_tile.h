@@ -32,10 +32,6 @@
 #define APO_CCI_BLOCK_MAX 512
 #endif
 
-static inline APO_HD double apo__typical_price(const apo__cat_io *io, size_t i) {
-    return (io->in[0][i] + io->in[1][i] + io->in[2][i]) / 3.0;
-}
-
 /* The clean windows t .. e - 1 of apo__cci_run, a block (window_sum.h) whose window before t
  * was clean and slid into s, for p <= APO_CCI_BLOCK_MAX: returns s slid over it; the same
  * operations as the loop's, sample by sample, so the same bits. The typical prices of the block's
@@ -48,11 +44,11 @@ static inline APO_HD apo__dd apo__cci_block(const apo__cat_io *io, size_t t, siz
     const double pd = (double)p;
     double tp[APO_DD_FOLD + APO_CCI_BLOCK_MAX];
     for (size_t i = 0; i < n + p - 1; i++)
-        tp[i] = apo__typical_price(io, first + i);
+        tp[i] = apo__typical(io, first + i);
     /* Window k (ending at t + k) holds tp[k .. k + p); the sample leaving it is tp[k - 1],
      * before the block for k = 0. */
     apo__dd_block b;
-    apo__dd_block_step(&b, 0, tp[p - 1], apo__typical_price(io, t - p));
+    apo__dd_block_step(&b, 0, tp[p - 1], apo__typical(io, t - p));
     for (size_t k = 1; k < n; k++)
         apo__dd_block_step(&b, k, tp[k + p - 1], tp[k - 1]);
     s = apo__dd_block_slide(s, &b, t, n, 0);
@@ -108,19 +104,19 @@ static inline APO_HD void apo__cci_run(const apo__cat_io *io, size_t end, apo__c
         }
         if (!apo__window_step(apo__all_finite_at(io->in, 3, t), out, t, p, &bad, &valid))
             continue;
-        const double tp = apo__typical_price(io, t);
+        const double tp = apo__typical(io, t);
         if (!valid) {
             s = apo__dd_make(0.0, 0.0);
             for (size_t i = t + 1 - p; i <= t; i++)
-                s = apo__dd_gather(s, apo__typical_price(io, i), i);
+                s = apo__dd_gather(s, apo__typical(io, i), i);
             valid = 1;
         } else {
-            s = apo__dd_slide(s, tp, apo__typical_price(io, t - p), t);
+            s = apo__dd_slide(s, tp, apo__typical(io, t - p), t);
         }
         const double m = apo__dd_div_d(apo__dd_settle(s), pd).hi;
         apo__dd dev = apo__dd_make(0.0, 0.0);
         for (size_t i = t + 1 - p; i <= t; i++)
-            dev = apo__dd_gather(dev, fabs(apo__typical_price(io, i) - m), i);
+            dev = apo__dd_gather(dev, fabs(apo__typical(io, i) - m), i);
         const double md = apo__dd_div_d(apo__dd_settle(dev), pd).hi;
         const double d = tp - m;
         out[t] = d != 0.0 && md != 0.0 ? apo__canonical_nan(d / (0.015 * md)) : 0.0;

@@ -10,11 +10,15 @@
  * update runs that loop, apo__kdj_recurrences, over its new bars only: the tile is the same loop
  * from its first fastk with empty averages, so the operations and the bits are the tile's. The
  * start stands at the tile's warm-up origin w0 = max(0, begin - h) with empty averages
- * (apo__cat_run_from's zeros), so a tile's first piece runs its warm-up, h bars, once; before
- * 2026-12-07 every update ran kdj's body from there (5,488 bars a one-bar update at kdj's
- * defaults, 4,096 for stoch at EMA). At the other kinds (ma_series.h's windows, which the body
+ * (apo__cat_run_from's zeros) and reads nothing, so kdj takes the next tile's run ahead while
+ * the last h bars of a tile arrive (its row's AHEAD, apo__cpu_catalog_resume) and the tile's
+ * first bar does not run the warm-up; before 2026-12-07 every update ran kdj's body from there
+ * (5,488 bars a one-bar update at kdj's defaults, 4,096 for stoch at EMA). stoch's and stochf's
+ * rows have no AHEAD (their SMA's run writes every bar it passes), so their tile's first piece
+ * runs the warm-up, h bars, once. At the other kinds (ma_series.h's windows, which the body
  * keeps in pieces of its own) an update still runs the body over its new positions from the
- * tile's warm-up, the cost of a NONE kernel's update (apo__kdj_from_tile).
+ * tile's warm-up, the cost of a NONE kernel's update (apo__kdj_from_tile); there the start stands
+ * at the tile's first bar, so a run ahead, which stops before it, does nothing.
  */
 #ifndef APO_KERNELS_KDJ_STREAM_H
 #define APO_KERNELS_KDJ_STREAM_H

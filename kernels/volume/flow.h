@@ -1,6 +1,6 @@
 /*
- * flow.h: the typical price, the money flow, the volume term and the accumulation/distribution
- * step of a bar, shared by the volume family's bodies.
+ * flow.h: the money flow, the volume term and the accumulation/distribution step of a bar,
+ * shared by the volume family's bodies.
  */
 #ifndef APO_KERNELS_FLOW_H
 #define APO_KERNELS_FLOW_H
@@ -9,13 +9,8 @@
 #include "dd.h"
 #include "tile_vec.h"
 
-/* TA-Lib's typical price (high + low + close) / 3, in that order. */
-static inline APO_HD double apo__typical(const apo__cat_io *io, size_t t) {
-    return (io->in[0][t] + io->in[1][t] + io->in[2][t]) / 3.0;
-}
-
 /* The money flow tp * volume of bar t, exact as a double-double, tp its typical price
- * (apo__typical) where the caller already has it. */
+ * (apo__typical, catalog.h) where the caller already has it. */
 static APO_HD_STEP APO_HD apo__dd apo__money_flow_of(const apo__cat_io *io, size_t t, double tp) {
     return apo__two_prod(tp, io->in[3][t]);
 }

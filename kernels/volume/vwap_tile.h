@@ -3,7 +3,7 @@
  * Inputs high, low, close, volume; one output; the lookback is 0. (The moving VWAP over a window
  * of bars, the catalog's kernel of this name before TA-Lib had one, is mvwap: mvwap_tile.h.)
  *
- * Definition (TA-Lib's): tp = (high + low + close) / 3 (flow.h's apo__typical); the sums of
+ * Definition (TA-Lib's): tp = (high + low + close) / 3 (catalog.h's apo__typical); the sums of
  * tp * volume and of the volume start at 0 before the first bar and add each bar in index
  * order in plain double, the product rounded before its addition; vwap[t] is the first sum over
  * the second after bar t. Every operation is TA-Lib's, in its order, so every output of a clean
