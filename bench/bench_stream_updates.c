@@ -6,8 +6,7 @@
  * (the recurrences have taken its warm-up ahead). The bench times updates from the first bar of a
  * tile, from its middle and up to its end, for bollinger(20), macd(12,26,9), rsi(14),
  * stoch(5,3,3), kdj at its defaults, mfi(14), obv, correl(30) and beta(5) (their high, low,
- * open and volume
- * by bench_fill_bars; correl's and beta's second series is that high),
+ * open and volume by bench_fill_bars; correl's and beta's second series is that high),
  * then, for the first three, one large update against the batch over the same bars.
  *
  *   apo-bench-stream-updates [--series N] [--reps N] [--kernel NAME]
