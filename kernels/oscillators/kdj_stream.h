@@ -27,11 +27,6 @@
 #include "kdj_tile.h"
 #include "run_entries.h"
 
-/* The warm-up origin of the tile at `begin`. */
-static inline APO_HD size_t apo__kdj_origin(const apo__cat_io *io, size_t begin) {
-    return begin > io->h ? begin - io->h : 0;
-}
-
 /* A stream's start of the tile at `begin`, kdj's parameters in io->p: at the warm-up origin
  * where the run is carried, at `begin` where each update runs the tile's body again. */
 static inline APO_HD void apo__kdj_stream_begin(const apo__cat_io *io, size_t begin,
@@ -60,15 +55,13 @@ static inline APO_HD void apo__kdj_stream_go(const apo__cat_io *io, size_t begin
         apo__kdj_from_tile(io, begin, end, r);
         return;
     }
-    /* The tile's NaN lead: its bars before the first fastk. */
+    /* The tile's NaN lead, its bars before the first fastk, where the piece reaches it. */
     const size_t first = apo__kdj_origin(io, begin) + (size_t)io->p[0] - 1;
     size_t t = r->t;
-    for (; t < end && t < first; t++) {
-        if (t < begin)
-            continue;
-        io->out[0][t] = io->out[1][t] = NAN;
-        if (io->out[2] != NULL)
-            io->out[2][t] = NAN;
+    if (t < first) {
+        const size_t lead_end = first < end ? first : end;
+        apo__kdj_nan(io, t > begin ? t : begin, lead_end);
+        t = lead_end;
     }
     apo__kdj_ma k = apo__kdj_ma_make((int)io->p[2], (size_t)io->p[1]);
     apo__kdj_ma d = apo__kdj_ma_make((int)io->p[4], (size_t)io->p[3]);

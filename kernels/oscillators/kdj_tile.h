@@ -298,24 +298,36 @@ static inline APO_HD void apo__kdj_recurrences(const apo__cat_io *io, size_t beg
     }
 }
 
-static inline APO_HD void apo__kdj_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    const size_t fk = (size_t)io->p[0], pk = (size_t)io->p[1], pd = (size_t)io->p[3];
-    const int kind_k = (int)io->p[2], kind_d = (int)io->p[4];
-    const int takes = apo__kdj_takes(kind_k, pk) && apo__kdj_takes(kind_d, pd);
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
-    for (size_t t = begin; t < end && (t < w0 + fk - 1 || !takes); t++) {
+/* The warm-up origin of the tile at `begin`, w0 = max(0, begin - h). */
+static inline APO_HD size_t apo__kdj_origin(const apo__cat_io *io, size_t begin) {
+    return begin > io->h ? begin - io->h : 0;
+}
+
+/* NaN at the bars [t0, t1) of every output (no j where io->out[2] is NULL): the tile's lead,
+ * before its first fastk, and a stream's share of it (kdj_stream.h). */
+static inline APO_HD void apo__kdj_nan(const apo__cat_io *io, size_t t0, size_t t1) {
+    for (size_t t = t0; t < t1; t++) {
         io->out[0][t] = io->out[1][t] = NAN;
         if (io->out[2] != NULL)
             io->out[2][t] = NAN;
     }
-    if (!takes)
+}
+
+static inline APO_HD void apo__kdj_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const size_t fk = (size_t)io->p[0], pk = (size_t)io->p[1], pd = (size_t)io->p[3];
+    const int kind_k = (int)io->p[2], kind_d = (int)io->p[4];
+    const size_t first = apo__kdj_origin(io, begin) + fk - 1;
+    if (!apo__kdj_takes(kind_k, pk) || !apo__kdj_takes(kind_d, pd)) {
+        apo__kdj_nan(io, begin, end);
         return;
+    }
+    apo__kdj_nan(io, begin, first < end ? first : end);
     if (!apo__kdj_both_recurrences(io->p)) {
-        apo__kdj_tile_pieces(io, begin, end, w0 + fk - 1);
+        apo__kdj_tile_pieces(io, begin, end, first);
         return;
     }
     apo__kdj_ma k = apo__kdj_ma_make(kind_k, pk), d = apo__kdj_ma_make(kind_d, pd);
-    apo__kdj_recurrences(io, begin, w0 + fk - 1, end, &k, &d);
+    apo__kdj_recurrences(io, begin, first, end, &k, &d);
 }
 
 #endif /* APO_KERNELS_KDJ_TILE_H */
