@@ -5,9 +5,10 @@
  * should cost its new bar wherever it falls; the first bar of a tile starts the tile's state afresh
  * (the recurrences have taken its warm-up ahead). The bench times updates from the first bar of a
  * tile, from its middle and up to its end, for bollinger(20), macd(12,26,9), rsi(14),
- * stoch(5,3,3), kdj at its defaults, mfi(14), obv, correl(30) and beta(5) (their high, low,
- * open and volume by bench_fill_bars; correl's and beta's second series is that high),
- * then, for the first three, one large update against the batch over the same bars.
+ * stoch(5,3,3), kdj at its defaults, ppo(12,26) at two EMAs, zlema(30), mfi(14), obv,
+ * correl(30) and beta(5) (their high, low, open and volume by bench_fill_bars; correl's and
+ * beta's second series is that high), then, for the first three, one large update against the
+ * batch over the same bars.
  *
  *   apo-bench-stream-updates [--series N] [--reps N] [--kernel NAME]
  *
@@ -299,7 +300,8 @@ static const bench_option option_rows[] = {
     OPT("--reps", "N", DOUBLE, 1, 1000, reps, "updates of each row, their median (default 21)"),
     OPT("--kernel", "NAME", TEXT, 0, 0, kernel,
         "that kernel's per-bar rows alone, no chunk rows: bollinger,\n"
-        "macd, rsi, stoch, kdj, mfi, obv, correl or beta (default: all)"),
+        "macd, rsi, stoch, kdj, ppo, zlema, mfi, obv, correl or beta\n"
+        "(default: all)"),
 };
 
 #undef OPT
@@ -347,6 +349,11 @@ int main(int argc, char **argv) {
          2},
         /* kdj's two averages, Wilder's at its defaults, carried (kdj_stream.h). */
         {"kdj(9, 3, 13, 3, 13)", "kdj", {{NULL, 0}}, 0, 3},
+        /* Recurrences whose updates re-ran their tile from its warm-up until 2026-12-07: ppo's
+         * two EMAs (its default matype) and zlema's, carried since (apo_stream.h,
+         * zlema_tile.h). */
+        {"ppo(12, 26, EMA)", "ppo", {{NULL, 0}}, 0, 1},
+        {"zlema(30)", "zlema", {{NULL, 0}}, 0, 1},
         {"mfi(14)", "mfi", {{"timeperiod", 14}}, 1, 1},
         {"obv", "obv", {{NULL, 0}}, 0, 1},
         /* The pair windows, whose state (five double-double sums) is their own. */

@@ -14,6 +14,7 @@
 #include "ema_tile.h"
 #include "hma_tile.h"
 #include "kama_tile.h"
+#include "ma_stream.h"
 #include "ma_tile.h"
 #include "ma_type.h"
 #include "mama_tile.h"

@@ -85,6 +85,20 @@ static inline APO_HD void apo__ma_identity(const double *x, double *out, size_t 
         out[t] = isfinite(x[t]) ? x[t] : (double)NAN;
 }
 
+/* The io of the matype's own kernel (sma, ema, ...) over row x into row out at period p and
+ * halo h: T3 at TA-Lib's MA vfactor, one tile (no tiles side by side). */
+static inline APO_HD apo__cat_io apo__ma_kind_io(const double *x, double *out, size_t p, size_t h) {
+    apo__cat_io io;
+    memset(&io, 0, sizeof io);
+    io.in[0] = x;
+    io.out[0] = out;
+    io.p[0] = (double)p;
+    io.p[1] = APO_MA_T3_VFACTOR;
+    io.h = h;
+    io.tile = 0;
+    return io;
+}
+
 /*
  * MA(p, matype) of row x into row out over [begin, end), both at absolute indices: reads x
  * from begin - h (h at least apo__ma_lookback + apo__ma_warmup of the same p and matype; a
@@ -106,14 +120,7 @@ static inline APO_HD void apo__ma_span(int matype, const double *x, double *out,
         apo__mama_span(x, out, begin, end);
         return;
     }
-    apo__cat_io io;
-    memset(&io, 0, sizeof io);
-    io.in[0] = x;
-    io.out[0] = out;
-    io.p[0] = (double)p;
-    io.p[1] = APO_MA_T3_VFACTOR;
-    io.h = h;
-    io.tile = 0;
+    const apo__cat_io io = apo__ma_kind_io(x, out, p, h);
     switch (matype) {
     case APO_MA_EMA:
         apo__ema_tile(&io, begin, end);

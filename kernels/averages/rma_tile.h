@@ -11,7 +11,12 @@
  * agree with it to that weight. Each output is a function of the tile grid alone.
  *
  * Gaps (rsi's and atr's rule): a non-finite sample gives NaN and the average skips it; the
- * seed is the mean of the first p finite samples. Stream: NONE (a piece re-runs its tile).
+ * seed is the mean of the first p finite samples.
+ *
+ * Stream: RUN (run_entries.h). The start stands at the warm-up origin with an empty seed and
+ * reads nothing, and the run writes only from `begin` on, so a stream carries the run across
+ * updates (an update costs its new bars) and takes the next tile's run ahead (the row's AHEAD)
+ * while a tile's last h bars arrive; a GPU cuts its tiles as atr's (cuda/cut.cu).
  *
  * On the CPU a row's tiles run side by side in vector lanes (apo__rma_round, as atr's: the
  * chain's fused step is at its latency a bar in one tile, and the tiles are independent).
@@ -21,6 +26,7 @@
 
 #include "catalog.h"
 #include "catalog_lanes.h"
+#include "run_entries.h"
 #include "wilder_step.h"
 
 /* The definition's loop from r->t to end, writing from `begin` on (apo__cat_run: n[0] the
@@ -46,11 +52,8 @@ static inline APO_HD void apo__rma_run(const apo__cat_io *io, size_t begin, size
     r->v[1] = a;
 }
 
-static inline APO_HD void apo__rma_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__cat_run_from(&r, begin > io->h ? begin - io->h : 0);
-    apo__rma_run(io, begin, end, &r);
-}
+APO_CAT_RUN_ENTRIES(rma, apo__cat_run_from(r, begin > io->h ? begin - io->h : 0),
+                    apo__rma_run(io, begin, end, r))
 
 #ifdef APO_TILE_LANES
 /* The round's steady steps from `step` to sd.to (catalog_lanes.h), every lane's average seeded:

@@ -16,20 +16,33 @@
  * a bar, and a row of 1e4 bars at the default period is one tile.
  *
  * Gaps (rsi's rule): a y whose sample or lagged sample is not finite gives NaN and the EMA skips
- * it; the seed is the mean of the first p finite values. Stream: NONE (a piece re-runs its tile).
+ * it; the seed is the mean of the first p finite values.
+ *
+ * Stream: RUN. The stream's start stands at the warm-up origin w0 and reads and writes nothing
+ * (the tile's writes its NaN lead), and its run writes the lead where a piece reaches it, then
+ * runs the tile's loop from its first y: the tile's operations, so its bits, with an update
+ * costing its new bars; a stream takes the next tile's run ahead (the row's AHEAD) while a
+ * tile's last h bars arrive, and a GPU cuts its tiles as rma's (cuda/cut.cu).
  */
 #ifndef APO_KERNELS_ZLEMA_TILE_H
 #define APO_KERNELS_ZLEMA_TILE_H
 
 #include "catalog.h"
 #include "catalog_lanes.h"
+#include "run_entries.h"
 
-/* The tile's start: the run from its first y at w0 + lag (apo__cat_run: n[0] the values seen
- * toward the seed, v[0] the seed's sum, v[1] the average), its outputs before that NaN (those
- * from `begin` on, up to end). */
+/* The tile's first y: its warm-up origin w0 plus the lag (y reads lag bars back). */
+static inline APO_HD size_t apo__zlema_first(const apo__cat_io *io, size_t begin) {
+    return (begin > io->h ? begin - io->h : 0) + ((size_t)io->p[0] - 1) / 2;
+}
+
+/* The tile's start: the run from its first y (apo__cat_run: n[0] the values seen toward the
+ * seed, v[0] the seed's sum, v[1] the average), its outputs before that NaN (those from `begin`
+ * on, up to end). */
+
 static inline APO_HD void apo__zlema_start(const apo__cat_io *io, size_t begin, size_t end,
                                            apo__cat_run *r) {
-    const size_t first = (begin > io->h ? begin - io->h : 0) + ((size_t)io->p[0] - 1) / 2;
+    const size_t first = apo__zlema_first(io, begin);
     apo__cat_nan_lead(io->out[0], begin, end, first);
     apo__cat_run_from(r, first);
 }
@@ -162,5 +175,21 @@ static inline APO_HD void apo__zlema_tile(const apo__cat_io *io, size_t begin, s
     apo__zlema_start(io, begin, end, &r);
     apo__zlema_run(io, begin, end, &r);
 }
+
+/* A stream's run from r->t, which its start put at the warm-up origin: the tile's NaN lead where
+ * this piece reaches it (outputs from `begin` on), then the tile's loop from its first y. */
+static inline APO_HD void apo__zlema_stream_go(const apo__cat_io *io, size_t begin, size_t end,
+                                               apo__cat_run *r) {
+    const size_t first = apo__zlema_first(io, begin);
+    if (r->t < first) {
+        const size_t to = first < end ? first : end;
+        apo__cat_nan_lead(io->out[0], r->t > begin ? r->t : begin, to, first);
+        r->t = to;
+    }
+    apo__zlema_run(io, begin, end, r);
+}
+
+APO_CAT_STREAM_ENTRIES(zlema, apo__cat_run_from(r, begin > io->h ? begin - io->h : 0),
+                       apo__zlema_stream_go(io, begin, end, r))
 
 #endif /* APO_KERNELS_ZLEMA_TILE_H */

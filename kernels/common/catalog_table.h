@@ -491,7 +491,7 @@
       "timeperiod - 1")                                                                            \
     X(MA, ma, averages, APO_CAT_CLOSE, (1, "ma"),                                                  \
       (2, APO_CAT_PERIOD(30, 1), {"matype", 0, 0, 8, 1}),                                          \
-      apo__ma_lookback((int)APO_CAT_P(1), APO_CAT_P(0)), MA(1), NONE, 0,                           \
+      apo__ma_lookback((int)APO_CAT_P(1), APO_CAT_P(0)), MA(1), RUN, 0,                            \
       "the halo of the matype's kernel (sma, ema, ...) at timeperiod; the whole row at matype 7 "  \
       "(MAMA)")                                                                                    \
     X(MAVP, mavp, averages, (2, "close", "periods"), (1, "mavp"),                                  \
@@ -665,9 +665,9 @@
     X(LINEARREG_ANGLE, linearreg_angle, statistics, APO_CAT_CLOSE, (1, "linearreg_angle"),         \
       (1, APO_CAT_PERIOD(14, 2)), APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")              \
     X(APO, apo, oscillators, APO_CAT_CLOSE, (1, "apo"), APO_CAT_PO_PARAMS, APO_CAT_PO_LOOKBACK,    \
-      PO, NONE, 0, APO_CAT_PO_RULE)                                                                \
+      PO, RUN, APO_CAT_T_AHEAD, APO_CAT_PO_RULE)                                                   \
     X(PPO, ppo, oscillators, APO_CAT_CLOSE, (1, "ppo"), APO_CAT_PO_PARAMS, APO_CAT_PO_LOOKBACK,    \
-      PO, NONE, 0, APO_CAT_PO_RULE)                                                                \
+      PO, RUN, APO_CAT_T_AHEAD, APO_CAT_PO_RULE)                                                   \
     X(ACOS, acos, transforms, APO_CAT_CLOSE, (1, "acos"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,  \
       APO_CAT_T_JOIN, "none")                                                                      \
     X(ASIN, asin, transforms, APO_CAT_CLOSE, (1, "asin"), APO_CAT_NO_PARAMS, 0, WINDOW, POSITION,  \
@@ -701,12 +701,13 @@
     X(RVOL, rvol, volume, (1, "volume"), (1, "rvol"), (1, APO_CAT_PERIOD(20, 1)), APO_CAT_P(0),    \
       WINDOW, RUN, 0, "timeperiod: the baseline's bars before the bar")                            \
     X(EFI, efi, volume, (2, "close", "volume"), (1, "efi"), (1, APO_CAT_PERIOD(13, 1)),            \
-      APO_CAT_P(0), EMA(1), NONE, APO_CAT_T_CUT | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,       \
+      APO_CAT_P(0), EMA(1), RUN,                                                                   \
+      APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                 \
       "timeperiod + the steps the EMA takes to forget its seed (to 2^-64)")                        \
     X(PVO, pvo, volume, (1, "volume"), (1, "pvo"),                                                 \
       (3, {"fastperiod", 12, 2, APO_CAT_PERIOD_MAX, 1},                                            \
        {"slowperiod", 26, 2, APO_CAT_PERIOD_MAX, 1}, {"matype", 1, 0, 8, 1}),                      \
-      APO_CAT_PO_LOOKBACK, PO, NONE, 0, APO_CAT_PO_RULE)                                           \
+      APO_CAT_PO_LOOKBACK, PO, RUN, APO_CAT_T_AHEAD, APO_CAT_PO_RULE)                              \
     X(QSTICK, qstick, oscillators, (2, "open", "close"), (1, "qstick"),                            \
       (1, APO_CAT_PERIOD(10, 1)), APO_CAT_P(0) - 1, WINDOW, POSITION, APO_CAT_T_JOIN,              \
       "timeperiod - 1")                                                                            \
@@ -763,10 +764,10 @@
     X(VWMA, vwma, volume, (2, "close", "volume"), (1, "vwma"), (1, APO_CAT_PERIOD(30, 1)),         \
       APO_CAT_P(0) - 1, WINDOW, RUN, 0, "timeperiod - 1")                                          \
     X(RMA, rma, averages, APO_CAT_CLOSE, (1, "rma"), (1, APO_CAT_PERIOD(30, 1)), APO_CAT_P(0) - 1, \
-      WILDER(1), NONE, APO_CAT_T_CUT | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,                  \
+      WILDER(1), RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5, \
       "(timeperiod - 1) + the steps Wilder's average takes to forget its seed (to 2^-64)")         \
     X(ZLEMA, zlema, averages, APO_CAT_CLOSE, (1, "zlema"), (1, APO_CAT_PERIOD(30, 1)),             \
-      (APO_CAT_P(0) - 1) / 2 + APO_CAT_P(0) - 1, EMA(1), NONE, APO_CAT_T_CUT,                      \
+      (APO_CAT_P(0) - 1) / 2 + APO_CAT_P(0) - 1, EMA(1), RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD,     \
       "the lag (timeperiod - 1) / 2 + (timeperiod - 1) + the steps the EMA takes to forget its "   \
       "seed (to 2^-64)")                                                                           \
     X(PERCENTRANK, percentrank, statistics, APO_CAT_CLOSE, (1, "percentrank"),                     \
@@ -783,13 +784,14 @@
       "the lookback + three times the steps the fast EMA takes to forget its seed (to 2^-64)")     \
     X(CVI, cvi, trend, APO_CAT_HL, (1, "cvi"),                                                     \
       (2, APO_CAT_PERIOD(10, 2), {"rocperiod", 10, 1, APO_CAT_PERIOD_MAX, 1}),                     \
-      APO_CAT_P(0) - 1 + APO_CAT_P(1), EMA(1), NONE,                                               \
-      APO_CAT_T_SIDE_BY_SIDE | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5 | APO_CAT_T_AVX2_INTEL,   \
+      APO_CAT_P(0) - 1 + APO_CAT_P(1), EMA(1), RUN,                                                \
+      APO_CAT_T_SIDE_BY_SIDE | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5 |       \
+          APO_CAT_T_AVX2_INTEL,                                                                    \
       "(timeperiod - 1) + rocperiod + the steps the EMA takes to forget its seed (to 2^-64)")      \
     X(KC, kc, trend, APO_CAT_HLC, (3, "upperband", "middleband", "lowerband"),                     \
       (3, APO_CAT_PERIOD(20, 2), {"atrperiod", 10, 1, APO_CAT_PERIOD_MAX, 1},                      \
        {"nbdev", 2, -3e37, 3e37, 0}),                                                              \
-      APO_CAT_KC_LOOKBACK, KC, NONE, 0,                                                            \
+      APO_CAT_KC_LOOKBACK, KC, RUN, APO_CAT_T_AHEAD,                                               \
       "max(timeperiod - 1, atrperiod) + the steps the slower of the EMA and the ATR takes to "     \
       "forget its seed (to 2^-64)")                                                                \
     X(SUPERTREND, supertrend, trend, APO_CAT_HLC, (2, "supertrend", "trend"),                      \
@@ -800,7 +802,8 @@
       "the 64 steps haopen's halving takes to forget its seed (to 2^-64)")                         \
     X(RVI, rvi, statistics, APO_CAT_CLOSE, (1, "rvi"),                                             \
       (2, APO_CAT_PERIOD(14, 1), {"stddevperiod", 10, 2, APO_CAT_PERIOD_MAX, 1}),                  \
-      (APO_CAT_P(1) - 1) + (APO_CAT_P(0) - 1), WILDER(1), NONE, APO_CAT_T_AVX2_INTEL,              \
+      (APO_CAT_P(1) - 1) + (APO_CAT_P(0) - 1), WILDER(1), RUN,                                     \
+      APO_CAT_T_AHEAD | APO_CAT_T_AVX2_INTEL,                                                      \
       "(stddevperiod - 1) + (timeperiod - 1) + the steps Wilder's average takes to forget its "    \
       "seed (to 2^-64)")                                                                           \
     X(SMI, smi, oscillators, APO_CAT_HLC, (2, "smi", "smisignal"), APO_CAT_SMI_PARAMS,             \

@@ -1,8 +1,8 @@
 /*
  * cut.cu: the catalog's recurrences with a warm-up and a RUN stream (the CUT trait: the Wilder
- * recurrences, dx, the DMs and the EMA chains dema, tema, t3 and tsi; and GPU_CUT: trix) on
- * a GPU, each tile cut into pieces that run on threads of their own, with the bits of
- * one thread a tile (docs/cuda.md, "Lone tiles cut into pieces").
+ * recurrences, dx, the DMs, rma, zlema, efi and the EMA chains dema, tema, t3 and tsi; and
+ * GPU_CUT: trix) on a GPU, each tile cut into pieces that run on threads of their own, with
+ * the bits of one thread a tile (docs/cuda.md, "Lone tiles cut into pieces").
  *
  * Why: the families' launch (catalog_launch.h), which the runtime calls where this one answers
  * APO_CUDA_NOT_CUT (runtime/catalog/catalog_kernels.c), gives a tile one thread, and the tile is a
@@ -40,6 +40,7 @@
 #include "lone_tile_cut.h"
 #include "oscillators_tiles.h"
 #include "trend_tiles.h"
+#include "volume_tiles.h"
 
 /* A piece's runs: at its first output (head; piece 0's is not read) and at its end (tail). */
 typedef struct apo__cut_edges {
@@ -51,7 +52,8 @@ typedef struct apo__cut_edges {
  * launch, which the catalog_simt test would show as a kernel not cut). */
 #define APO__CUT_IN_ROOMS(room, code)                                                              \
     APO_CAT_WHEN(room, averages)                                                                   \
-    (code) APO_CAT_WHEN(room, oscillators)(code) APO_CAT_WHEN(room, trend)(code)
+    (code) APO_CAT_WHEN(room, oscillators)(code) APO_CAT_WHEN(room, trend)(code)                   \
+        APO_CAT_WHEN(room, volume)(code)
 /* The traits of the kernels a GPU cuts (apo__catalog_gpu_cuts). */
 #define APO__CUT_TRAITS (APO_CAT_T_CUT | APO_CAT_T_GPU_CUT)
 #define APO__CUT_RUN(code) code
@@ -93,7 +95,7 @@ static inline __device__ void apo__cut_run(int id, const apo__cat_io *io, size_t
 }
 
 /* Whether kernel id runs here: 0 for a kernel without the trait, or whose stream is not RUN
- * (rma, zlema, efi: NONE), which its family's launch keeps as one thread a tile. */
+ * (none of the catalog's today), which its family's launch keeps as one thread a tile. */
 static int apo__cut_runs(int id) {
     switch (id) {
 #define APO__CUT_KNOWN(ID, name, room, inputs, outputs, par, lb, halo, stream, traits, ...)        \

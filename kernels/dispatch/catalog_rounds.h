@@ -2,8 +2,9 @@
  * catalog_rounds.h: the round of lanes of each catalog recurrence that records its edges
  * (catalog_lanes.h), chosen by kernel, for the two callers that run such rounds: a row's tiles
  * side by side (catalog_entry.h) and a lone tile's pieces (catalog_split.h). One switch, so
- * that a kernel given a round is given it in both; beside it, the scalar run that goes on from
- * a round's edge, which a cut piece whose head does not continue the run before it takes.
+ * that a kernel given a round is given it in both. A cut piece whose head does not continue the
+ * run before it goes on from a round's edge by the stream's run (apo__catalog_run_to): every
+ * kernel with a round has a RUN stream, whose run is the one its tile body and round take.
  */
 #ifndef APO_KERNELS_CATALOG_ROUNDS_H
 #define APO_KERNELS_CATALOG_ROUNDS_H
@@ -77,28 +78,6 @@ static inline int apo__catalog_edge_round(apo__cat_id id, const apo__cat_io *io,
         return 1;
     default:
         return 0;
-    }
-}
-
-/* Kernel id's scalar run from r->t to `end`, writing from `begin`, for a run a round's edge
- * recorded (a cut piece computed again, catalog_split.h): the stream's run
- * (apo__catalog_run_to), or, for the kernels whose streams re-run their tiles (NONE: rma,
- * zlema, efi), the run their tile bodies and rounds take. */
-static inline void apo__catalog_edge_run(apo__cat_id id, const apo__cat_io *io, size_t begin,
-                                         size_t end, apo__cat_run *r) {
-    switch (id) {
-    case APO_CAT_RMA:
-        apo__rma_run(io, begin, end, r);
-        return;
-    case APO_CAT_ZLEMA:
-        apo__zlema_run(io, begin, end, r);
-        return;
-    case APO_CAT_EFI:
-        apo__efi_run(io, begin, end, r);
-        return;
-    default:
-        apo__catalog_run_to(id, io, begin, end, r);
-        return;
     }
 }
 

@@ -16,9 +16,8 @@
  * whole tile's run at cut_j, that is the tail of piece j - 1 when that piece stands. Where
  * it is not (a seed not forgotten to the bit, a gap in the warm-up or the lock-step stopped
  * before the head), piece j is computed again by the scalar run from piece j - 1's tail, the
- * step a stream's resumed piece takes, or the tile's own loop for a kernel whose stream re-runs
- * its tiles (apo__catalog_edge_run, catalog_rounds.h), and the next piece is checked against
- * that. The check is what makes the cut exact, the warm-up only what makes it pay.
+ * step a stream's resumed piece takes (apo__catalog_run_to), and the next piece is checked
+ * against that. The check is what makes the cut exact, the warm-up only what makes it pay.
  */
 #ifndef APO_KERNELS_CATALOG_SPLIT_H
 #define APO_KERNELS_CATALOG_SPLIT_H
@@ -57,7 +56,7 @@ static size_t apo__catalog_cut_tile(apo__cat_id id, const apo__cat_io *io, size_
             run = edges[j].tail;
             continue;
         }
-        apo__catalog_edge_run(id, io, spans[j].begin, spans[j].end, &run);
+        apo__catalog_run_to(id, io, spans[j].begin, spans[j].end, &run);
         redone++;
     }
     return redone;

@@ -13,7 +13,8 @@
  * (whatever the pieces), so the outputs are a pure function of the tile grid. Halo: the slow
  * MA's lookback and warm-up (the table's PO halo, catalog_dispatch.c), which covers the fast
  * MA's. Gaps: each MA's own rule (ma_type.h); an output is NaN where either MA is. Stream:
- * NONE (two runs do not fit apo__cat_run).
+ * RUN at two EMAs, whose loop's state a stream carries; at the other matypes an update runs the
+ * tile from its warm-up (apo_stream.h).
  *
  * Two EMAs (matype 1, TA-Lib 0.8's default for apo, ppo and pvo; both periods above 1) run in
  * one loop instead (apo__price_osc_emas): each performs ema's steps from the same bar
@@ -85,17 +86,20 @@ static inline size_t apo__ppo_steady(const double *x, double *out, size_t t, siz
 }
 #endif
 
-/* The oscillator of two EMAs of periods fast and slow (both above 1) over [begin, end), each
- * started at the tile's warm-up origin as ema's stream starts it (apo__ema_start). */
+/* The oscillator of two EMAs of periods fast and slow (both above 1) from r->t to end, writing
+ * from `begin` on; the tile's run starts at its warm-up origin with both EMAs empty, as ema's
+ * stream starts it (apo__ema_start), and a stream's goes on from where its last update stopped
+ * (apo__cat_run: n[0] and n[1] the samples the fast and the slow EMA's seeds have seen, v[0]
+ * and v[1] their seed sums, v[2] and v[3] their averages). */
 static APO_CAT_SPECIALISED APO_HD void apo__price_osc_emas(const apo__cat_io *io, size_t fast,
                                                            size_t slow, size_t begin, size_t end,
-                                                           int percent) {
+                                                           int percent, apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const double kf = 2.0 / ((double)fast + 1.0), ks = 2.0 / ((double)slow + 1.0);
-    size_t seen_f = 0, seen_s = 0;
-    double sum_f = 0.0, sum_s = 0.0, e_f = 0.0, e_s = 0.0;
-    for (size_t t = begin > io->h ? begin - io->h : 0; t < end; t++) {
+    size_t seen_f = r->n[0], seen_s = r->n[1];
+    double sum_f = r->v[0], sum_s = r->v[1], e_f = r->v[2], e_s = r->v[3];
+    for (size_t t = r->t; t < end; t++) {
 #ifdef APO_TILE_LANES
         if (percent && seen_f == fast && seen_s == slow && t >= begin) {
             t = apo__ppo_steady(x, out, t, end, kf, ks, &e_f, &e_s);
@@ -109,19 +113,43 @@ static APO_CAT_SPECIALISED APO_HD void apo__price_osc_emas(const apo__cat_io *io
         if (t >= begin)
             out[t] = apo__canonical_nan(percent ? apo__ppo_of(f, s) : f - s);
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = seen_f;
+    r->n[1] = seen_s;
+    r->v[0] = sum_f;
+    r->v[1] = sum_s;
+    r->v[2] = e_f;
+    r->v[3] = e_s;
+}
+
+/* The periods in TA-Lib's order, swapped where slowperiod < fastperiod. */
+static inline APO_HD void apo__price_osc_periods(const double *p, size_t *fast, size_t *slow) {
+    *fast = (size_t)p[0];
+    *slow = (size_t)p[1];
+    if (*slow < *fast) {
+        const size_t swap = *slow;
+        *slow = *fast;
+        *fast = swap;
+    }
+}
+
+/* Whether the two averages are the EMAs of apo__price_osc_emas' loop (matype 1, both periods
+ * above 1): the loop whose state a stream carries (apo_stream.h). */
+static inline APO_HD int apo__price_osc_ema_loop(const double *p) {
+    size_t fast, slow;
+    apo__price_osc_periods(p, &fast, &slow);
+    return (int)p[2] == APO_MA_EMA && fast > 1;
 }
 
 static APO_CAT_SPECIALISED APO_HD void apo__price_osc_tile(const apo__cat_io *io, size_t begin,
                                                            size_t end, int percent) {
-    size_t fast = (size_t)io->p[0], slow = (size_t)io->p[1];
-    if (slow < fast) {
-        const size_t swap = slow;
-        slow = fast;
-        fast = swap;
-    }
+    size_t fast, slow;
+    apo__price_osc_periods(io->p, &fast, &slow);
     const int matype = (int)io->p[2];
-    if (matype == APO_MA_EMA && fast > 1) {
-        apo__price_osc_emas(io, fast, slow, begin, end, percent);
+    if (apo__price_osc_ema_loop(io->p)) {
+        apo__cat_run r;
+        apo__cat_run_from(&r, begin > io->h ? begin - io->h : 0);
+        apo__price_osc_emas(io, fast, slow, begin, end, percent, &r);
         return;
     }
     double *out = io->out[0];

@@ -7,6 +7,7 @@
 #define APO_KERNELS_OSCILLATORS_TILES_H
 
 #include "ao_tile.h"
+#include "apo_stream.h"
 #include "apo_tile.h"
 #include "bop_tile.h"
 #include "catalog.h"

@@ -26,14 +26,18 @@
  * starting at 0 has the definition's operations, later tiles agree with it to 2^-64 of the scale.
  *
  * Gaps (rsi's rule): a window holding a non-finite close (which also covers the move, s >= 2)
- * gives NaN and both legs skip the bar; the seed takes the first p clean bars. Stream: NONE (a
- * piece re-runs its tile).
+ * gives NaN and both legs skip the bar; the seed takes the first p clean bars.
+ *
+ * Stream: RUN (run_entries.h): the two legs are the run's state; the start reads nothing and the
+ * run writes only from `begin` on, so a stream carries the legs across updates (an update
+ * costs its new bars' sigmas) and takes the next tile's run ahead (the row's AHEAD).
  */
 #ifndef APO_KERNELS_RVI_TILE_H
 #define APO_KERNELS_RVI_TILE_H
 
 #include "catalog.h"
 #include "partials.h"
+#include "run_entries.h"
 #include "tile_vec.h"
 #include "var_blocks.h"
 #include "wilder_step.h"
@@ -147,15 +151,28 @@ static inline int apo__rvi_steady_lanes(apo__rvi_legs *legs, const double *x, do
 }
 #endif
 
-static inline APO_HD void apo__rvi_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The tile's start: both legs empty at its warm-up origin w0 (apo__cat_run: n[0] the terms seen
+ * toward the seeds, v[0] and v[1] the up and down legs: their sums, then their averages). */
+static inline APO_HD void apo__rvi_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
+}
+
+/* The definition's loop from r->t to end, writing from `begin` on: the tile's NaN lead, its bars
+ * before the first full window at w0 + s - 1, where the run reaches it, then a bar at a time
+ * (on the CPU vectors of bars where whole ones remain). */
+static inline APO_HD void apo__rvi_run(const apo__cat_io *io, size_t begin, size_t end,
+                                       apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], s = (size_t)io->p[1];
     const double inv_s = 1.0 / (double)s;
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
-    apo__rvi_legs legs = {0, 0.0, 0.0};
-    apo__cat_nan_lead(out, begin, end, w0 + s - 1);
-    size_t t = w0 + s - 1;
+    const size_t first = (begin > io->h ? begin - io->h : 0) + s - 1;
+    apo__rvi_legs legs = {r->n[0], r->v[0], r->v[1]};
+    size_t t = r->t;
+    if (t < first) {
+        apo__cat_nan_lead(out, t > begin ? t : begin, end, first);
+        t = first;
+    }
 #ifdef APO_TILE_LANES
     for (size_t nv = APO_RVI_GROUP; nv > 0; nv = nv > 1 ? 1 : 0)
         for (; t < end && end - t >= nv * APO_TILE_LANES; t += nv * APO_TILE_LANES) {
@@ -171,6 +188,12 @@ static inline APO_HD void apo__rvi_tile(const apo__cat_io *io, size_t begin, siz
 #endif
     for (; t < end; t++)
         apo__rvi_bar(&legs, x, out, t, sqrt(apo__var_window(x + (t + 1 - s), s, inv_s)), p, begin);
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = legs.seen;
+    r->v[0] = legs.up;
+    r->v[1] = legs.down;
 }
+
+APO_CAT_RUN_ENTRIES(rvi, apo__rvi_start(io, begin, r), apo__rvi_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_RVI_TILE_H */

@@ -26,8 +26,12 @@
  * Zen 4 runs them on avx2 (docs/perf-log/2026-12-03-zen4-cvi-scores.md).
  *
  * Gaps (rsi's rule): a bar whose range is not finite gives NaN and E skips it (E at that bar is
- * its value before it); the seed is the mean of the first p finite ranges. Stream: NONE (a piece
- * re-runs its tile).
+ * its value before it); the seed is the mean of the first p finite ranges.
+ *
+ * Stream: RUN (run_entries.h). The start reads nothing and the run writes only from `begin` on
+ * (its lagged copy starts at w0 + r of the tile whose `begin` it is given, the tile's), so a
+ * stream carries both EMAs across updates, an update costing its new bars, and takes the next
+ * tile's run ahead (the row's AHEAD) while a tile's last h bars arrive.
  */
 #ifndef APO_KERNELS_CVI_TILE_H
 #define APO_KERNELS_CVI_TILE_H
@@ -36,6 +40,7 @@
 #include "catalog.h"
 #include "catalog_lanes.h"
 #include "ema_tile.h"
+#include "run_entries.h"
 #include "window_plain.h"
 
 /* One EMA of the ranges: the ranges seen toward the seed, the seed's sum and the average. */
@@ -307,10 +312,6 @@ static inline void apo__cvi_round(const apo__cat_io *io, const apo__tile_span *t
 }
 #endif
 
-static inline APO_HD void apo__cvi_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run run;
-    apo__cvi_start(io, begin, &run);
-    apo__cvi_run(io, begin, end, &run);
-}
+APO_CAT_RUN_ENTRIES(cvi, apo__cvi_start(io, begin, r), apo__cvi_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_CVI_TILE_H */

@@ -16,17 +16,32 @@
  *
  * Gaps (rsi's rule, each leg alone): a non-finite typical price or true range gives NaN in all
  * three bands and its leg skips it; each seed takes the first p (a) finite values from its
- * start. Stream: NONE (a piece re-runs its tile).
+ * start.
+ *
+ * Stream: RUN (run_entries.h): the two legs are the run's state; the start reads nothing and the
+ * run writes only from `begin` on, so a stream carries the legs across updates (an update costs
+ * its new bars) and takes the next tile's run ahead (the row's AHEAD).
  */
 #ifndef APO_KERNELS_KC_TILE_H
 #define APO_KERNELS_KC_TILE_H
 
 #include "atr_tile.h"
 #include "catalog.h"
+#include "run_entries.h"
 
 static inline APO_HD size_t apo__kc_lookback(size_t p, size_t a) { return p - 1 > a ? p - 1 : a; }
 
-static inline APO_HD void apo__kc_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The tile's start: both legs empty at its warm-up origin w0 (apo__cat_run: n[0] and n[1] the
+ * values the EMA's and the ATR's seeds have seen, v[0] and v[1] the EMA's seed sum and value,
+ * v[2] and v[3] the ATR's). */
+static inline APO_HD void apo__kc_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
+}
+
+/* The definition's loop from r->t to end, writing the bands from `begin` on; each leg enters at
+ * its own first bar of the tile at `begin` (its seed ending at w0 + L). */
+static inline APO_HD void apo__kc_run(const apo__cat_io *io, size_t begin, size_t end,
+                                      apo__cat_run *r) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     double *upper = io->out[0], *middle = io->out[1], *lower = io->out[2];
     const size_t p = (size_t)io->p[0], a = (size_t)io->p[1];
@@ -34,9 +49,9 @@ static inline APO_HD void apo__kc_tile(const apo__cat_io *io, size_t begin, size
     const double ad = (double)a, keep = APO__WILDER_KEEP(ad), rest = 1.0 - keep;
     const size_t last = apo__kc_lookback(p, a), w0 = begin > io->h ? begin - io->h : 0;
     const size_t ema_from = w0 + last + 1 - p, atr_from = w0 + last + 1 - a;
-    size_t ema_seen = 0, atr_seen = 0;
-    double ema_sum = 0.0, e = 0.0, atr_sum = 0.0, atr = 0.0;
-    for (size_t t = w0; t < end; t++) {
+    size_t ema_seen = r->n[0], atr_seen = r->n[1];
+    double ema_sum = r->v[0], e = r->v[1], atr_sum = r->v[2], atr = r->v[3];
+    for (size_t t = r->t; t < end; t++) {
         double m = NAN, y = NAN;
         if (t >= ema_from) {
             const double typical = (high[t] + low[t] + close[t]) / 3.0;
@@ -68,6 +83,15 @@ static inline APO_HD void apo__kc_tile(const apo__cat_io *io, size_t begin, size
         middle[t] = mid;
         lower[t] = lo;
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = ema_seen;
+    r->n[1] = atr_seen;
+    r->v[0] = ema_sum;
+    r->v[1] = e;
+    r->v[2] = atr_sum;
+    r->v[3] = atr;
 }
+
+APO_CAT_RUN_ENTRIES(kc, apo__kc_start(io, begin, r), apo__kc_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_KC_TILE_H */

@@ -11,7 +11,8 @@
  * 2^-64), and emits [begin, end) only, so the outputs are a pure function of the tile grid and
  * the first tile has TA-Lib's operations. Gaps: a force whose close, close before or volume is
  * not finite gives NaN and the EMA skips it; the seed is the mean of the first p finite forces.
- * Stream: NONE (a piece re-runs its tile).
+ * Stream: RUN (run_entries.h): the start reads nothing and the run writes only from `begin` on,
+ * so a stream carries the run across updates and takes the next tile's run ahead (AHEAD).
  *
  * The body is a start and a run (apo__cat_run: n[0] the forces the seed has seen, n[1] whether
  * the run's first position is past, v[0] the seed's sum until its p-th force and the average
@@ -27,6 +28,7 @@
 #include "catalog.h"
 #include "catalog_lanes.h"
 #include "ema_tile.h"
+#include "run_entries.h"
 
 /* The tile's start: the run from its warm-up origin, whose bar gives no force (at 0 there is
  * no close before; past it, the close before is outside the halo). */
@@ -189,10 +191,6 @@ static inline void apo__efi_round(const apo__cat_io *io, const apo__tile_span *t
 }
 #endif
 
-static inline APO_HD void apo__efi_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__cat_run r;
-    apo__efi_start(io, begin, &r);
-    apo__efi_run(io, begin, end, &r);
-}
+APO_CAT_RUN_ENTRIES(efi, apo__efi_start(io, begin, r), apo__efi_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_EFI_TILE_H */

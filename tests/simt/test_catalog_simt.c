@@ -722,9 +722,10 @@ Test(catalog_simt, the_anchored_launch_cuts_tiles_at_their_anchors, .timeout = 3
  * is run again from the tail before it (from an eighth of the pieces for t3, whose trace fades
  * soonest, to nearly all for the DMs, dx and adx). The launch's counts say
  * so: a check that always passed, or never ran a piece again, fails (c) by its counts and its
- * bits, and one that ran every piece again fails (a). rma, zlema and efi have the trait but no
- * RUN stream (theirs re-run their tiles, so they keep no resume state): they are not cut. Under
- * the simple kernels (APPORTION_CUDA_KERNELS=simple) no kernel is cut. */
+ * bits, and one that ran every piece again fails (a). A kernel with the trait whose stream
+ * re-ran its tiles (NONE: no resume state) would not be cut (rma, zlema and efi until
+ * 2026-12-07; none today). Under the simple kernels (APPORTION_CUDA_KERNELS=simple) no kernel
+ * is cut. */
 Test(catalog_simt, lone_tiles_cut_into_pieces_give_the_cpu_bits, .timeout = 600) {
     set_catalog_options(19, 1);
     for (size_t k = 0; k < N_TABLE; k++) {

@@ -114,6 +114,46 @@ Test(stream, stochastics_of_other_kinds_equal_batch, .timeout = 600) {
     apo_runtime_destroy(rt);
 }
 
+/* The kernels whose streams carry their run since 2026-12-07 (rma, zlema, efi, cvi, rvi, kc, ma,
+ * and apo, ppo and pvo at two EMAs; their defaults and the moved parameters are in the tests
+ * above) at the edges of their runs: zlema at periods whose lag is 0 and 1 (its stream writes
+ * the NaN lead itself), rma and efi at period 1, kc with either leg's seed entering first, cvi
+ * at rocperiod 1 and past its timeperiod, rvi at the shortest windows, apo with its periods
+ * swapped, ppo and pvo at averages kept in pieces (their updates run the tile again), and ma
+ * at kinds whose kernels' streams it takes (EMA, KAMA, T3; SMA and DEMA are in the tests above)
+ * and at those it runs again (TRIMA, period 1). */
+Test(stream, carried_recurrences_at_edge_parameters_equal_batch, .timeout = 600) {
+    apo_runtime *rt = test_runtime("cpu");
+    static const struct {
+        const char *kernel;
+        apo_param params[3];
+        size_t n;
+    } cases[] = {
+        {"zlema", {{"timeperiod", 1}}, 1},
+        {"zlema", {{"timeperiod", 2}}, 1},
+        {"zlema", {{"timeperiod", 4}}, 1},
+        {"rma", {{"timeperiod", 1}}, 1},
+        {"efi", {{"timeperiod", 1}}, 1},
+        {"kc", {{"timeperiod", 3}, {"atrperiod", 30}}, 2},
+        {"kc", {{"timeperiod", 40}, {"atrperiod", 2}, {"nbdev", -1.5}}, 3},
+        {"cvi", {{"timeperiod", 5}, {"rocperiod", 1}}, 2},
+        {"cvi", {{"timeperiod", 3}, {"rocperiod", 25}}, 2},
+        {"rvi", {{"timeperiod", 1}, {"stddevperiod", 2}}, 2},
+        {"apo", {{"fastperiod", 30}, {"slowperiod", 5}}, 2},
+        {"ppo", {{"matype", 2}}, 1},
+        {"pvo", {{"fastperiod", 3}, {"matype", 0}}, 2},
+        {"ma", {{"timeperiod", 10}, {"matype", 1}}, 2},
+        {"ma", {{"timeperiod", 7}, {"matype", 5}}, 2},
+        {"ma", {{"timeperiod", 10}, {"matype", 6}}, 2},
+        {"ma", {{"timeperiod", 4}, {"matype", 8}}, 2},
+        {"ma", {{"timeperiod", 1}, {"matype", 1}}, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_assert(check_kernel(rt, cases[i].kernel, cases[i].params, cases[i].n, 91 + i),
+                  "%s case %zu refused", cases[i].kernel, i);
+    apo_runtime_destroy(rt);
+}
+
 Test(stream, bollinger_and_macd_named_parameters_equal_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     const apo_param boll[] = {{"period", 5}, {"nbdev_up", 1.5}, {"nbdev_dn", 2.5}};
