@@ -798,7 +798,7 @@
       (2, APO_CAT_PERIOD(10, 2), {"multiplier", 3, 0, 3e37, 0}), APO_CAT_P(0), WINDOW, CARRY,      \
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW, APO_CAT_PATH_RULE)                                     \
     X(HA, ha, transforms, APO_CAT_OHLC, (4, "haopen", "hahigh", "halow", "haclose"),               \
-      APO_CAT_NO_PARAMS, 0, HA, NONE, 0,                                                           \
+      APO_CAT_NO_PARAMS, 0, HA, RUN, APO_CAT_T_AHEAD,                                              \
       "the 64 steps haopen's halving takes to forget its seed (to 2^-64)")                         \
     X(RVI, rvi, statistics, APO_CAT_CLOSE, (1, "rvi"),                                             \
       (2, APO_CAT_PERIOD(14, 1), {"stddevperiod", 10, 2, APO_CAT_PERIOD_MAX, 1}),                  \

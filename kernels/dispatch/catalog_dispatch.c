@@ -394,8 +394,8 @@ typedef struct cat_resume {
  * (stoch_stream.h): each of their outputs is a function of its windows' bars, so those values are
  * the ones the tile body evaluates again from the inputs wherever it starts; at another matype,
  * and kdj, the two averages where both are recurrences (kdj_stream.h). rma, zlema, efi, cvi,
- * rvi, kc, and apo, ppo and pvo at two EMAs carry their averages (apo_stream.h), and ma its
- * kind's run (ma_stream.h). correl and beta are a
+ * rvi, kc, ha, and apo, ppo and pvo at two EMAs carry their recurrences (apo_stream.h), and ma
+ * its kind's run (ma_stream.h). correl and beta are a
  * start and a run too, of a state of their own (apo__pair_run, pair_sums.h: five double-double
  * sums; beta up to timeperiod 32 and correl up to 512 the position alone, pair_direct.h,
  * correl_tile.h). The others re-run

@@ -19,13 +19,17 @@
  *
  * Gaps: a bar with a price that is not finite gives NaN in all four outputs and the recurrence
  * skips it (haopen at the next clean bar reads the last clean bar's); the first clean bar seeds.
- * Stream: NONE (a piece re-runs its tile, 4096 bars at most). On the CPU clean vectors of bars
- * take everything but haopen's chain in lanes (apo__ha_lanes).
+ * Stream: RUN (run_entries.h): the recurrence's state (whether seeded, the last clean bar's
+ * haopen and haclose) is the run's, the start reads nothing and the run writes only from `begin`
+ * on, so a stream carries it across updates and takes the next tile's run ahead (AHEAD); until
+ * 2026-12-07 each update re-ran the tile so far (4096 bars at most). On the CPU clean vectors of
+ * bars take everything but haopen's chain in lanes (apo__ha_lanes).
  */
 #ifndef APO_KERNELS_HA_TILE_H
 #define APO_KERNELS_HA_TILE_H
 
 #include "catalog.h"
+#include "run_entries.h"
 #include "tile_vec.h"
 
 /* The recurrence's state: whether seeded, and the last clean bar's haopen and haclose. */
@@ -67,15 +71,23 @@ static inline int apo__ha_lanes(const apo__cat_io *io, apo__ha_state *st, size_t
 }
 #endif
 
-static inline APO_HD void apo__ha_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* The tile's start: the recurrence unseeded at its warm-up origin w0 (apo__cat_run: n[0]
+ * whether seeded, v[0] and v[1] the last clean bar's haopen and haclose). */
+static inline APO_HD void apo__ha_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
+}
+
+/* The definition's loop from r->t to end, writing the candles from `begin` on. */
+static inline APO_HD void apo__ha_run(const apo__cat_io *io, size_t begin, size_t end,
+                                      apo__cat_run *r) {
     const double *open = io->in[0], *high = io->in[1], *low = io->in[2], *close = io->in[3];
     double *ha_open = io->out[0], *ha_high = io->out[1], *ha_low = io->out[2],
            *ha_close = io->out[3];
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
     apo__ha_state st;
-    st.seeded = 0;
-    st.open = st.close = 0.0;
-    for (size_t t = w0; t < end; t++) {
+    st.seeded = r->n[0] != 0;
+    st.open = r->v[0];
+    st.close = r->v[1];
+    for (size_t t = r->t; t < end; t++) {
 #ifdef APO_TILE_LANES
         while (t >= begin && end - t >= APO_TILE_LANES && apo__ha_lanes(io, &st, t))
             t += APO_TILE_LANES;
@@ -116,6 +128,12 @@ static inline APO_HD void apo__ha_tile(const apo__cat_io *io, size_t begin, size
         ha_low[t] = bottom;
         ha_close[t] = bar_close;
     }
+    r->t = end > r->t ? end : r->t;
+    r->n[0] = (size_t)st.seeded;
+    r->v[0] = st.open;
+    r->v[1] = st.close;
 }
+
+APO_CAT_RUN_ENTRIES(ha, apo__ha_start(io, begin, r), apo__ha_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_HA_TILE_H */
