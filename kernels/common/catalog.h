@@ -90,7 +90,7 @@ typedef struct apo__cat_io {
  * kdj's; kdj: its two averages where both are recurrences (kdj_stream.h); rma, zlema and efi:
  * the seed's sum and the average; cvi: its EMA and the copy r bars behind; rvi: its two legs;
  * kc: its EMA and ATR; ha: whether seeded, the last haopen and haclose; apo, ppo and pvo at two
- * EMAs: both (apo_stream.h); ma: its kind's (ma_stream.h); the
+ * EMAs: both (apo_stream.h); ma: its kind's (ma_stream.h); fosc: tsf's, a bar behind; the
  * sliding windows, sma, wma, max, min, willr, aroon, cci, var, stddev, zscore, linearreg,
  * linearreg_slope, mvwap and mfi: the last gap, whether the running sums or extremes'
  * indices are the last window's, and those sums or indices). Such a body is a start (the tile's

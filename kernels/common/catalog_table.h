@@ -739,7 +739,7 @@
     X(VORTEX, vortex, trend, APO_CAT_HLC, (2, "plusvi", "minusvi"), (1, APO_CAT_PERIOD(14, 1)),    \
       APO_CAT_P(0), WINDOW, POSITION, APO_CAT_T_JOIN, "timeperiod: the window and the bar before") \
     X(FOSC, fosc, statistics, APO_CAT_CLOSE, (1, "fosc"), (1, APO_CAT_PERIOD(5, 2)), APO_CAT_P(0), \
-      WINDOW, NONE, 0, "timeperiod: tsf's window one bar back")                                    \
+      WINDOW, RUN, 0, "timeperiod: tsf's window one bar back")                                     \
     X(MACDEXT, macdext, oscillators, APO_CAT_CLOSE, (3, "macd", "macdsignal", "macdhist"),         \
       APO_CAT_MACDEXT_PARAMS, APO_CAT_MACDEXT_LOOKBACK, MACDEXT, NONE, 0, APO_CAT_MACDEXT_RULE)    \
     X(STOCHRSI, stochrsi, oscillators, APO_CAT_CLOSE, (2, "fastk", "fastd"),                       \

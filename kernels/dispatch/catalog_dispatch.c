@@ -395,11 +395,10 @@ typedef struct cat_resume {
  * the ones the tile body evaluates again from the inputs wherever it starts; at another matype,
  * and kdj, the two averages where both are recurrences (kdj_stream.h). rma, zlema, efi, cvi,
  * rvi, kc, ha, and apo, ppo and pvo at two EMAs carry their recurrences (apo_stream.h), and ma
- * its kind's run (ma_stream.h). correl and beta are a
- * start and a run too, of a state of their own (apo__pair_run, pair_sums.h: five double-double
- * sums; beta up to timeperiod 32 and correl up to 512 the position alone, pair_direct.h,
- * correl_tile.h). The others re-run
- * their tile from its start at each update. */
+ * its kind's run (ma_stream.h), and fosc tsf's a bar behind its positions (fosc_tile.h). correl and
+ * beta are a start and a run too, of a state of their own (apo__pair_run, pair_sums.h: five
+ * double-double sums; beta up to timeperiod 32 and correl up to 512 the position alone,
+ * pair_direct.h, correl_tile.h). The others re-run their tile from its start at each update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
 #define APO__RESUME_SIZE_RUN(name) sizeof(cat_resume)
 #define APO__RESUME_SIZE_POSITION(name) sizeof(cat_resume)

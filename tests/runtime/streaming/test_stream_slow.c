@@ -115,13 +115,14 @@ Test(stream, stochastics_of_other_kinds_equal_batch, .timeout = 600) {
 }
 
 /* The kernels whose streams carry their run since 2026-12-07 (rma, zlema, efi, cvi, rvi, kc, ma,
- * ha, and apo, ppo and pvo at two EMAs; their defaults and the moved parameters are in the tests
- * above; ha has no parameter) at the edges of their runs: zlema at periods whose lag is 0 and 1
- * (its stream writes the NaN lead itself), rma and efi at period 1, kc with either leg's seed
- * entering first, cvi at rocperiod 1 and past its timeperiod, rvi at the shortest windows, apo with
- * its periods swapped, ppo and pvo at averages kept in pieces (their updates run the tile again),
- * and ma at kinds whose kernels' streams it takes (EMA, KAMA, T3; SMA and DEMA are in the tests
- * above) and at those it runs again (TRIMA, period 1). */
+ * ha, fosc, and apo, ppo and pvo at two EMAs; their defaults and the moved parameters are in the
+ * tests above; ha has no parameter) at the edges of their runs: zlema at periods whose lag is 0
+ * and 1 (its stream writes the NaN lead itself), rma and efi at period 1, kc with either leg's
+ * seed entering first, cvi at rocperiod 1 and past its timeperiod, rvi at the shortest windows,
+ * apo with its periods swapped, ppo and pvo at averages kept in pieces (their updates run the
+ * tile again), ma at kinds whose kernels' streams it takes (EMA, KAMA, T3; SMA and DEMA are in
+ * the tests above) and at those it runs again (TRIMA, period 1), and fosc at longer periods (its
+ * tsf's slid sums over windows of 30 and 2,100 bars, linearreg_tile.h). */
 Test(stream, carried_recurrences_at_edge_parameters_equal_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     static const struct {
@@ -147,6 +148,8 @@ Test(stream, carried_recurrences_at_edge_parameters_equal_batch, .timeout = 600)
         {"ma", {{"timeperiod", 10}, {"matype", 6}}, 2},
         {"ma", {{"timeperiod", 4}, {"matype", 8}}, 2},
         {"ma", {{"timeperiod", 1}, {"matype", 1}}, 2},
+        {"fosc", {{"timeperiod", 30}}, 1},
+        {"fosc", {{"timeperiod", 2100}}, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         cr_assert(check_kernel(rt, cases[i].kernel, cases[i].params, cases[i].n, 91 + i),
