@@ -39,7 +39,6 @@ static inline APO_HD size_t apo__zlema_first(const apo__cat_io *io, size_t begin
 /* The tile's start: the run from its first y (apo__cat_run: n[0] the values seen toward the
  * seed, v[0] the seed's sum, v[1] the average), its outputs before that NaN (those from `begin`
  * on, up to end). */
-
 static inline APO_HD void apo__zlema_start(const apo__cat_io *io, size_t begin, size_t end,
                                            apo__cat_run *r) {
     const size_t first = apo__zlema_first(io, begin);

@@ -172,8 +172,9 @@
  * WILDER: a Wilder recurrence, whose tiles of a row run as rounds of vector lanes, tiles of
  * five warm-ups, and a lone tile may be cut (dispatch/catalog_split.h).
  * AHEAD: a recurrence whose start reads nothing, so a stream takes the next tile's run ahead
- * while the last bars of a tile arrive (apo__cpu_catalog_resume). kdj at its recurrence kinds;
- * at the others its run starts at its tile's first bar and runs nothing ahead (kdj_stream.h).
+ * while the last bars of a tile arrive (apo__cpu_catalog_resume). kdj at its recurrence kinds,
+ * apo, ppo and pvo at two EMAs; at their other kinds their run starts at its tile's first bar
+ * and runs nothing ahead (kdj_stream.h, apo_stream.h).
  * AVX2_ZEN4: measured slower on 8 halved lanes than on avx2's 4 on a Zen 4 EPYC, at 1e4 or
  * 1e6 bars, by more than it gained at the other size, in both of the two measurements
  * (docs/perf-log/2026-11-24-catalog-round-4.md, "Eight halved lanes or four"); min and mfi
