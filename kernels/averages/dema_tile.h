@@ -28,7 +28,7 @@
  * the values stage s has seen, v[s] its seed's sum, v[3 + s] its average). */
 static inline APO_HD void apo__ema_chain_start(const apo__cat_io *io, size_t begin,
                                                apo__cat_run *r) {
-    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
+    apo__cat_run_from_origin(io, begin, r);
 }
 
 /* One finite value v through the stages: stage s, while its seed fills, adds v to sum[s] and

@@ -29,7 +29,7 @@
 /* The tile's start: the loop runs from w0 with an empty seed (apo__cat_run: n[0] the
  * samples seen, v[0] the seed's sum, v[1] the average). */
 static inline APO_HD void apo__ema_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
-    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
+    apo__cat_run_from_origin(io, begin, r);
 }
 
 /* One sample v through an EMA of period p and rate k: a finite v joins the seed's sum while

@@ -304,7 +304,7 @@ static inline apo__dd apo__kama_block(const double *x, double *out, size_t p, si
  * sample of the run without gaps as of n[1], the position of the carries v[0] + v[1] (the
  * noise) and v[2] (the deviation): w0 or a segment's start; n[2] w0). */
 static inline APO_HD void apo__kama_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    const size_t w0 = apo__cat_origin(io, begin);
     apo__cat_run_from(r, w0);
     r->n[0] = w0;
     r->n[1] = w0;

@@ -52,8 +52,7 @@ static inline APO_HD void apo__rma_run(const apo__cat_io *io, size_t begin, size
     r->v[1] = a;
 }
 
-APO_CAT_RUN_ENTRIES(rma, apo__cat_run_from(r, begin > io->h ? begin - io->h : 0),
-                    apo__rma_run(io, begin, end, r))
+APO_CAT_RUN_ENTRIES(rma, apo__cat_run_from_origin(io, begin, r), apo__rma_run(io, begin, end, r))
 
 #ifdef APO_TILE_LANES
 /* The round's steady steps from `step` to sd.to (catalog_lanes.h), every lane's average seeded:

@@ -32,7 +32,7 @@
 #define APO_T3_STAGES 6
 
 static inline APO_HD void apo__t3_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
-    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
+    apo__cat_run_from_origin(io, begin, r);
 }
 
 /* One finite sample v through the chain: the seeded stages step, the filling one adds v (or

@@ -33,7 +33,7 @@
 
 /* The tile's first y: its warm-up origin w0 plus the lag (y reads lag bars back). */
 static inline APO_HD size_t apo__zlema_first(const apo__cat_io *io, size_t begin) {
-    return (begin > io->h ? begin - io->h : 0) + ((size_t)io->p[0] - 1) / 2;
+    return apo__cat_origin(io, begin) + ((size_t)io->p[0] - 1) / 2;
 }
 
 /* The tile's start: the run from its first y (apo__cat_run: n[0] the values seen toward the
@@ -188,7 +188,7 @@ static inline APO_HD void apo__zlema_stream_go(const apo__cat_io *io, size_t beg
     apo__zlema_run(io, begin, end, r);
 }
 
-APO_CAT_STREAM_ENTRIES(zlema, apo__cat_run_from(r, begin > io->h ? begin - io->h : 0),
+APO_CAT_STREAM_ENTRIES(zlema, apo__cat_run_from_origin(io, begin, r),
                        apo__zlema_stream_go(io, begin, end, r))
 
 #endif /* APO_KERNELS_ZLEMA_TILE_H */

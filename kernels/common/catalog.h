@@ -134,6 +134,19 @@ static inline APO_HD void apo__cat_run_from(apo__cat_run *r, size_t t) {
         r->v[i] = 0.0;
 }
 
+/* The warm-up origin of the tile at `begin`, w0 = max(0, begin - h): where a recurrence's tile
+ * starts its definition again (catalog_dispatch.c, the halo rules). */
+static inline APO_HD size_t apo__cat_origin(const apo__cat_io *io, size_t begin) {
+    return begin > io->h ? begin - io->h : 0;
+}
+
+/* A recurrence's start whose state is all counts and values 0: its run at the warm-up origin,
+ * reading nothing (so a stream can take it ahead, APO_CAT_T_AHEAD). */
+static inline APO_HD void apo__cat_run_from_origin(const apo__cat_io *io, size_t begin,
+                                                   apo__cat_run *r) {
+    apo__cat_run_from(r, apo__cat_origin(io, begin));
+}
+
 /* Whether a call over [begin, end) holds more than one tile of the grid io->tile (0: the call
  * is one tile, as a GPU thread's): the bodies that then run the tiles side by side (ema, eri)
  * test it. */
@@ -176,7 +189,7 @@ static inline APO_HD size_t apo__doubles_to_line(const double *p) {
  * (apo_hd.h): a GPU's scored kernel writes rsi's and cmo's with a stride (scored.cu). */
 static inline APO_HD void apo__cat_run_start_changes_to(const apo__cat_io *io, size_t begin,
                                                         apo__cat_run *r, apo__out out) {
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    const size_t w0 = apo__cat_origin(io, begin);
     if (begin == w0)
         APO_OUT(out, begin) = NAN;
     apo__cat_run_from(r, w0 + 1);

@@ -101,7 +101,7 @@ static inline void apo__cat_lanes_start_at(apo__cat_lanes *ln, const apo__cat_io
     for (size_t k = 0; k < APO_TILE_LANES; k++) {
         if (k < count) {
             const size_t begin = tiles[k].begin, end = tiles[k].end;
-            const size_t first = (begin > io->h ? begin - io->h : 0) + skip;
+            const size_t first = apo__cat_origin(io, begin) + skip;
             apo__cat_nan_lead(io->out[0], begin, end, first);
             apo__cat_run_from(&ln->run[k], first);
             const size_t t = ln->run[k].t;

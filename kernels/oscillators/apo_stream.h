@@ -24,7 +24,7 @@
  * carried, at `begin` where each update runs the tile's body again. */
 static inline APO_HD void apo__price_osc_stream_begin(const apo__cat_io *io, size_t begin,
                                                       apo__cat_run *r) {
-    const size_t origin = begin > io->h ? begin - io->h : 0;
+    const size_t origin = apo__cat_origin(io, begin);
     apo__cat_run_from(r, apo__price_osc_ema_loop(io->p) ? origin : begin);
 }
 

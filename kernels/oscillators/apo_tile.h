@@ -148,7 +148,7 @@ static APO_CAT_SPECIALISED APO_HD void apo__price_osc_tile(const apo__cat_io *io
     const int matype = (int)io->p[2];
     if (apo__price_osc_ema_loop(io->p)) {
         apo__cat_run r;
-        apo__cat_run_from(&r, begin > io->h ? begin - io->h : 0);
+        apo__cat_run_from_origin(io, begin, &r);
         apo__price_osc_emas(io, fast, slow, begin, end, percent, &r);
         return;
     }

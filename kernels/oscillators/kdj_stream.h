@@ -31,7 +31,7 @@
  * where the run is carried, at `begin` where each update runs the tile's body again. */
 static inline APO_HD void apo__kdj_stream_begin(const apo__cat_io *io, size_t begin,
                                                 apo__cat_run *r) {
-    apo__cat_run_from(r, apo__kdj_both_recurrences(io->p) ? apo__kdj_origin(io, begin) : begin);
+    apo__cat_run_from(r, apo__kdj_both_recurrences(io->p) ? apo__cat_origin(io, begin) : begin);
 }
 
 /* kdj's body over the new positions [r->t, end) from the tile's own warm-up, begin less the
@@ -56,7 +56,7 @@ static inline APO_HD void apo__kdj_stream_go(const apo__cat_io *io, size_t begin
         return;
     }
     /* The tile's NaN lead, its bars before the first fastk, where the piece reaches it. */
-    const size_t first = apo__kdj_origin(io, begin) + (size_t)io->p[0] - 1;
+    const size_t first = apo__cat_origin(io, begin) + (size_t)io->p[0] - 1;
     size_t t = r->t;
     if (t < first) {
         const size_t lead_end = first < end ? first : end;

@@ -298,11 +298,6 @@ static inline APO_HD void apo__kdj_recurrences(const apo__cat_io *io, size_t beg
     }
 }
 
-/* The warm-up origin of the tile at `begin`, w0 = max(0, begin - h). */
-static inline APO_HD size_t apo__kdj_origin(const apo__cat_io *io, size_t begin) {
-    return begin > io->h ? begin - io->h : 0;
-}
-
 /* NaN at the bars [t0, t1) of every output (no j where io->out[2] is NULL): the tile's lead,
  * before its first fastk, and a stream's share of it (kdj_stream.h). */
 static inline APO_HD void apo__kdj_nan(const apo__cat_io *io, size_t t0, size_t t1) {
@@ -316,7 +311,7 @@ static inline APO_HD void apo__kdj_nan(const apo__cat_io *io, size_t t0, size_t 
 static inline APO_HD void apo__kdj_tile(const apo__cat_io *io, size_t begin, size_t end) {
     const size_t fk = (size_t)io->p[0], pk = (size_t)io->p[1], pd = (size_t)io->p[3];
     const int kind_k = (int)io->p[2], kind_d = (int)io->p[4];
-    const size_t first = apo__kdj_origin(io, begin) + fk - 1;
+    const size_t first = apo__cat_origin(io, begin) + fk - 1;
     if (!apo__kdj_takes(kind_k, pk) || !apo__kdj_takes(kind_d, pd)) {
         apo__kdj_nan(io, begin, end);
         return;

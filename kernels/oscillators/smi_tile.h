@@ -163,7 +163,7 @@ static inline APO_HD void apo__smi_block(const apo__cat_io *io, size_t begin, si
 }
 
 static inline APO_HD void apo__smi_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    const size_t w0 = apo__cat_origin(io, begin);
     const apo__smi_rates rates = apo__smi_rates_of(io);
     apo__smi_loop l;
     memset(&l, 0, sizeof l);

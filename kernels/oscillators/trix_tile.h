@@ -217,7 +217,6 @@ static inline void apo__trix_round(const apo__cat_io *io, const apo__tile_span *
 
 /* trix's tile and stream (catalog_table.h, RUN): apo__trix_tile, apo__trix_stream_start and
  * apo__trix_stream_run, from the tile's warm-up origin. */
-APO_CAT_RUN_ENTRIES(trix, apo__cat_run_from(r, begin > io->h ? begin - io->h : 0),
-                    apo__trix_run(io, begin, end, r))
+APO_CAT_RUN_ENTRIES(trix, apo__cat_run_from_origin(io, begin, r), apo__trix_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_TRIX_TILE_H */

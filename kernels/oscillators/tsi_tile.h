@@ -188,7 +188,6 @@ static inline void apo__tsi_round(const apo__cat_io *io, const apo__tile_span *t
 
 /* tsi's tile and stream (catalog_table.h, RUN): apo__tsi_tile, apo__tsi_stream_start and
  * apo__tsi_stream_run, from the tile's warm-up origin. */
-APO_CAT_RUN_ENTRIES(tsi, apo__cat_run_from(r, begin > io->h ? begin - io->h : 0),
-                    apo__tsi_run(io, begin, end, r))
+APO_CAT_RUN_ENTRIES(tsi, apo__cat_run_from_origin(io, begin, r), apo__tsi_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_TSI_TILE_H */

@@ -151,22 +151,18 @@ static inline int apo__rvi_steady_lanes(apo__rvi_legs *legs, const double *x, do
 }
 #endif
 
-/* The tile's start: both legs empty at its warm-up origin w0 (apo__cat_run: n[0] the terms seen
- * toward the seeds, v[0] and v[1] the up and down legs: their sums, then their averages). */
-static inline APO_HD void apo__rvi_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
-    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
-}
-
 /* The definition's loop from r->t to end, writing from `begin` on: the tile's NaN lead, its bars
  * before the first full window at w0 + s - 1, where the run reaches it, then a bar at a time
- * (on the CPU vectors of bars where whole ones remain). */
+ * (on the CPU vectors of bars where whole ones remain). The tile's start is the run at its
+ * warm-up origin w0 with both legs empty (apo__cat_run: n[0] the terms seen toward the seeds,
+ * v[0] and v[1] the up and down legs: their sums, then their averages). */
 static inline APO_HD void apo__rvi_run(const apo__cat_io *io, size_t begin, size_t end,
                                        apo__cat_run *r) {
     const double *x = io->in[0];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], s = (size_t)io->p[1];
     const double inv_s = 1.0 / (double)s;
-    const size_t first = (begin > io->h ? begin - io->h : 0) + s - 1;
+    const size_t first = apo__cat_origin(io, begin) + s - 1;
     apo__rvi_legs legs = {r->n[0], r->v[0], r->v[1]};
     size_t t = r->t;
     if (t < first) {
@@ -194,6 +190,6 @@ static inline APO_HD void apo__rvi_run(const apo__cat_io *io, size_t begin, size
     r->v[1] = legs.down;
 }
 
-APO_CAT_RUN_ENTRIES(rvi, apo__rvi_start(io, begin, r), apo__rvi_run(io, begin, end, r))
+APO_CAT_RUN_ENTRIES(rvi, apo__cat_run_from_origin(io, begin, r), apo__rvi_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_RVI_TILE_H */

@@ -71,13 +71,9 @@ static inline int apo__ha_lanes(const apo__cat_io *io, apo__ha_state *st, size_t
 }
 #endif
 
-/* The tile's start: the recurrence unseeded at its warm-up origin w0 (apo__cat_run: n[0]
- * whether seeded, v[0] and v[1] the last clean bar's haopen and haclose). */
-static inline APO_HD void apo__ha_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
-    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
-}
-
-/* The definition's loop from r->t to end, writing the candles from `begin` on. */
+/* The definition's loop from r->t to end, writing the candles from `begin` on. The tile's start
+ * is the run at its warm-up origin w0, unseeded (apo__cat_run: n[0] whether seeded, v[0] and
+ * v[1] the last clean bar's haopen and haclose). */
 static inline APO_HD void apo__ha_run(const apo__cat_io *io, size_t begin, size_t end,
                                       apo__cat_run *r) {
     const double *open = io->in[0], *high = io->in[1], *low = io->in[2], *close = io->in[3];
@@ -134,6 +130,6 @@ static inline APO_HD void apo__ha_run(const apo__cat_io *io, size_t begin, size_
     r->v[1] = st.close;
 }
 
-APO_CAT_RUN_ENTRIES(ha, apo__ha_start(io, begin, r), apo__ha_run(io, begin, end, r))
+APO_CAT_RUN_ENTRIES(ha, apo__cat_run_from_origin(io, begin, r), apo__ha_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_HA_TILE_H */

@@ -110,7 +110,7 @@ static inline APO_HD void apo__cvi_steady(const apo__cat_io *io, size_t t, size_
 
 /* The tile's start: both EMAs empty at its warm-up origin w0. */
 static inline APO_HD void apo__cvi_start(const apo__cat_io *io, size_t begin, apo__cat_run *run) {
-    apo__cat_run_from(run, begin > io->h ? begin - io->h : 0);
+    apo__cat_run_from_origin(io, begin, run);
 }
 
 /* The definition's loop from run->t to end, writing the positions from `begin` on. The run
@@ -121,7 +121,7 @@ static inline APO_HD void apo__cvi_run(const apo__cat_io *io, size_t begin, size
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], r = (size_t)io->p[1];
     const double k = 2.0 / ((double)p + 1.0);
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    const size_t w0 = apo__cat_origin(io, begin);
     apo__cvi_ema now = {run->n[0], run->v[0], run->v[1]};
     apo__cvi_ema lagged = {run->n[1], run->v[2], run->v[3]};
 #ifndef __CUDA_ARCH__

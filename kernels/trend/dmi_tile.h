@@ -195,7 +195,7 @@ static inline APO_HD void apo__adxr_tile(const apo__cat_io *io, size_t begin, si
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], lag = p - 1;
-    const size_t w0 = begin > io->h ? begin - io->h : 0;
+    const size_t w0 = apo__cat_origin(io, begin);
     apo__dmi_state lead = {0, 0, 0.0, 0.0, 0.0, 0.0}, behind = lead;
     if (begin == w0)
         out[begin] = NAN;

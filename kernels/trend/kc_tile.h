@@ -31,15 +31,11 @@
 
 static inline APO_HD size_t apo__kc_lookback(size_t p, size_t a) { return p - 1 > a ? p - 1 : a; }
 
-/* The tile's start: both legs empty at its warm-up origin w0 (apo__cat_run: n[0] and n[1] the
- * values the EMA's and the ATR's seeds have seen, v[0] and v[1] the EMA's seed sum and value,
- * v[2] and v[3] the ATR's). */
-static inline APO_HD void apo__kc_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
-    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
-}
-
 /* The definition's loop from r->t to end, writing the bands from `begin` on; each leg enters at
- * its own first bar of the tile at `begin` (its seed ending at w0 + L). */
+ * its own first bar of the tile at `begin` (its seed ending at w0 + L). The tile's start is the
+ * run at its warm-up origin w0 with both legs empty (apo__cat_run: n[0] and n[1] the values the
+ * EMA's and the ATR's seeds have seen, v[0] and v[1] the EMA's seed sum and value, v[2] and v[3]
+ * the ATR's). */
 static inline APO_HD void apo__kc_run(const apo__cat_io *io, size_t begin, size_t end,
                                       apo__cat_run *r) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
@@ -47,7 +43,7 @@ static inline APO_HD void apo__kc_run(const apo__cat_io *io, size_t begin, size_
     const size_t p = (size_t)io->p[0], a = (size_t)io->p[1];
     const double nbdev = io->p[2], k = 2.0 / ((double)p + 1.0);
     const double ad = (double)a, keep = APO__WILDER_KEEP(ad), rest = 1.0 - keep;
-    const size_t last = apo__kc_lookback(p, a), w0 = begin > io->h ? begin - io->h : 0;
+    const size_t last = apo__kc_lookback(p, a), w0 = apo__cat_origin(io, begin);
     const size_t ema_from = w0 + last + 1 - p, atr_from = w0 + last + 1 - a;
     size_t ema_seen = r->n[0], atr_seen = r->n[1];
     double ema_sum = r->v[0], e = r->v[1], atr_sum = r->v[2], atr = r->v[3];
@@ -92,6 +88,6 @@ static inline APO_HD void apo__kc_run(const apo__cat_io *io, size_t begin, size_
     r->v[3] = atr;
 }
 
-APO_CAT_RUN_ENTRIES(kc, apo__kc_start(io, begin, r), apo__kc_run(io, begin, end, r))
+APO_CAT_RUN_ENTRIES(kc, apo__cat_run_from_origin(io, begin, r), apo__kc_run(io, begin, end, r))
 
 #endif /* APO_KERNELS_KC_TILE_H */

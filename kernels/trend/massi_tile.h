@@ -261,7 +261,7 @@ static inline int apo__massi_round(const apo__cat_io *io, const apo__tile_span *
     ln.steps = 0;
     for (size_t k = 0; k < APO_TILE_LANES; k++) {
         const size_t j = k < count ? k : 0, begin = tiles[j].begin;
-        const size_t w0 = begin > io->h ? begin - io->h : 0;
+        const size_t w0 = apo__cat_origin(io, begin);
         ln.high[k] = io->in[0] + w0;
         ln.low[k] = io->in[1] + w0;
         ln.out[k] = io->out[0] + w0;
@@ -380,7 +380,7 @@ static inline APO_HD void apo__massi_tile(const apo__cat_io *io, size_t begin, s
     m.s = (size_t)io->p[1];
     m.k = 1.0 - (double)(m.f - 1) / (double)(m.f + 1);
     m.beta = 1.0 - m.k;
-    m.w0 = begin > io->h ? begin - io->h : 0;
+    m.w0 = apo__cat_origin(io, begin);
     m.begin = begin;
     m.end = end;
 #ifdef APO_MASSI_RING

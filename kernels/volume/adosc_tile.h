@@ -30,7 +30,7 @@
  * (apo__cat_run: n[0] the bars seen, v[0] the A/D line, v[1] and v[2] the fast and slow
  * averages). */
 static inline APO_HD void apo__adosc_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
-    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
+    apo__cat_run_from_origin(io, begin, r);
 }
 
 /* The rates of the two averages: k and 1 - k, fast then slow. */

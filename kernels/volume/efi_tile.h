@@ -33,7 +33,7 @@
 /* The tile's start: the run from its warm-up origin, whose bar gives no force (at 0 there is
  * no close before; past it, the close before is outside the halo). */
 static inline APO_HD void apo__efi_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
-    apo__cat_run_from(r, begin > io->h ? begin - io->h : 0);
+    apo__cat_run_from_origin(io, begin, r);
 }
 
 /* The run from r->t to end, writing the positions from `begin` on. At p = 1 the average is the
