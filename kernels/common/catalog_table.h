@@ -20,10 +20,12 @@
  *             apo__cat_run, which its tile header gives as apo__<name>_stream_start and
  *             apo__<name>_stream_run), POSITION (the position alone: each output is evaluated
  *             from its own windows, so the tile body over the new positions is what the whole
- *             tile does there), PAIR (apo__<name>_start and apo__<name>_run of pair_sums.h's run:
- * correl, beta), CARRY (a running sum from the series' first bar, of apo__<name>_carry's
- * APO_<ID>_CARRY doubles), or NONE (the tile re-runs from its start at each update) traits    the
- * APO_CAT_T_* flags below, or 0 rule      the halo in words, as `apportion kernels` shows it
+ *             tile does there), PAIR (apo__<name>_start and apo__<name>_run of pair_sums.h's
+ *             run: correl, beta), CARRY (a running sum from the series' first bar, of
+ *             apo__<name>_carry's APO_<ID>_CARRY doubles), or NONE (the tile re-runs from its
+ *             start at each update)
+ *   traits    the APO_CAT_T_* flags below, or 0
+ *   rule      the halo in words, as `apportion kernels` shows it
  *
  * From these, catalog.h generates apo__cat_id; dispatch/catalog_dispatch.c the families,
  * lookbacks, halos, tile lengths, the streams' resume and the vector path each kernel runs
@@ -514,8 +516,8 @@
       APO_CAT_T_GPU_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN5,                                   \
       "3 (timeperiod - 1) + 1 + 4 times the steps an EMA takes to forget its seed (to 2^-64)")     \
     X(MACDFIX, macdfix, oscillators, APO_CAT_CLOSE, (3, "macd", "macdsignal", "macdhist"),         \
-      (1, {"signalperiod", 9, 1, APO_CAT_PERIOD_MAX, 1}), 25 + (APO_CAT_P(0) - 1), MACDFIX, NONE,  \
-      0,                                                                                           \
+      (1, {"signalperiod", 9, 1, APO_CAT_PERIOD_MAX, 1}), 25 + (APO_CAT_P(0) - 1), MACDFIX, RUN,   \
+      APO_CAT_T_AHEAD,                                                                             \
       "25 + (signalperiod - 1) + the steps the EMAs of rates 0.075 and 2/(signalperiod + 1) "      \
       "take to forget their seeds (to 2^-64)")                                                     \
     X(CDL2CROWS, cdl2crows, candles, APO_CAT_OHLC, (1, "cdl2crows"), APO_CAT_NO_PARAMS, 12,        \
@@ -808,7 +810,7 @@
       "(stddevperiod - 1) + (timeperiod - 1) + the steps Wilder's average takes to forget its "    \
       "seed (to 2^-64)")                                                                           \
     X(SMI, smi, oscillators, APO_CAT_HLC, (2, "smi", "smisignal"), APO_CAT_SMI_PARAMS,             \
-      APO_CAT_SMI_LOOKBACK, SMI, NONE, 0, APO_CAT_SMI_RULE)                                        \
+      APO_CAT_SMI_LOOKBACK, SMI, RUN, APO_CAT_T_AHEAD, APO_CAT_SMI_RULE)                           \
     X(KDJ, kdj, oscillators, APO_CAT_HLC, (3, "k", "d", "j"), APO_CAT_KDJ_PARAMS,                  \
       APO_CAT_KDJ_LOOKBACK, KDJ, RUN, APO_CAT_T_AHEAD, APO_CAT_KDJ_RULE)                           \
     X(VWAP, vwap, volume, APO_CAT_HLCV, (1, "vwap"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,          \

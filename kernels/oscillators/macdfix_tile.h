@@ -9,8 +9,12 @@
  *
  * Tile: the tile reruns from w0 = max(0, begin - h), h = 25 + (signalperiod - 1) + D(0.075)
  * + D(2 / (signalperiod + 1)) (the table's MACDFIX halo, macd's rule with the slow rate
- * 0.075). Stream: NONE (a piece re-runs its tile from the start): macd's state between its
- * phases does not fit apo__cat_run.
+ * 0.075). Stream: RUN, a start at w0 and a run (apo__macdfix_go), the tile being the two, as
+ * the built-in macd's stream resumes its tile (oscillators/macd.c): until its seeds are in, a
+ * run seeds again from w0 (macd's phases, apo__macd_prepare, O(the seeds' bars)); from then on
+ * it carries the three EMAs in its apo__cat_run and takes its new bars alone. The start reads
+ * nothing, so a stream takes the next tile's run ahead (AHEAD). Until 2026-12-08 the stream was
+ * NONE: every update ran the tile again from w0.
  *
  * On the CPU a row's tiles take macd's rounds of vector lanes and a lone tile macd's cut into
  * pieces in lanes, checked bit for bit (apo__cpu_macdfix_tiles, dispatch/lanes_dispatch.c;
@@ -22,6 +26,7 @@
 
 #include "catalog.h"
 #include "macd_tile.h"
+#include "run_entries.h"
 
 /* TA-Lib's fixed rates and the periods whose means seed them. */
 #define APO_MACDFIX_FAST_RATE 0.15
@@ -38,12 +43,53 @@ static inline APO_HD apo__macd_rates apo__macdfix_rates(size_t signal) {
     return r;
 }
 
-static inline APO_HD void apo__macdfix_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/*
+ * The run of the tile at `begin` from r->t to `end`, the outputs written from `begin`. r->n[0]
+ * is 1 once the seeds are in, with the EMAs ef, es, eg in r->v[0..2] at position r->t; until
+ * then the run seeds from w0 again up to `end` (apo__macd_prepare without its warm-up steps,
+ * which stops at `end` however far `begin` is: a run ahead stops before its tile), rewriting the
+ * NaN lead it wrote before with the same values. A run whose seeding ends exactly at `end`
+ * counts as unseeded (prepare answers 0 there) and seeds once more at the next update. Then the
+ * warm-up steps up to `begin` and the steady steps: apo__macd_tile_at's operations in its order,
+ * so a tile that is one start and one run has its bits.
+ */
+static inline APO_HD void apo__macdfix_go(const apo__cat_io *io, size_t begin, size_t end,
+                                          apo__cat_run *r) {
+    if (end <= r->t)
+        return;
     const size_t signal = (size_t)io->p[0];
-    const apo__macd_rates r = apo__macdfix_rates(signal);
-    apo__macd_tile_at(apo__in_at(io->in[0]), begin, end, APO_MACDFIX_FAST, APO_MACDFIX_SLOW, signal,
-                      io->h, &r, apo__out_at(io->out[0]), apo__out_at(io->out[1]),
-                      apo__out_at(io->out[2]));
+    const apo__macd_rates rates = apo__macdfix_rates(signal);
+    const apo__in x = apo__in_at(io->in[0]);
+    const apo__out macd = apo__out_at(io->out[0]), signal_line = apo__out_at(io->out[1]),
+                   hist = apo__out_at(io->out[2]);
+    apo__macd_state st;
+    if (r->n[0] == 0) {
+        if (!apo__macd_prepare(x, begin, end, APO_MACDFIX_FAST, APO_MACDFIX_SLOW, signal, io->h,
+                               &rates, 0, macd, signal_line, hist, &st)) {
+            r->t = end;
+            return;
+        }
+        r->n[0] = 1;
+    } else {
+        st.t = r->t;
+        st.end = end;
+        st.ef = r->v[0];
+        st.es = r->v[1];
+        st.eg = r->v[2];
+        st.macd = macd;
+        st.signal_line = signal_line;
+        st.hist = hist;
+    }
+    while (st.t < begin && st.t < end)
+        apo__macd_warm_step(x, &rates, &st);
+    apo__macd_finish(x, &rates, &st);
+    r->t = st.t;
+    r->v[0] = st.ef;
+    r->v[1] = st.es;
+    r->v[2] = st.eg;
 }
+
+APO_CAT_RUN_ENTRIES(macdfix, apo__cat_run_from_origin(io, begin, r),
+                    apo__macdfix_go(io, begin, end, r))
 
 #endif /* APO_KERNELS_MACDFIX_TILE_H */

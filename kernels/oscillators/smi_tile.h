@@ -21,14 +21,20 @@
  * bars, taken by window_extreme.h's doubling: exact either way, so the same bits.
  *
  * Gaps (the EMA family's rule): a bar whose window holds a non-finite high or low, or whose close
- * is not finite, gives NaN in both outputs and moves no stage. Stream: NONE (a piece re-runs its
- * tile).
+ * is not finite, gives NaN in both outputs and moves no stage.
+ *
+ * Stream: RUN (apo__smi_start, apo__smi_go), the tile being the start and the run: the stream
+ * carries the four stages, their seen counts and the last gap, and a one-bar update scans its
+ * bar's window (p bars) for the extremes. The start reads nothing, so a stream takes the next
+ * tile's run ahead (AHEAD). Until 2026-12-08 the stream was NONE: every update ran the tile
+ * again from w0.
  */
 #ifndef APO_KERNELS_SMI_TILE_H
 #define APO_KERNELS_SMI_TILE_H
 
 #include "catalog.h"
 #include "ema_tile.h"
+#include "run_entries.h"
 #include "willr_tile.h"
 
 /* The lookback: the window, then the three EMAs' seeds. */
@@ -162,17 +168,52 @@ static inline APO_HD void apo__smi_block(const apo__cat_io *io, size_t begin, si
     l->tracked = 0;
 }
 
-static inline APO_HD void apo__smi_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    const size_t w0 = apo__cat_origin(io, begin);
+/* A stream's start of the tile at `begin`: the loop at the warm-up origin w0 with empty stages,
+ * the windows starting there (n[3], one past the last gap, is w0). It reads nothing. */
+static inline APO_HD void apo__smi_start(const apo__cat_io *io, size_t begin, apo__cat_run *r) {
+    apo__cat_run_from_origin(io, begin, r);
+    r->n[3] = r->t;
+}
+
+/* The run of the tile at `begin` from r->t to `end`, the outputs written from `begin`: the
+ * stages' seen counts in n[0..2] and values in v[0..4], one past the last gap in n[3]. The
+ * extremes' indices are not carried: a run's first bar scans its window, as the first bar
+ * after a block does; the extremes are exact either way, and the stages go bar by bar in the
+ * same order, so a tile of one start and one run, and a stream's runs of any lengths, give the
+ * same bits. */
+static inline APO_HD void apo__smi_go(const apo__cat_io *io, size_t begin, size_t end,
+                                      apo__cat_run *r) {
+    if (end <= r->t)
+        return;
     const apo__smi_rates rates = apo__smi_rates_of(io);
     apo__smi_loop l;
     memset(&l, 0, sizeof l);
-    l.bad = w0;
-    for (size_t t = w0, stop; t < end; t = stop)
+    l.s.slow_seen = r->n[0];
+    l.s.fast_seen = r->n[1];
+    l.s.signal_seen = r->n[2];
+    l.bad = r->n[3];
+    l.s.slow_num = r->v[0];
+    l.s.slow_den = r->v[1];
+    l.s.fast_num = r->v[2];
+    l.s.fast_den = r->v[3];
+    l.s.signal = r->v[4];
+    for (size_t t = r->t, stop; t < end; t = stop)
         if (apo__extreme_piece(io->in, 3, (size_t)io->p[0], t, end, l.bad, &stop))
             apo__smi_block(io, begin, t, stop, &rates, &l);
         else
             apo__smi_track(io, begin, t, stop, &rates, &l);
+    r->t = end;
+    r->n[0] = l.s.slow_seen;
+    r->n[1] = l.s.fast_seen;
+    r->n[2] = l.s.signal_seen;
+    r->n[3] = l.bad;
+    r->v[0] = l.s.slow_num;
+    r->v[1] = l.s.slow_den;
+    r->v[2] = l.s.fast_num;
+    r->v[3] = l.s.fast_den;
+    r->v[4] = l.s.signal;
 }
+
+APO_CAT_RUN_ENTRIES(smi, apo__smi_start(io, begin, r), apo__smi_go(io, begin, end, r))
 
 #endif /* APO_KERNELS_SMI_TILE_H */

@@ -115,19 +115,22 @@ Test(stream, stochastics_of_other_kinds_equal_batch, .timeout = 600) {
 }
 
 /* The kernels whose streams carry their run since 2026-12-07 (rma, zlema, efi, cvi, rvi, kc, ma,
- * ha, fosc, and apo, ppo and pvo at two EMAs; their defaults and the moved parameters are in the
- * tests above; ha has no parameter) at the edges of their runs: zlema at periods whose lag is 0
- * and 1 (its stream writes the NaN lead itself), rma and efi at period 1, kc with either leg's
- * seed entering first, cvi at rocperiod 1 and past its timeperiod, rvi at the shortest windows,
- * apo with its periods swapped, ppo and pvo at averages kept in pieces (their updates run the
- * tile again), ma at kinds whose kernels' streams it takes (EMA, KAMA, T3; SMA and DEMA are in
- * the tests above) and at those it runs again (TRIMA, period 1), and fosc at longer periods (its
- * tsf's slid sums over windows of 30 and 2,100 bars, linearreg_tile.h). */
+ * ha, fosc, and apo, ppo and pvo at two EMAs) and since 2026-12-08 (macdfix, smi), whose defaults
+ * and moved parameters are in the tests above (ha has no parameter), at the edges of their runs:
+ * zlema at periods whose lag is 0 and 1 (its stream writes the NaN lead itself), rma and efi at
+ * period 1, kc with either leg's seed entering first, cvi at rocperiod 1 and past its timeperiod,
+ * rvi at the shortest windows, apo with its periods swapped, ppo and pvo at averages kept in pieces
+ * (their updates run the tile again), ma at kinds whose kernels' streams it takes (EMA, KAMA, T3;
+ * SMA and DEMA are in the tests above) and at those it runs again (TRIMA, period 1), and fosc at
+ * longer periods (its tsf's slid sums over windows of 30 and 2,100 bars, linearreg_tile.h); macdfix
+ * with its signal seeded at once and over 200 bars (until its seeds are in, its run seeds again
+ * from the tile's origin, also in the next tile's run ahead), smi at its shortest periods and at a
+ * long window and signal behind a short slow EMA. */
 Test(stream, carried_recurrences_at_edge_parameters_equal_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     static const struct {
         const char *kernel;
-        apo_param params[3];
+        apo_param params[4];
         size_t n;
     } cases[] = {
         {"zlema", {{"timeperiod", 1}}, 1},
@@ -150,6 +153,12 @@ Test(stream, carried_recurrences_at_edge_parameters_equal_batch, .timeout = 600)
         {"ma", {{"timeperiod", 1}, {"matype", 1}}, 2},
         {"fosc", {{"timeperiod", 30}}, 1},
         {"fosc", {{"timeperiod", 2100}}, 1},
+        {"macdfix", {{"signalperiod", 1}}, 1},
+        {"macdfix", {{"signalperiod", 200}}, 1},
+        {"smi", {{"timeperiod", 2}, {"fastperiod", 2}, {"slowperiod", 2}, {"signalperiod", 2}}, 4},
+        {"smi",
+         {{"timeperiod", 60}, {"fastperiod", 30}, {"slowperiod", 2}, {"signalperiod", 40}},
+         4},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         cr_assert(check_kernel(rt, cases[i].kernel, cases[i].params, cases[i].n, 91 + i),
