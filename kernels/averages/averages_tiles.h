@@ -7,6 +7,7 @@
 #define APO_KERNELS_AVERAGES_TILES_H
 
 #include "accbands_tile.h"
+#include "bbands_stream.h"
 #include "bbands_tile.h"
 #include "catalog.h"
 #include "dema_tile.h"

@@ -80,17 +80,15 @@ static inline APO_HD size_t apo__bbands_lookback(int matype, size_t p) {
     return p > 0 && p - 1 > middle ? p - 1 : middle;
 }
 
-static inline APO_HD void apo__bbands_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/* At a matype other than 0, the bands over [from, end) around the middle already written there:
+ * NaN where the middle is or before the first full window, else middle +- nbdev * sd of the
+ * window. Each position reads its own window only, so the tile and a stream's pieces
+ * (bbands_stream.h) compute it over any split of the positions with the same bits. */
+static inline APO_HD void apo__bbands_around(const apo__cat_io *io, size_t from, size_t end) {
     const double *x = io->in[0];
     const size_t p = (size_t)io->p[0];
     const double up = io->p[1], dn = io->p[2];
-    const int matype = (int)io->p[3];
-    if (matype == APO_MA_SMA) {
-        apo__bbands_bollinger(x, begin, end, p, up, dn, io->out[0], io->out[1], io->out[2]);
-        return;
-    }
-    apo__ma_span(matype, x, io->out[1], p, io->h, begin, end);
-    for (size_t t = begin; t < end; t++) {
+    for (size_t t = from; t < end; t++) {
         const double mid = io->out[1][t];
         if (isnan(mid) || t + 1 < p) {
             io->out[0][t] = NAN;
@@ -102,6 +100,19 @@ static inline APO_HD void apo__bbands_tile(const apo__cat_io *io, size_t begin, 
         io->out[0][t] = apo__canonical_nan(mid + up * sd);
         io->out[2][t] = apo__canonical_nan(mid - dn * sd);
     }
+}
+
+static inline APO_HD void apo__bbands_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    const double *x = io->in[0];
+    const size_t p = (size_t)io->p[0];
+    const double up = io->p[1], dn = io->p[2];
+    const int matype = (int)io->p[3];
+    if (matype == APO_MA_SMA) {
+        apo__bbands_bollinger(x, begin, end, p, up, dn, io->out[0], io->out[1], io->out[2]);
+        return;
+    }
+    apo__ma_span(matype, x, io->out[1], p, io->h, begin, end);
+    apo__bbands_around(io, begin, end);
 }
 
 #endif /* APO_KERNELS_BBANDS_TILE_H */

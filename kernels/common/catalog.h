@@ -252,6 +252,7 @@ static inline APO_HD int apo__catalog_whole_row(apo__cat_id id) {
 #define APO__CAT_POSITION_INDEPENDENT_PAIR 0
 #define APO__CAT_POSITION_INDEPENDENT_CARRY 0
 #define APO__CAT_POSITION_INDEPENDENT_NONE 0
+#define APO__CAT_POSITION_INDEPENDENT_OWN 0
 static inline APO_HD int apo__catalog_position_independent(apo__cat_id id) {
     switch (id) {
 #define APO__CAT_POSITION_INDEPENDENT(ID, name, room, inputs, outputs, params, lookback, halo,     \

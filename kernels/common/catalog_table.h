@@ -22,8 +22,9 @@
  *             from its own windows, so the tile body over the new positions is what the whole
  *             tile does there), PAIR (apo__<name>_start and apo__<name>_run of pair_sums.h's
  *             run: correl, beta), CARRY (a running sum from the series' first bar, of
- *             apo__<name>_carry's APO_<ID>_CARRY doubles), or NONE (the tile re-runs from its
- *             start at each update)
+ *             apo__<name>_carry's APO_<ID>_CARRY doubles), OWN (a state of the kernel's own,
+ *             apo__<name>_stream, that apo__<name>_resume takes from piece to piece: bbands,
+ *             bbands_stream.h), or NONE (the tile re-runs from its start at each update)
  *   traits    the APO_CAT_T_* flags below, or 0
  *   rule      the halo in words, as `apportion kernels` shows it
  *
@@ -508,7 +509,7 @@
     X(BBANDS, bbands, averages, APO_CAT_CLOSE, (3, "upperband", "middleband", "lowerband"),        \
       (4, APO_CAT_PERIOD(20, 2), {"nbdevup", 2, -3e37, 3e37, 0}, {"nbdevdn", 2, -3e37, 3e37, 0},   \
        {"matype", 0, 0, 8, 1}),                                                                    \
-      apo__bbands_lookback((int)APO_CAT_P(3), APO_CAT_P(0)), MA(3), NONE, 0,                       \
+      apo__bbands_lookback((int)APO_CAT_P(3), APO_CAT_P(0)), MA(3), OWN, 0,                        \
       "the halo of the matype's kernel (sma, ema, ...) at timeperiod; the whole row at matype 7 "  \
       "(MAMA)")                                                                                    \
     X(TRIX, trix, oscillators, APO_CAT_CLOSE, (1, "trix"), (1, APO_CAT_PERIOD(30, 1)),             \

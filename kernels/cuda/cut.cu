@@ -61,6 +61,7 @@ typedef struct apo__cut_edges {
 #define APO__CUT_PAIR(code)
 #define APO__CUT_CARRY(code)
 #define APO__CUT_NONE(code)
+#define APO__CUT_OWN(code)
 
 /* Kernel id's stream start at `begin` (apo__<name>_stream_start). */
 static inline __device__ void apo__cut_start(int id, const apo__cat_io *io, size_t begin,

@@ -398,19 +398,22 @@ typedef struct cat_resume {
  * its kind's run (ma_stream.h), and fosc tsf's a bar behind its positions (fosc_tile.h). correl and
  * beta are a start and a run too, of a state of their own (apo__pair_run, pair_sums.h: five
  * double-double sums; beta up to timeperiod 32 and correl up to 512 the position alone,
- * pair_direct.h, correl_tile.h). The others re-run their tile from its start at each update. */
+ * pair_direct.h, correl_tile.h). bbands keeps a state of its own (OWN: bollinger's cursor at
+ * matype 0, ma's run of its middle band at the others, bbands_stream.h). The others re-run their
+ * tile from its start at each update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
-#define APO__RESUME_SIZE_RUN(name) sizeof(cat_resume)
-#define APO__RESUME_SIZE_POSITION(name) sizeof(cat_resume)
-#define APO__RESUME_SIZE_PAIR(name) sizeof(apo__pair_run)
+#define APO__RESUME_SIZE_RUN(ID, name) sizeof(cat_resume)
+#define APO__RESUME_SIZE_POSITION(ID, name) sizeof(cat_resume)
+#define APO__RESUME_SIZE_PAIR(ID, name) sizeof(apo__pair_run)
 /* The running sums carry their run from the series' first bar instead (catalog.h,
  * apo__catalog_carries): a few doubles, nothing of the tile. */
-#define APO__RESUME_SIZE_CARRY(name) APO_##name##_CARRY * sizeof(double)
-#define APO__RESUME_SIZE_NONE(name) 0
+#define APO__RESUME_SIZE_CARRY(ID, name) APO_##ID##_CARRY * sizeof(double)
+#define APO__RESUME_SIZE_OWN(ID, name) sizeof(apo__##name##_stream)
+#define APO__RESUME_SIZE_NONE(ID, name) 0
     switch (id) {
 #define APO__CAT_RESUME(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)               \
     case APO_CAT_##ID:                                                                             \
-        return APO__RESUME_SIZE_##stream(ID);
+        return APO__RESUME_SIZE_##stream(ID, name);
         APO_CATALOG(APO__CAT_RESUME)
 #undef APO__CAT_RESUME
     default:
@@ -429,6 +432,7 @@ enum {
     APO__STREAM_POSITION,
     APO__STREAM_PAIR,
     APO__STREAM_CARRY,
+    APO__STREAM_OWN,
     APO__STREAM_NONE
 };
 static int stream_of(apo__cat_id id) {
@@ -462,6 +466,7 @@ static void run_start(apo__cat_id id, const apo__cat_io *io, size_t begin, apo__
 #define APO__START_POSITION(name) apo__cat_run_from(r, begin);
 #define APO__START_PAIR(name) apo__cat_run_from(r, begin);
 #define APO__START_CARRY(name) apo__cat_run_from(r, begin);
+#define APO__START_OWN(name) apo__cat_run_from(r, begin);
 #define APO__START_NONE(name) apo__cat_run_from(r, begin);
     switch (id) {
 #define APO__CAT_START(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)                \
@@ -489,6 +494,7 @@ void apo__catalog_run_to(apo__cat_id id, const apo__cat_io *io, size_t begin, si
 #define APO__RUN_POSITION(name) APO__RUN_BY_POSITIONS
 #define APO__RUN_PAIR(name) APO__RUN_BY_POSITIONS
 #define APO__RUN_CARRY(name) APO__RUN_BY_POSITIONS
+#define APO__RUN_OWN(name) APO__RUN_BY_POSITIONS
 #define APO__RUN_NONE(name) APO__RUN_BY_POSITIONS
     switch (id) {
 #define APO__CAT_RUN(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)                  \
@@ -559,6 +565,7 @@ static void pair_resume(apo__cat_id id, const apo__cat_io *io, apo__pair_run *r,
 #define APO__PAIR_RUN(name)
 #define APO__PAIR_POSITION(name)
 #define APO__PAIR_CARRY(name)
+#define APO__PAIR_OWN(name)
 #define APO__PAIR_NONE(name)
 #define APO__PAIR_PAIR(name)                                                                       \
     if (fresh)                                                                                     \
@@ -570,6 +577,27 @@ static void pair_resume(apo__cat_id id, const apo__cat_io *io, apo__pair_run *r,
         APO__PAIR_##stream(name) break;
         APO_CATALOG(APO__CAT_PAIR)
 #undef APO__CAT_PAIR
+    default:
+        break;
+    }
+}
+
+/* The piece of a kernel whose stream keeps a state of its own (OWN: apo__<name>_stream, resumed
+ * by apo__<name>_resume; bbands, bbands_stream.h). Such a kernel runs nothing ahead. */
+static void own_resume(apo__cat_id id, const apo__cat_io *io, void *state, int fresh, size_t begin,
+                       size_t stop) {
+#define APO__OWN_RUN(name)
+#define APO__OWN_POSITION(name)
+#define APO__OWN_PAIR(name)
+#define APO__OWN_CARRY(name)
+#define APO__OWN_NONE(name)
+#define APO__OWN_OWN(name) apo__##name##_resume(io, state, fresh, begin, stop);
+    switch (id) {
+#define APO__CAT_OWN(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)                  \
+    case APO_CAT_##ID:                                                                             \
+        APO__OWN_##stream(name) break;
+        APO_CATALOG(APO__CAT_OWN)
+#undef APO__CAT_OWN
     default:
         break;
     }
@@ -588,6 +616,7 @@ void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state,
 #define APO__CARRY_POSITION(name)
 #define APO__CARRY_PAIR(name)
 #define APO__CARRY_NONE(name)
+#define APO__CARRY_OWN(name)
 #define APO__CARRY_CARRY(name) apo__##name##_carry(io, state, begin, stop);
 #define APO__CAT_CARRY(ID, name, room, inputs, outputs, par, lb, halo, stream, ...)                \
     case APO_CAT_##ID:                                                                             \
@@ -601,6 +630,10 @@ void apo__cpu_catalog_resume(apo__cat_id id, const apo__cat_io *io, void *state,
     }
     if (stream_of(id) == APO__STREAM_PAIR) {
         pair_resume(id, io, state, fresh, begin, stop);
+        return;
+    }
+    if (stream_of(id) == APO__STREAM_OWN) {
+        own_resume(id, io, state, fresh, begin, stop);
         return;
     }
     cat_resume *rs = state;

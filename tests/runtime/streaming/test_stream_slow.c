@@ -125,7 +125,10 @@ Test(stream, stochastics_of_other_kinds_equal_batch, .timeout = 600) {
  * longer periods (its tsf's slid sums over windows of 30 and 2,100 bars, linearreg_tile.h); macdfix
  * with its signal seeded at once and over 200 bars (until its seeds are in, its run seeds again
  * from the tile's origin, also in the next tile's run ahead), smi at its shortest periods and at a
- * long window and signal behind a short slow EMA. */
+ * long window and signal behind a short slow EMA; and bbands, whose stream keeps a state of its
+ * own since 2026-12-08 (bollinger's cursor at matype 0, at the shortest and a long window; ma's
+ * run of its middle band at EMA, WMA, KAMA and T3, and its span at TRIMA; at MAMA it reads whole
+ * rows, which a stream refuses). */
 Test(stream, carried_recurrences_at_edge_parameters_equal_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     static const struct {
@@ -159,6 +162,13 @@ Test(stream, carried_recurrences_at_edge_parameters_equal_batch, .timeout = 600)
         {"smi",
          {{"timeperiod", 60}, {"fastperiod", 30}, {"slowperiod", 2}, {"signalperiod", 40}},
          4},
+        {"bbands", {{"timeperiod", 2}}, 1},
+        {"bbands", {{"timeperiod", 300}, {"nbdevup", 1.5}, {"nbdevdn", 0.5}}, 3},
+        {"bbands", {{"matype", 1}}, 1},
+        {"bbands", {{"timeperiod", 10}, {"matype", 2}}, 2},
+        {"bbands", {{"timeperiod", 9}, {"matype", 5}}, 2},
+        {"bbands", {{"timeperiod", 12}, {"matype", 6}}, 2},
+        {"bbands", {{"timeperiod", 10}, {"matype", 8}}, 2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         cr_assert(check_kernel(rt, cases[i].kernel, cases[i].params, cases[i].n, 91 + i),
