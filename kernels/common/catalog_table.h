@@ -24,9 +24,9 @@
  *             run: correl, beta), CARRY (a running sum from the series' first bar, of
  *             apo__<name>_carry's APO_<ID>_CARRY doubles), OWN (a state of the kernel's own,
  *             apo__<name>_stream, that apo__<name>_resume takes from piece to piece: bbands,
- *             bbands_stream.h), or NONE (the tile re-runs from its start at each update)
- *   traits    the APO_CAT_T_* flags below, or 0
- *   rule      the halo in words, as `apportion kernels` shows it
+ *             bbands_stream.h; stochrsi, stochrsi_tile.h), or NONE (the tile re-runs from its start
+ * at each update) traits    the APO_CAT_T_* flags below, or 0 rule      the halo in words, as
+ * `apportion kernels` shows it
  *
  * From these, catalog.h generates apo__cat_id; dispatch/catalog_dispatch.c the families,
  * lookbacks, halos, tile lengths, the streams' resume and the vector path each kernel runs
@@ -750,7 +750,7 @@
       (4, APO_CAT_PERIOD(14, 2), {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                    \
        {"fastd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"fastd_matype", 0, 0, 8, 1}),               \
       APO_CAT_P(0) + (APO_CAT_P(1) - 1) + apo__ma_lookback((int)APO_CAT_P(3), APO_CAT_P(2)),       \
-      STOCHRSI, NONE, 0, APO_CAT_STOCHRSI_RULE)                                                    \
+      STOCHRSI, OWN, 0, APO_CAT_STOCHRSI_RULE)                                                     \
     X(WAD, wad, oscillators, APO_CAT_HLC, (1, "wad"), APO_CAT_NO_PARAMS, 0, WINDOW, CARRY,         \
       APO_CAT_T_JOIN | APO_CAT_T_WHOLE_ROW | APO_CAT_T_AVX2_INTEL, APO_CAT_WHOLE_ROW_RULE)         \
     X(FRACTAL, fractal, oscillators, APO_CAT_HL, (2, "swinghigh", "swinglow"),                     \

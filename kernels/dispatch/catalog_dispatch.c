@@ -399,7 +399,8 @@ typedef struct cat_resume {
  * beta are a start and a run too, of a state of their own (apo__pair_run, pair_sums.h: five
  * double-double sums; beta up to timeperiod 32 and correl up to 512 the position alone,
  * pair_direct.h, correl_tile.h). bbands keeps a state of its own (OWN: bollinger's cursor at
- * matype 0, ma's run of its middle band at the others, bbands_stream.h). The others re-run their
+ * matype 0, ma's run of its middle band at the others, bbands_stream.h), and so does stochrsi
+ * (its generators and fastd, stochrsi_tile.h). The others re-run their
  * tile from its start at each update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
 #define APO__RESUME_SIZE_RUN(ID, name) sizeof(cat_resume)
@@ -426,6 +427,9 @@ size_t apo__catalog_resume_size(apo__cat_id id) {
  * its tile and costs one window at most; a per-bar difference has no warm-up. */
 static int runs_ahead(apo__cat_id id) { return (apo__catalog_traits(id) & APO_CAT_T_AHEAD) != 0; }
 
+/* The bytes of a state of a kernel's own that a stream asks for ahead of a piece (two lines). */
+#define APO__OWN_HOT 128
+
 /* What a stream keeps for each kernel: its row's stream column (catalog_table.h). */
 enum {
     APO__STREAM_RUN,
@@ -450,12 +454,18 @@ static int stream_of(apo__cat_id id) {
 /* A piece within a tile reads the tile's start and length, next_ready and the current run,
  * which lead the state: two cache lines of a state aligned to 64 bytes (112 bytes), where the
  * run ahead after them took the piece's reads to three lines and a stream's hints to four
- * (the whole state). The run ahead is read only in a tile's last h bars. */
+ * (the whole state). The run ahead is read only in a tile's last h bars. A state of a kernel's
+ * own (OWN) is read from its start, its first two lines at least (bbands' whole cursor); the
+ * rest of a larger one (stochrsi's generators, some 7 KB) is read where its piece takes it,
+ * and asked for whole it would queue a hundred misses a series. */
 size_t apo__catalog_resume_hot_size(apo__cat_id id) {
     const int stream = stream_of(id);
     if (stream == APO__STREAM_RUN || stream == APO__STREAM_POSITION)
         return offsetof(cat_resume, next);
-    return apo__catalog_resume_size(id);
+    const size_t size = apo__catalog_resume_size(id);
+    if (stream == APO__STREAM_OWN && size > APO__OWN_HOT)
+        return APO__OWN_HOT;
+    return size;
 }
 
 /* A stream's start of kernel id's tile at `begin`: a RUN body's own (apo__<name>_stream_start,
@@ -583,7 +593,8 @@ static void pair_resume(apo__cat_id id, const apo__cat_io *io, apo__pair_run *r,
 }
 
 /* The piece of a kernel whose stream keeps a state of its own (OWN: apo__<name>_stream, resumed
- * by apo__<name>_resume; bbands, bbands_stream.h). Such a kernel runs nothing ahead. */
+ * by apo__<name>_resume; bbands, bbands_stream.h; stochrsi, stochrsi_tile.h). Such a kernel runs
+ * nothing ahead. */
 static void own_resume(apo__cat_id id, const apo__cat_io *io, void *state, int fresh, size_t begin,
                        size_t stop) {
 #define APO__OWN_RUN(name)

@@ -27,7 +27,13 @@
  *
  * Gaps: the RSI's rule (rsi_tile.h: NaN at a bar whose change is not finite, the averages skip
  * it); fastk is NaN where its window holds a NaN RSI (the windows' rule), fastd takes such a
- * value as a gap of its own kind (ma_series.h). Stream: NONE.
+ * value as a gap of its own kind (ma_series.h).
+ *
+ * Stream: OWN since 2026-12-08 (NONE before: every update ran the tile again from its warm-up).
+ * The tile is a start and a run over a state of its own, apo__stochrsi_stream (the generators'
+ * runs and rings, fastd's state), which a stream keeps for each series and runs over each
+ * update's new bars (apo__stochrsi_resume): about 7 KB a series, where an update of the tile
+ * body ran the tile's bars so far.
  */
 #ifndef APO_KERNELS_STOCHRSI_TILE_H
 #define APO_KERNELS_STOCHRSI_TILE_H
@@ -179,60 +185,130 @@ static inline APO_HD void apo__stochrsi_lag_of_ring(const double *ring, const do
         old[j - b0] = j >= t0 ? k[j - t0] : ring[j % APO_STOCHRSI_LAG_RING];
 }
 
-static inline APO_HD void apo__stochrsi_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/*
+ * Where a tile stands between two pieces: the generators, fastd, and the bars they have reached.
+ * The tile is one start and one run to its end (apo__stochrsi_tile); a stream keeps this as its
+ * state (the stream column OWN) and runs each update's piece (apo__stochrsi_resume). Every piece
+ * of the loop goes on from where the last stopped, the RSI's stream, the scans and fastd bar by
+ * bar, so a tile run in pieces of any lengths has the bits of the tile run whole.
+ */
+typedef struct apo__stochrsi_stream {
+    apo__stochrsi_gen lead;
+    apo__stochrsi_behind behind;
+    apo__ma_series fastd;
+    size_t first;  /* the first output with a value, max(begin, lookback) */
+    size_t from;   /* the first fastk fastd reads, where the generators start */
+    size_t t;      /* the next output the NaN lead writes */
+    size_t next;   /* the next bar the pieces take */
+    int lags;      /* fastd reads the fastk leaving its window */
+    int ringed;    /* ... from behind.ring (else from behind.gen) */
+    int generates; /* the generators have started (once a piece reaches past `first`) */
+} apo__stochrsi_stream;
+
+/* The tile at `begin`: fastd's start (which reads nothing) and where the generators will start;
+ * they start at the first piece that reaches past `first`, whose bars are then all there. */
+static inline APO_HD void apo__stochrsi_start(const apo__cat_io *io, size_t begin,
+                                              apo__stochrsi_stream *s) {
     const size_t p = (size_t)io->p[0], fk = (size_t)io->p[1], fd = (size_t)io->p[2];
     const int matype = (int)io->p[3];
     const size_t fastk_start = p + fk - 1;
     const size_t lookback = fastk_start + apo__ma_lookback(matype, fd);
     const size_t half = (io->h - (fk - 1)) / 2;
-    const size_t first = begin > lookback ? begin : lookback;
-    apo__cat_nan_lead(io->out[0], begin, end, first);
-    apo__cat_nan_lead(io->out[1], begin, end, first);
-    if (first >= end)
+    s->first = begin > lookback ? begin : lookback;
+    s->t = begin;
+    s->generates = 0;
+    apo__ma_series_start(&s->fastd, matype, fd, half, s->first - fastk_start);
+    s->from = fastk_start + apo__ma_series_origin(&s->fastd);
+    s->next = s->from;
+    s->lags = apo__ma_series_lags(matype, fd);
+    /* A short lag reads the fastk the lead generator handed over, kept in a ring; a long one
+     * runs a second generator behind. */
+    s->ringed = s->lags && fd <= APO_STOCHRSI_LAG_RING;
+}
+
+/* The state's pointers into the rows and the stack, cleared after a piece: a stream's saved
+ * state then holds no address (the rows move between updates, and a copy of the state would
+ * point into the original). Each piece sets the ones it uses. */
+static inline APO_HD void apo__stochrsi_unpoint(apo__stochrsi_stream *s) {
+    s->lead.io.in[0] = NULL;
+    s->lead.io.out[0] = NULL;
+    if (s->lags && !s->ringed) {
+        s->behind.gen.io.in[0] = NULL;
+        s->behind.gen.io.out[0] = NULL;
+    }
+    s->fastd.io.in[0] = NULL;
+    s->fastd.io.out[0] = NULL;
+}
+
+/* The tile's outputs from where the state stands up to `stop`. */
+static inline APO_HD void apo__stochrsi_run(const apo__cat_io *io, size_t stop,
+                                            apo__stochrsi_stream *s) {
+    const size_t p = (size_t)io->p[0], fk = (size_t)io->p[1], fd = (size_t)io->p[2];
+    apo__cat_nan_lead(io->out[0], s->t, stop, s->first);
+    s->t = apo__cat_nan_lead(io->out[1], s->t, stop, s->first);
+    if (s->first >= stop)
         return;
     if (fk > APO_STOCHRSI_RING) {
-        for (size_t t = first; t < end; t++) {
+        for (size_t t = s->t; t < stop; t++) {
             io->out[0][t] = NAN;
             io->out[1][t] = NAN;
         }
+        s->t = stop;
         return;
     }
-    /* fastd in fastk's own indices (u = t - F), and the bar its warm-up starts at. */
-    apo__ma_series fastd;
-    apo__ma_series_start(&fastd, matype, fd, half, first - fastk_start);
-    const size_t from = fastk_start + apo__ma_series_origin(&fastd);
-    const int lags = apo__ma_series_lags(matype, fd);
-    /* A short lag reads the fastk the lead generator handed over, kept in a ring; a long one
-     * runs a second generator behind. */
-    const int ringed = lags && fd <= APO_STOCHRSI_LAG_RING;
-    apo__stochrsi_gen lead;
-    apo__stochrsi_behind behind;
-    apo__stochrsi_gen_start(&lead, io->in[0], p, fk, half, from);
-    if (lags && !ringed)
-        apo__stochrsi_gen_start(&behind.gen, io->in[0], p, fk, half, from);
+    const size_t fastk_start = p + fk - 1;
+    const size_t half = (io->h - (fk - 1)) / 2;
+    if (!s->generates) {
+        apo__stochrsi_gen_start(&s->lead, io->in[0], p, fk, half, s->from);
+        if (s->lags && !s->ringed)
+            apo__stochrsi_gen_start(&s->behind.gen, io->in[0], p, fk, half, s->from);
+        s->generates = 1;
+    }
+    s->lead.io.in[0] = io->in[0];
+    if (s->lags && !s->ringed)
+        s->behind.gen.io.in[0] = io->in[0];
+    const size_t from = s->from;
     double k[APO_STOCHRSI_PIECE], old[APO_STOCHRSI_PIECE], d[APO_STOCHRSI_PIECE];
-    for (size_t t0 = from; t0 < end; t0 += APO_STOCHRSI_PIECE) {
-        const size_t t1 = end - t0 > APO_STOCHRSI_PIECE ? t0 + APO_STOCHRSI_PIECE : end;
-        apo__stochrsi_gen_run(&lead, t0, t1, k);
+    for (size_t t0 = s->next; t0 < stop; t0 = s->next) {
+        const size_t t1 = stop - t0 > APO_STOCHRSI_PIECE ? t0 + APO_STOCHRSI_PIECE : stop;
+        apo__stochrsi_gen_run(&s->lead, t0, t1, k);
         /* The values leaving fastd's window, fastd_period bars behind; those before `from`
          * never entered it and are not read. */
-        if (lags && t1 > from + fd) {
+        if (s->lags && t1 > from + fd) {
             const size_t b0 = t0 > from + fd ? t0 - fd : from;
             double *at = old + (b0 + fd - t0);
-            if (ringed)
-                apo__stochrsi_lag_of_ring(behind.ring, k, t0, b0, t1 - fd, at);
+            if (s->ringed)
+                apo__stochrsi_lag_of_ring(s->behind.ring, k, t0, b0, t1 - fd, at);
             else
-                apo__stochrsi_gen_run(&behind.gen, b0, t1 - fd, at);
+                apo__stochrsi_gen_run(&s->behind.gen, b0, t1 - fd, at);
         }
-        if (ringed)
+        if (s->ringed)
             for (size_t t = t0; t < t1; t++)
-                behind.ring[t % APO_STOCHRSI_LAG_RING] = k[t - t0];
-        apo__ma_series_run(&fastd, k, old, d, t0 - fastk_start, t1 - fastk_start);
-        for (size_t t = t0 > first ? t0 : first; t < t1; t++) {
+                s->behind.ring[t % APO_STOCHRSI_LAG_RING] = k[t - t0];
+        apo__ma_series_run(&s->fastd, k, old, d, t0 - fastk_start, t1 - fastk_start);
+        for (size_t t = t0 > s->first ? t0 : s->first; t < t1; t++) {
             io->out[0][t] = k[t - t0];
             io->out[1][t] = d[t - t0];
         }
+        s->next = t1;
     }
+    s->t = stop;
+    apo__stochrsi_unpoint(s);
+}
+
+/* A stream's piece of the tile at `begin` up to `stop` (the stream column OWN): with `fresh` the
+ * state starts the tile, else it goes on from the last piece's stop. Nothing is taken ahead. */
+static inline APO_HD void apo__stochrsi_resume(const apo__cat_io *io, apo__stochrsi_stream *s,
+                                               int fresh, size_t begin, size_t stop) {
+    if (fresh)
+        apo__stochrsi_start(io, begin, s);
+    apo__stochrsi_run(io, stop, s);
+}
+
+static inline APO_HD void apo__stochrsi_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__stochrsi_stream s;
+    apo__stochrsi_start(io, begin, &s);
+    apo__stochrsi_run(io, end, &s);
 }
 
 #endif /* APO_KERNELS_STOCHRSI_TILE_H */

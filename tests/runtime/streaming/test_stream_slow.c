@@ -128,7 +128,9 @@ Test(stream, stochastics_of_other_kinds_equal_batch, .timeout = 600) {
  * long window and signal behind a short slow EMA; and bbands, whose stream keeps a state of its
  * own since 2026-12-08 (bollinger's cursor at matype 0, at the shortest and a long window; ma's
  * run of its middle band at EMA, WMA, KAMA and T3, and its span at TRIMA; at MAMA it reads whole
- * rows, which a stream refuses). */
+ * rows, which a stream refuses), and stochrsi, whose too (its generators and fastd): at its
+ * shortest periods, its fastd SMA's leaving values from the second generator (fastd_period 300)
+ * and from the ring, the longest fastk window (256), and fastd at EMA, WMA and T3. */
 Test(stream, carried_recurrences_at_edge_parameters_equal_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     static const struct {
@@ -169,6 +171,11 @@ Test(stream, carried_recurrences_at_edge_parameters_equal_batch, .timeout = 600)
         {"bbands", {{"timeperiod", 9}, {"matype", 5}}, 2},
         {"bbands", {{"timeperiod", 12}, {"matype", 6}}, 2},
         {"bbands", {{"timeperiod", 10}, {"matype", 8}}, 2},
+        {"stochrsi", {{"timeperiod", 2}, {"fastk_period", 1}, {"fastd_period", 1}}, 3},
+        {"stochrsi", {{"fastd_period", 300}}, 1},
+        {"stochrsi", {{"fastk_period", 256}, {"fastd_period", 7}, {"fastd_matype", 2}}, 3},
+        {"stochrsi", {{"fastd_period", 20}, {"fastd_matype", 1}}, 2},
+        {"stochrsi", {{"timeperiod", 30}, {"fastd_period", 5}, {"fastd_matype", 8}}, 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         cr_assert(check_kernel(rt, cases[i].kernel, cases[i].params, cases[i].n, 91 + i),
