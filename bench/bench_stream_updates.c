@@ -5,8 +5,8 @@
  * should cost its new bar wherever it falls; the first bar of a tile starts the tile's state afresh
  * (the recurrences have taken its warm-up ahead). The bench times updates from the first bar of a
  * tile, from its middle and up to its end, for bollinger(20), macd(12,26,9), rsi(14),
- * stoch(5,3,3), kdj at its defaults, ppo(12,26) at two EMAs, zlema(30), macdfix(9), smi, bbands
- * and stochrsi at their defaults, mfi(14), obv,
+ * stoch(5,3,3), kdj at its defaults, ppo(12,26) at two EMAs, zlema(30), macdfix(9), smi, bbands,
+ * stochrsi and macdext at their defaults, adxr(14), mfi(14), obv,
  * correl(30) and beta(5) (their high, low, open and volume by bench_fill_bars; correl's and
  * beta's second series is that high), then, for the first three, one large update against the
  * batch over the same bars.
@@ -302,7 +302,7 @@ static const bench_option option_rows[] = {
     OPT("--kernel", "NAME", TEXT, 0, 0, kernel,
         "that kernel's per-bar rows alone, no chunk rows: bollinger,\n"
         "macd, rsi, stoch, kdj, ppo, zlema, macdfix, smi, bbands,\n"
-        "stochrsi, mfi, obv, correl or beta\n"
+        "stochrsi, macdext, adxr, mfi, obv, correl or beta\n"
         "(default: all)"),
 };
 
@@ -365,6 +365,9 @@ int main(int argc, char **argv) {
         {"bbands(20, 2, 2, SMA)", "bbands", {{NULL, 0}}, 0, 3},
         /* stochrsi at its defaults: its tile's loop state, its own (OWN, stochrsi_tile.h). */
         {"stochrsi(14, 5, 3, SMA)", "stochrsi", {{NULL, 0}}, 0, 2},
+        /* macdext at its defaults (three SMAs) and adxr(14), their own states too. */
+        {"macdext(12, 26, 9, SMA)", "macdext", {{NULL, 0}}, 0, 3},
+        {"adxr(14)", "adxr", {{NULL, 0}}, 0, 1},
         {"mfi(14)", "mfi", {{"timeperiod", 14}}, 1, 1},
         {"obv", "obv", {{NULL, 0}}, 0, 1},
         /* The pair windows, whose state (five double-double sums) is their own. */

@@ -24,9 +24,9 @@
  *             run: correl, beta), CARRY (a running sum from the series' first bar, of
  *             apo__<name>_carry's APO_<ID>_CARRY doubles), OWN (a state of the kernel's own,
  *             apo__<name>_stream, that apo__<name>_resume takes from piece to piece: bbands,
- *             bbands_stream.h; stochrsi, stochrsi_tile.h), or NONE (the tile re-runs from its start
- * at each update) traits    the APO_CAT_T_* flags below, or 0 rule      the halo in words, as
- * `apportion kernels` shows it
+ *             bbands_stream.h; stochrsi, macdext and adxr, their tile headers), or NONE (the tile
+ * re-runs from its start at each update) traits    the APO_CAT_T_* flags below, or 0 rule      the
+ * halo in words, as `apportion kernels` shows it
  *
  * From these, catalog.h generates apo__cat_id; dispatch/catalog_dispatch.c the families,
  * lookbacks, halos, tile lengths, the streams' resume and the vector path each kernel runs
@@ -411,7 +411,7 @@
       RUN, APO_CAT_T_CUT | APO_CAT_T_AHEAD | APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,            \
       APO_CAT_WILDER_RULE)                                                                         \
     X(ADXR, adxr, trend, APO_CAT_HLC, (1, "adxr"), (1, APO_CAT_PERIOD(14, 2)),                     \
-      3 * APO_CAT_P(0) - 2, WILDER(2), NONE, APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,            \
+      3 * APO_CAT_P(0) - 2, WILDER(2), OWN, APO_CAT_T_AVX2_ZEN4 | APO_CAT_T_AVX2_ZEN5,             \
       "3 timeperiod - 2 + twice the steps Wilder's average takes to forget its seed (to 2^-64): "  \
       "ADX's, and the timeperiod - 1 bars between the two ADX it averages")                        \
     X(AROONOSC, aroonosc, trend, APO_CAT_HL, (1, "aroonosc"), (1, APO_CAT_PERIOD(14, 2)),          \
@@ -745,7 +745,7 @@
     X(FOSC, fosc, statistics, APO_CAT_CLOSE, (1, "fosc"), (1, APO_CAT_PERIOD(5, 2)), APO_CAT_P(0), \
       WINDOW, RUN, 0, "timeperiod: tsf's window one bar back")                                     \
     X(MACDEXT, macdext, oscillators, APO_CAT_CLOSE, (3, "macd", "macdsignal", "macdhist"),         \
-      APO_CAT_MACDEXT_PARAMS, APO_CAT_MACDEXT_LOOKBACK, MACDEXT, NONE, 0, APO_CAT_MACDEXT_RULE)    \
+      APO_CAT_MACDEXT_PARAMS, APO_CAT_MACDEXT_LOOKBACK, MACDEXT, OWN, 0, APO_CAT_MACDEXT_RULE)     \
     X(STOCHRSI, stochrsi, oscillators, APO_CAT_CLOSE, (2, "fastk", "fastd"),                       \
       (4, APO_CAT_PERIOD(14, 2), {"fastk_period", 5, 1, APO_CAT_PERIOD_MAX, 1},                    \
        {"fastd_period", 3, 1, APO_CAT_PERIOD_MAX, 1}, {"fastd_matype", 0, 0, 8, 1}),               \

@@ -399,8 +399,9 @@ typedef struct cat_resume {
  * beta are a start and a run too, of a state of their own (apo__pair_run, pair_sums.h: five
  * double-double sums; beta up to timeperiod 32 and correl up to 512 the position alone,
  * pair_direct.h, correl_tile.h). bbands keeps a state of its own (OWN: bollinger's cursor at
- * matype 0, ma's run of its middle band at the others, bbands_stream.h), and so does stochrsi
- * (its generators and fastd, stochrsi_tile.h). The others re-run their
+ * matype 0, ma's run of its middle band at the others, bbands_stream.h), and so do stochrsi and
+ * macdext (their generators and averages, stochrsi_tile.h, macdext_tile.h) and adxr (its two
+ * recurrences, dmi_tile.h). The others re-run their
  * tile from its start at each update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
 #define APO__RESUME_SIZE_RUN(ID, name) sizeof(cat_resume)
@@ -456,8 +457,8 @@ static int stream_of(apo__cat_id id) {
  * run ahead after them took the piece's reads to three lines and a stream's hints to four
  * (the whole state). The run ahead is read only in a tile's last h bars. A state of a kernel's
  * own (OWN) is read from its start, its first two lines at least (bbands' whole cursor); the
- * rest of a larger one (stochrsi's generators, some 7 KB) is read where its piece takes it,
- * and asked for whole it would queue a hundred misses a series. */
+ * rest of a larger one (stochrsi's generators, some 7 KB; macdext's, 18 KB) is read where its piece
+ * takes it, and asked for whole it would queue a hundred misses a series. */
 size_t apo__catalog_resume_hot_size(apo__cat_id id) {
     const int stream = stream_of(id);
     if (stream == APO__STREAM_RUN || stream == APO__STREAM_POSITION)
@@ -593,8 +594,8 @@ static void pair_resume(apo__cat_id id, const apo__cat_io *io, apo__pair_run *r,
 }
 
 /* The piece of a kernel whose stream keeps a state of its own (OWN: apo__<name>_stream, resumed
- * by apo__<name>_resume; bbands, bbands_stream.h; stochrsi, stochrsi_tile.h). Such a kernel runs
- * nothing ahead. */
+ * by apo__<name>_resume; bbands, bbands_stream.h; stochrsi, macdext and adxr, their tile
+ * headers). Such a kernel runs nothing ahead. */
 static void own_resume(apo__cat_id id, const apo__cat_io *io, void *state, int fresh, size_t begin,
                        size_t stop) {
 #define APO__OWN_RUN(name)

@@ -27,7 +27,13 @@
  * refused by the runtime and writes NaN here (ma_series.h says why).
  *
  * Gaps: each average's own rule (ma_type.h); the macd line is NaN where either average is,
- * and the signal takes such a value as a gap (ma_series.h). Stream: NONE.
+ * and the signal takes such a value as a gap (ma_series.h).
+ *
+ * Stream: OWN since 2026-12-08 (NONE before: every update ran the tile again from its warm-up).
+ * The tile is a start and a run over a state of its own, apo__macdext_stream (the line's
+ * generators, the CPU's ring of the line's last 2,048 values, the signal's state: about 18 KB a
+ * series on the CPU), which a stream keeps for each series and runs over each update's new bars
+ * (apo__macdext_resume).
  */
 #ifndef APO_KERNELS_MACDEXT_TILE_H
 #define APO_KERNELS_MACDEXT_TILE_H
@@ -161,54 +167,129 @@ static inline APO_HD void apo__macdext_ring_keep(apo__macdext_behind *b, const d
 #endif
 }
 
-static inline APO_HD void apo__macdext_tile(const apo__cat_io *io, size_t begin, size_t end) {
+/*
+ * Where a tile stands between two pieces: the line's generators, the signal, and the bars they
+ * have reached. The tile is one start and one run to its end (apo__macdext_tile); a stream keeps
+ * this as its state (the stream column OWN) and runs each update's piece (apo__macdext_resume).
+ * Each piece goes on from where the last stopped, the averages' pieces and the signal value by
+ * value, so a tile run in pieces of any lengths has the bits of the tile run whole.
+ */
+typedef struct apo__macdext_stream {
+    apo__macd_line lead;
+    apo__macdext_behind behind;
+    apo__ma_series signal;
+    size_t first;  /* the first output with a value, max(begin, lookback) */
+    size_t from;   /* the first bar of the line the signal reads, where the generators start */
+    size_t t;      /* the next output the NaN lead writes */
+    size_t next;   /* the next bar the pieces take */
+    int lags;      /* the signal reads the line leaving its window */
+    int ringed;    /* ... from behind.ring (else from behind.gen) */
+    int generates; /* the generators have started (once a piece reaches past `first`) */
+} apo__macdext_stream;
+
+/* The tile at `begin`: the signal's start (which reads nothing) and where the generators will
+ * start; they start at the first piece that reaches past `first`, whose bars are then all
+ * there. */
+static inline APO_HD void apo__macdext_start(const apo__cat_io *io, size_t begin,
+                                             apo__macdext_stream *s) {
     const apo__macdext_params m = apo__macdext_params_of(io->p);
     const size_t line = apo__macdext_line_start(&m);
     const size_t lookback = line + apo__ma_lookback(m.signal_ma, m.signal);
-    const size_t half = io->h / 2;
-    const size_t first = begin > lookback ? begin : lookback;
-    for (int o = 0; o < 3; o++)
-        apo__cat_nan_lead(io->out[o], begin, end, first);
-    if (first >= end)
-        return;
+    s->first = begin > lookback ? begin : lookback;
+    s->t = begin;
+    s->generates = 0;
     /* The signal in the line's own indices (u = t - L), and the bar its warm-up starts at. */
-    apo__ma_series signal;
-    apo__ma_series_start(&signal, m.signal_ma, m.signal, half, first - line);
-    const size_t from = line + apo__ma_series_origin(&signal);
-    const int lags = apo__ma_series_lags(m.signal_ma, m.signal);
-    const int ringed = apo__macdext_ringed(lags, m.signal);
-    apo__macd_line lead;
-    apo__macdext_behind behind;
-    apo__macd_line_start(&lead, &m, io->in[0], half, from);
-    if (lags && !ringed)
-        apo__macd_line_start(&behind.gen, &m, io->in[0], half, from);
+    apo__ma_series_start(&s->signal, m.signal_ma, m.signal, io->h / 2, s->first - line);
+    s->from = line + apo__ma_series_origin(&s->signal);
+    s->next = s->from;
+    s->lags = apo__ma_series_lags(m.signal_ma, m.signal);
+    s->ringed = apo__macdext_ringed(s->lags, m.signal);
+}
+
+/* The line's rows for this piece (the stream's rows move between updates). */
+static inline APO_HD void apo__macd_line_point(apo__macd_line *g, const double *close) {
+    g->fast.io.in[0] = close + g->fast_off;
+    g->slow.io.in[0] = close + g->slow_off;
+}
+
+/* The state's pointers into the rows and the stack, cleared after a piece: a stream's saved
+ * state then holds no address. Each piece sets the ones it uses. */
+static inline APO_HD void apo__macdext_unpoint(apo__macdext_stream *s) {
+    apo__macd_line *lines[2] = {&s->lead, s->lags && !s->ringed ? &s->behind.gen : NULL};
+    for (int i = 0; i < 2; i++)
+        if (lines[i] != NULL) {
+            lines[i]->fast.io.in[0] = lines[i]->slow.io.in[0] = NULL;
+            lines[i]->fast.io.out[0] = lines[i]->slow.io.out[0] = NULL;
+        }
+    s->signal.io.in[0] = NULL;
+    s->signal.io.out[0] = NULL;
+}
+
+/* The tile's outputs from where the state stands up to `stop`. */
+static inline APO_HD void apo__macdext_run(const apo__cat_io *io, size_t stop,
+                                           apo__macdext_stream *s) {
+    for (int o = 0; o < 3; o++)
+        apo__cat_nan_lead(io->out[o], s->t, stop, s->first);
+    s->t = s->t < s->first ? (stop < s->first ? stop : s->first) : s->t;
+    if (s->first >= stop)
+        return;
+    const apo__macdext_params m = apo__macdext_params_of(io->p);
+    const size_t line = apo__macdext_line_start(&m);
+    const size_t half = io->h / 2, from = s->from;
+    if (!s->generates) {
+        apo__macd_line_start(&s->lead, &m, io->in[0], half, from);
+        if (s->lags && !s->ringed)
+            apo__macd_line_start(&s->behind.gen, &m, io->in[0], half, from);
+        s->generates = 1;
+    }
+    apo__macd_line_point(&s->lead, io->in[0]);
+    if (s->lags && !s->ringed)
+        apo__macd_line_point(&s->behind.gen, io->in[0]);
     /* sig holds a piece of the slow average too, until the signal's piece overwrites it: a GPU
      * thread keeps these buffers in its local memory, which every thread of the family's
      * launches reserves. */
     double macd[APO_MACDEXT_PIECE], old[APO_MACDEXT_PIECE], sig[APO_MACDEXT_PIECE];
-    for (size_t t0 = from; t0 < end; t0 += APO_MACDEXT_PIECE) {
-        const size_t t1 = end - t0 > APO_MACDEXT_PIECE ? t0 + APO_MACDEXT_PIECE : end;
-        apo__macd_line_run(&lead, t0, t1, macd, sig);
+    for (size_t t0 = s->next; t0 < stop; t0 = s->next) {
+        const size_t t1 = stop - t0 > APO_MACDEXT_PIECE ? t0 + APO_MACDEXT_PIECE : stop;
+        apo__macd_line_run(&s->lead, t0, t1, macd, sig);
         /* The values leaving the signal's window, signalperiod bars behind; those before
          * `from` never entered it and are not read. */
-        if (lags && t1 > from + m.signal) {
+        if (s->lags && t1 > from + m.signal) {
             const size_t b0 = t0 > from + m.signal ? t0 - m.signal : from;
             double *at = old + (b0 + m.signal - t0);
-            if (ringed)
-                apo__macdext_lag_of_ring(&behind, macd, t0, b0, t1 - m.signal, at);
+            if (s->ringed)
+                apo__macdext_lag_of_ring(&s->behind, macd, t0, b0, t1 - m.signal, at);
             else
-                apo__macd_line_run(&behind.gen, b0, t1 - m.signal, at, sig);
+                apo__macd_line_run(&s->behind.gen, b0, t1 - m.signal, at, sig);
         }
-        if (ringed)
-            apo__macdext_ring_keep(&behind, macd, t0, t1);
-        apo__ma_series_run(&signal, macd, old, sig, t0 - line, t1 - line);
-        for (size_t t = t0 > first ? t0 : first; t < t1; t++) {
-            const double v = macd[t - t0], s = sig[t - t0];
+        if (s->ringed)
+            apo__macdext_ring_keep(&s->behind, macd, t0, t1);
+        apo__ma_series_run(&s->signal, macd, old, sig, t0 - line, t1 - line);
+        for (size_t t = t0 > s->first ? t0 : s->first; t < t1; t++) {
+            const double v = macd[t - t0], g = sig[t - t0];
             io->out[0][t] = v;
-            io->out[1][t] = s;
-            io->out[2][t] = apo__canonical_nan(v - s);
+            io->out[1][t] = g;
+            io->out[2][t] = apo__canonical_nan(v - g);
         }
+        s->next = t1;
     }
+    s->t = stop;
+    apo__macdext_unpoint(s);
+}
+
+/* A stream's piece of the tile at `begin` up to `stop` (the stream column OWN): with `fresh` the
+ * state starts the tile, else it goes on from the last piece's stop. Nothing is taken ahead. */
+static inline APO_HD void apo__macdext_resume(const apo__cat_io *io, apo__macdext_stream *s,
+                                              int fresh, size_t begin, size_t stop) {
+    if (fresh)
+        apo__macdext_start(io, begin, s);
+    apo__macdext_run(io, stop, s);
+}
+
+static inline APO_HD void apo__macdext_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__macdext_stream s;
+    apo__macdext_start(io, begin, &s);
+    apo__macdext_run(io, end, &s);
 }
 
 #endif /* APO_KERNELS_MACDEXT_TILE_H */

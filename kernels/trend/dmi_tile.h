@@ -189,33 +189,72 @@ static inline void apo__adxr_ring_run(const apo__cat_io *io, size_t begin, size_
  * its ADX at t - (p - 1) is the first's there, so no past ADX is kept (a GPU thread has no
  * room for p of them), for twice ADX's work; the CPU keeps them (APO_ADXR_RING above). The
  * halo is ADX's plus p - 1, so the lagging recurrence has forgotten its seeds by
- * `begin - (p - 1)` as ADX's tile has by `begin`. Its stream re-runs the tile (NONE): the two
- * recurrences' state does not fit apo__cat_run. */
-static inline APO_HD void apo__adxr_tile(const apo__cat_io *io, size_t begin, size_t end) {
+ * `begin - (p - 1)` as ADX's tile has by `begin`.
+ *
+ * Stream: OWN since 2026-12-08 (NONE before: every update ran the tile again), the two
+ * recurrences' states and the next position (apo__adxr_stream, 104 bytes), which do not fit one
+ * apo__cat_run: an update runs both over its new bars (apo__adxr_two_run), the tile's own loop
+ * where the CPU keeps no ring, and with the ring's bits. */
+typedef struct apo__adxr_stream {
+    apo__dmi_state lead, behind;
+    size_t t; /* the next position */
+} apo__adxr_stream;
+
+/* The tile at `begin`: both recurrences empty at the warm-up origin w0, the first output at w0
+ * (which has no change) NaN where the tile starts there. */
+static inline APO_HD void apo__adxr_start(const apo__cat_io *io, size_t begin,
+                                          apo__adxr_stream *s) {
+    const apo__dmi_state empty = {0, 0, 0.0, 0.0, 0.0, 0.0};
+    const size_t w0 = apo__cat_origin(io, begin);
+    s->lead = empty;
+    s->behind = empty;
+    s->t = w0 + 1;
+    if (begin == w0)
+        io->out[0][begin] = NAN;
+}
+
+/* Positions s->t to `end` of the tile at `begin`, both recurrences stepped, the outputs written
+ * from `begin` on. */
+static inline APO_HD void apo__adxr_two_run(const apo__cat_io *io, size_t begin, size_t end,
+                                            apo__adxr_stream *s) {
     const double *high = io->in[0], *low = io->in[1], *close = io->in[2];
     double *out = io->out[0];
     const size_t p = (size_t)io->p[0], lag = p - 1;
     const size_t w0 = apo__cat_origin(io, begin);
-    apo__dmi_state lead = {0, 0, 0.0, 0.0, 0.0, 0.0}, behind = lead;
-    if (begin == w0)
-        out[begin] = NAN;
+    for (size_t t = s->t; t < end; t++) {
+        const double now = apo__dmi_step(high, low, close, t, p, APO_DMI_ADX, &s->lead);
+        double before = NAN;
+        if (t > w0 + lag)
+            before = apo__dmi_step(high, low, close, t - lag, p, APO_DMI_ADX, &s->behind);
+        if (t >= begin)
+            out[t] = apo__canonical_nan((before + now) / 2.0);
+    }
+    s->t = end > s->t ? end : s->t;
+}
+
+/* A stream's piece of the tile at `begin` up to `stop` (the stream column OWN): with `fresh` the
+ * state starts the tile, else it goes on from the last piece's stop. Nothing is taken ahead. */
+static inline APO_HD void apo__adxr_resume(const apo__cat_io *io, apo__adxr_stream *s, int fresh,
+                                           size_t begin, size_t stop) {
+    if (fresh)
+        apo__adxr_start(io, begin, s);
+    apo__adxr_two_run(io, begin, stop, s);
+}
+
+static inline APO_HD void apo__adxr_tile(const apo__cat_io *io, size_t begin, size_t end) {
+    apo__adxr_stream s;
+    apo__adxr_start(io, begin, &s);
 #ifdef APO_TILE_LANES
+    const size_t lag = (size_t)io->p[0] - 1;
     if (lag <= APO_ADXR_RING) {
         double ring[APO_ADXR_RING];
         for (size_t i = 0; i < lag; i++)
             ring[i] = NAN;
-        apo__adxr_ring_run(io, begin, end, w0 + 1, &lead, ring);
+        apo__adxr_ring_run(io, begin, end, s.t, &s.lead, ring);
         return;
     }
 #endif
-    for (size_t t = w0 + 1; t < end; t++) {
-        const double now = apo__dmi_step(high, low, close, t, p, APO_DMI_ADX, &lead);
-        double before = NAN;
-        if (t > w0 + lag)
-            before = apo__dmi_step(high, low, close, t - lag, p, APO_DMI_ADX, &behind);
-        if (t >= begin)
-            out[t] = apo__canonical_nan((before + now) / 2.0);
-    }
+    apo__adxr_two_run(io, begin, end, &s);
 }
 
 #endif /* APO_KERNELS_DMI_TILE_H */

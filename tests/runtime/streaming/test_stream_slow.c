@@ -130,7 +130,11 @@ Test(stream, stochastics_of_other_kinds_equal_batch, .timeout = 600) {
  * run of its middle band at EMA, WMA, KAMA and T3, and its span at TRIMA; at MAMA it reads whole
  * rows, which a stream refuses), and stochrsi, whose too (its generators and fastd): at its
  * shortest periods, its fastd SMA's leaving values from the second generator (fastd_period 300)
- * and from the ring, the longest fastk window (256), and fastd at EMA, WMA and T3. */
+ * and from the ring, the longest fastk window (256), and fastd at EMA, WMA and T3; and macdext,
+ * whose too: its signal at period 1, its SMA's leaving values from the second generator (2,100)
+ * and from the ring, its periods swapped, averages its pieces span (TRIMA) and KAMA and T3; and
+ * adxr, whose stream steps its two recurrences where the CPU's tile keeps a ring of the leading
+ * one's outputs (the same bits), at its shortest lag and at 59 bars. */
 Test(stream, carried_recurrences_at_edge_parameters_equal_batch, .timeout = 600) {
     apo_runtime *rt = test_runtime("cpu");
     static const struct {
@@ -176,6 +180,13 @@ Test(stream, carried_recurrences_at_edge_parameters_equal_batch, .timeout = 600)
         {"stochrsi", {{"fastk_period", 256}, {"fastd_period", 7}, {"fastd_matype", 2}}, 3},
         {"stochrsi", {{"fastd_period", 20}, {"fastd_matype", 1}}, 2},
         {"stochrsi", {{"timeperiod", 30}, {"fastd_period", 5}, {"fastd_matype", 8}}, 3},
+        {"macdext", {{"signalperiod", 1}}, 1},
+        {"macdext", {{"signalperiod", 2100}}, 1},
+        {"macdext", {{"fastperiod", 30}, {"slowperiod", 5}, {"signalmatype", 2}}, 3},
+        {"macdext", {{"fastmatype", 2}, {"slowmatype", 5}, {"signalmatype", 1}}, 3},
+        {"macdext", {{"fastmatype", 6}, {"slowmatype", 8}, {"signalperiod", 4}}, 3},
+        {"adxr", {{"timeperiod", 2}}, 1},
+        {"adxr", {{"timeperiod", 60}}, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         cr_assert(check_kernel(rt, cases[i].kernel, cases[i].params, cases[i].n, 91 + i),
