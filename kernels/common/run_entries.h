@@ -47,4 +47,23 @@
         RUN;                                                                                       \
     }
 
+/* For a body whose stream keeps a state of its own (the stream column OWN) in a struct
+ * apo__<name>_stream, with apo__<name>_start(io, begin, s) and apo__<name>_run(io, stop, s):
+ * defines apo__<name>_resume(io, s, fresh, begin, stop), a stream's piece (the start when `fresh`,
+ * then the run to `stop`; catalog_dispatch.c calls it from the row), and apo__<name>_tile, one
+ * start and one run to its end, so the tile and the stream cannot drift apart. */
+#define APO_CAT_OWN_ENTRIES(name)                                                                  \
+    static inline APO_HD void apo__##name##_resume(const apo__cat_io *io, apo__##name##_stream *s, \
+                                                   int fresh, size_t begin, size_t stop) {         \
+        if (fresh)                                                                                 \
+            apo__##name##_start(io, begin, s);                                                     \
+        apo__##name##_run(io, stop, s);                                                            \
+    }                                                                                              \
+    static inline APO_HD void apo__##name##_tile(const apo__cat_io *io, size_t begin,              \
+                                                 size_t end) {                                     \
+        apo__##name##_stream s;                                                                    \
+        apo__##name##_start(io, begin, &s);                                                        \
+        apo__##name##_run(io, end, &s);                                                            \
+    }
+
 #endif /* APO_KERNELS_RUN_ENTRIES_H */

@@ -41,6 +41,7 @@
 #include "catalog.h"
 #include "ma_pieces.h"
 #include "ma_series.h"
+#include "run_entries.h"
 
 /* The bars of a piece of the macd line. */
 #define APO_MACDEXT_PIECE 128
@@ -277,19 +278,8 @@ static inline APO_HD void apo__macdext_run(const apo__cat_io *io, size_t stop,
     apo__macdext_unpoint(s);
 }
 
-/* A stream's piece of the tile at `begin` up to `stop` (the stream column OWN): with `fresh` the
- * state starts the tile, else it goes on from the last piece's stop. Nothing is taken ahead. */
-static inline APO_HD void apo__macdext_resume(const apo__cat_io *io, apo__macdext_stream *s,
-                                              int fresh, size_t begin, size_t stop) {
-    if (fresh)
-        apo__macdext_start(io, begin, s);
-    apo__macdext_run(io, stop, s);
-}
-
-static inline APO_HD void apo__macdext_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__macdext_stream s;
-    apo__macdext_start(io, begin, &s);
-    apo__macdext_run(io, end, &s);
-}
+/* apo__macdext_resume, a stream's piece (the stream column OWN; nothing is taken ahead), and
+ * apo__macdext_tile, one start and one run. */
+APO_CAT_OWN_ENTRIES(macdext)
 
 #endif /* APO_KERNELS_MACDEXT_TILE_H */

@@ -41,6 +41,7 @@
 #include "catalog.h"
 #include "ma_series.h"
 #include "rsi_tile.h"
+#include "run_entries.h"
 #include "stoch_tile.h"
 
 /* The longest fastk window the ring holds, and the bars of a piece: small, because a GPU thread
@@ -296,19 +297,8 @@ static inline APO_HD void apo__stochrsi_run(const apo__cat_io *io, size_t stop,
     apo__stochrsi_unpoint(s);
 }
 
-/* A stream's piece of the tile at `begin` up to `stop` (the stream column OWN): with `fresh` the
- * state starts the tile, else it goes on from the last piece's stop. Nothing is taken ahead. */
-static inline APO_HD void apo__stochrsi_resume(const apo__cat_io *io, apo__stochrsi_stream *s,
-                                               int fresh, size_t begin, size_t stop) {
-    if (fresh)
-        apo__stochrsi_start(io, begin, s);
-    apo__stochrsi_run(io, stop, s);
-}
-
-static inline APO_HD void apo__stochrsi_tile(const apo__cat_io *io, size_t begin, size_t end) {
-    apo__stochrsi_stream s;
-    apo__stochrsi_start(io, begin, &s);
-    apo__stochrsi_run(io, end, &s);
-}
+/* apo__stochrsi_resume, a stream's piece (the stream column OWN; nothing is taken ahead), and
+ * apo__stochrsi_tile, one start and one run. */
+APO_CAT_OWN_ENTRIES(stochrsi)
 
 #endif /* APO_KERNELS_STOCHRSI_TILE_H */
