@@ -24,9 +24,10 @@
  *             run: correl, beta), CARRY (a running sum from the series' first bar, of
  *             apo__<name>_carry's APO_<ID>_CARRY doubles), OWN (a state of the kernel's own,
  *             apo__<name>_stream, that apo__<name>_resume takes from piece to piece: bbands,
- *             bbands_stream.h; stochrsi, macdext and adxr, their tile headers), or NONE (the tile
- * re-runs from its start at each update) traits    the APO_CAT_T_* flags below, or 0 rule      the
- * halo in words, as `apportion kernels` shows it
+ *             bbands_stream.h; stochrsi, macdext, adxr, their tile headers), or NONE (the
+ *             tile re-runs from its start at each update)
+ *   traits    the APO_CAT_T_* flags below, or 0
+ *   rule      the halo in words, as `apportion kernels` shows it
  *
  * From these, catalog.h generates apo__cat_id; dispatch/catalog_dispatch.c the families,
  * lookbacks, halos, tile lengths, the streams' resume and the vector path each kernel runs

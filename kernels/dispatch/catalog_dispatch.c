@@ -401,8 +401,8 @@ typedef struct cat_resume {
  * pair_direct.h, correl_tile.h). bbands keeps a state of its own (OWN: bollinger's cursor at
  * matype 0, ma's run of its middle band at the others, bbands_stream.h), and so do stochrsi and
  * macdext (their generators and averages, stochrsi_tile.h, macdext_tile.h) and adxr (its two
- * recurrences, dmi_tile.h). The others re-run their
- * tile from its start at each update. */
+ * recurrences, dmi_tile.h). The others (massi) re-run their tile from its start at each
+ * update. */
 size_t apo__catalog_resume_size(apo__cat_id id) {
 #define APO__RESUME_SIZE_RUN(ID, name) sizeof(cat_resume)
 #define APO__RESUME_SIZE_POSITION(ID, name) sizeof(cat_resume)
@@ -457,8 +457,8 @@ static int stream_of(apo__cat_id id) {
  * run ahead after them took the piece's reads to three lines and a stream's hints to four
  * (the whole state). The run ahead is read only in a tile's last h bars. A state of a kernel's
  * own (OWN) is read from its start, its first two lines at least (bbands' whole cursor); the
- * rest of a larger one (stochrsi's generators, some 7 KB; macdext's, 18 KB) is read where its piece
- * takes it, and asked for whole it would queue a hundred misses a series. */
+ * rest of a larger one (stochrsi's generators, some 7 KB; macdext's, 18 KB) is read where its
+ * piece takes it, and asked for whole it would queue a hundred misses a series. */
 size_t apo__catalog_resume_hot_size(apo__cat_id id) {
     const int stream = stream_of(id);
     if (stream == APO__STREAM_RUN || stream == APO__STREAM_POSITION)

@@ -213,8 +213,9 @@ static inline APO_HD void apo__macd_line_point(apo__macd_line *g, const double *
     g->slow.io.in[0] = close + g->slow_off;
 }
 
-/* The state's pointers into the rows and the stack, cleared after a piece: a stream's saved
- * state then holds no address. Each piece sets the ones it uses. */
+/* The state's pointers into the rows and the stack, cleared after a piece: the stream's rows
+ * move between updates and a fork copies the state, so a pointer kept would lead into other
+ * memory; each piece sets the ones it uses, and a state between pieces holds no address. */
 static inline APO_HD void apo__macdext_unpoint(apo__macdext_stream *s) {
     apo__macd_line *lines[2] = {&s->lead, s->lags && !s->ringed ? &s->behind.gen : NULL};
     for (int i = 0; i < 2; i++)

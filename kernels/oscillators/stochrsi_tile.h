@@ -227,9 +227,9 @@ static inline APO_HD void apo__stochrsi_start(const apo__cat_io *io, size_t begi
     s->ringed = s->lags && fd <= APO_STOCHRSI_LAG_RING;
 }
 
-/* The state's pointers into the rows and the stack, cleared after a piece: a stream's saved
- * state then holds no address (the rows move between updates, and a copy of the state would
- * point into the original). Each piece sets the ones it uses. */
+/* The state's pointers into the rows and the stack, cleared after a piece: the stream's rows
+ * move between updates and a fork copies the state, so a pointer kept would lead into other
+ * memory; each piece sets the ones it uses, and a state between pieces holds no address. */
 static inline APO_HD void apo__stochrsi_unpoint(apo__stochrsi_stream *s) {
     s->lead.io.in[0] = NULL;
     s->lead.io.out[0] = NULL;
