@@ -213,16 +213,19 @@ static inline APO_HD void apo__macd_line_point(apo__macd_line *g, const double *
     g->slow.io.in[0] = close + g->slow_off;
 }
 
+/* apo__macd_line_point's pointers, and the ones its run sets, cleared. */
+static inline APO_HD void apo__macd_line_unpoint(apo__macd_line *g) {
+    g->fast.io.in[0] = g->slow.io.in[0] = NULL;
+    g->fast.io.out[0] = g->slow.io.out[0] = NULL;
+}
+
 /* The state's pointers into the rows and the stack, cleared after a piece: the stream's rows
  * move between updates and a fork copies the state, so a pointer kept would lead into other
  * memory; each piece sets the ones it uses, and a state between pieces holds no address. */
 static inline APO_HD void apo__macdext_unpoint(apo__macdext_stream *s) {
-    apo__macd_line *lines[2] = {&s->lead, s->lags && !s->ringed ? &s->behind.gen : NULL};
-    for (int i = 0; i < 2; i++)
-        if (lines[i] != NULL) {
-            lines[i]->fast.io.in[0] = lines[i]->slow.io.in[0] = NULL;
-            lines[i]->fast.io.out[0] = lines[i]->slow.io.out[0] = NULL;
-        }
+    apo__macd_line_unpoint(&s->lead);
+    if (s->lags && !s->ringed)
+        apo__macd_line_unpoint(&s->behind.gen);
     s->signal.io.in[0] = NULL;
     s->signal.io.out[0] = NULL;
 }
@@ -230,9 +233,10 @@ static inline APO_HD void apo__macdext_unpoint(apo__macdext_stream *s) {
 /* The tile's outputs from where the state stands up to `stop`. */
 static inline APO_HD void apo__macdext_run(const apo__cat_io *io, size_t stop,
                                            apo__macdext_stream *s) {
+    size_t lead_end = s->t;
     for (int o = 0; o < 3; o++)
-        apo__cat_nan_lead(io->out[o], s->t, stop, s->first);
-    s->t = s->t < s->first ? (stop < s->first ? stop : s->first) : s->t;
+        lead_end = apo__cat_nan_lead(io->out[o], s->t, stop, s->first);
+    s->t = lead_end;
     if (s->first >= stop)
         return;
     const apo__macdext_params m = apo__macdext_params_of(io->p);
